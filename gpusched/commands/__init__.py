@@ -1,0 +1,1 @@
+"""CLI sub-commands; each module has ``register(app)``."""

@@ -1,0 +1,82 @@
+"""``gpusched area BLOCK`` and ``gpusched cosim BLOCK``: price and co-simulate one RTL block."""
+
+from __future__ import annotations
+
+import json
+from typing import List, Optional
+
+import typer
+
+from gpusched.blocks import block_names, get_block, parse_params
+from gpusched.config import ConfigError
+
+SIMS = ("verilator", "icarus", "amaranth")
+
+
+def area_cmd(block: str = typer.Argument(..., help="block name: " + ", ".join(block_names())),
+             param: Optional[List[str]] = typer.Option(None, "--param", help="name=value"),
+             liberty: str = typer.Option("sky130hd", help="sky130hd | ge"),
+             as_json: bool = typer.Option(False, "--json", help="print one JSON object")):
+    """Synthesise BLOCK with Yosys: cells, NAND2 equivalents, µm² (sky130hd), flops, depth."""
+    from synth.area import area
+    spec = get_block(block)
+    res = area(spec, parse_params(spec, param), liberty)
+    if as_json:
+        typer.echo(json.dumps({k: res[k] for k in ("cells", "ge", "um2", "flops", "depth")}
+                              | {"block": block, "params": res["params"], "liberty": liberty}))
+        return
+    p = " ".join(f"{k}={v}" for k, v in res["params"].items())
+    um2 = f"{res['um2']:,.1f} µm²" if res["um2"] is not None else "µm² n/a"
+    typer.echo(f"{block} {p} [{liberty}]: {res['cells']:,} cells, {res['ge']:,.1f} GE, {um2}, "
+               f"{res['flops']:,} flops, depth {res['depth']}")
+
+
+def run_one(spec, params: dict, cycles: int, seed: int, sim: str, waves: str | None):
+    """Lockstep run on one backend; returns a LockstepReport (raises LockstepMismatch)."""
+    if sim == "amaranth":
+        from cosim.amaranth_backend import run_lockstep_amaranth
+        return run_lockstep_amaranth(spec, params, cycles, seed, vcd=waves)
+    from cosim.runner import run_cosim
+    try:
+        return run_cosim(spec, params, cycles, seed, sim=sim, waves=waves)
+    except RuntimeError as e:
+        if "not found" in str(e) or "not on PATH" in str(e):
+            raise ConfigError("--sim", sim, str(e)) from None
+        raise
+
+
+def cosim_cmd(block: str = typer.Argument(..., help="block name: " + ", ".join(block_names())),
+              param: Optional[List[str]] = typer.Option(None, "--param", help="name=value"),
+              cycles: int = typer.Option(200_000, help="cycles to simulate"),
+              sim: str = typer.Option("verilator", help="verilator | icarus | amaranth"),
+              vs: Optional[str] = typer.Option(None, help="also run this simulator; print the ratio"),
+              waves: Optional[str] = typer.Option(None, help="write waves (VCD/FST) to this file"),
+              seed: int = typer.Option(1, help="stimulus seed")):
+    """RTL vs twin lockstep under random stimulus; prints cycles/s (and the ratio with --vs)."""
+    for name, value in (("--sim", sim), ("--vs", vs)):
+        if value is not None and value not in SIMS:
+            raise ConfigError(name, value, "allowed: " + ", ".join(SIMS))
+    if cycles < 1:
+        raise ConfigError("--cycles", cycles, "must be >= 1")
+    spec = get_block(block)
+    params = parse_params(spec, param)
+    from cosim.lockstep import LockstepMismatch
+    reports = []
+    for s in [sim] + ([vs] if vs else []):
+        try:
+            r = run_one(spec, params, cycles, seed, s, waves if s == sim else None)
+        except LockstepMismatch as e:
+            typer.echo(str(e), err=True)
+            raise typer.Exit(1)
+        reports.append((s, r))
+        p = " ".join(f"{k}={v}" for k, v in params.items())
+        typer.echo(f"{block} {p} seed={seed}: {r.cycles:,} cycles in lockstep with the twin, "
+                   f"0 mismatches, {s}: {r.cycles_per_s:,.0f} cycles/s")
+    if vs:
+        (a, ra), (b, rb) = reports
+        typer.echo(f"ratio {a}/{b}: {ra.cycles_per_s / rb.cycles_per_s:.1f}x")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("area")(area_cmd)
+    app.command("cosim")(cosim_cmd)

@@ -1,0 +1,119 @@
+"""GPU presets with the values the specs give ([doc]/[P]) or the public configs they cite ([ext]).
+
+Where a spec is silent we pick a value and say so here ("choice"). Values are in core cycles
+unless a field says otherwise (DRAM timing is in DRAM command-clock cycles).
+"""
+
+from __future__ import annotations
+
+
+
+from .errors import ConfigError
+from .schema import (DRAMConfig, EnergyConfig, GPUConfig, IcntConfig, KernelConfig, L1Config,
+                     L2Config, SMConfig, UnitsConfig)
+from .validate import validate
+
+# Small and fast, for tests: 2 SMs × 2 sub-cores × 4 warps each.
+TINY = GPUConfig(name="tiny")
+
+# srtf.md §3 "gtx480" (GPGPU-Sim 3.2.0 GTX 480) — also the Fermi-class config owl.md compares to.
+GTX480 = GPUConfig(
+    name="gtx480",
+    core_clock_mhz=700.0,
+    sm=SMConfig(count=15, subcores=2, warps_per_sm=48, threads_per_sm=1536, regs_per_sm=32768,
+                smem_per_sm=49152, max_ctas_per_sm=8, warp_sched="lrr"),
+    # 2 SP groups of 16 lanes (a warp holds its group 2 cycles), 4 SFUs, 16 LD/ST lanes [ext].
+    units=UnitsConfig(alu_latency=4, alu_ii=2, sfu_latency=20, sfu_ii=8, ldst_ii=2,
+                      div_latency=39, idiv_latency=145, smem_latency=24),
+    l1=L1Config(size_bytes=16384, line_bytes=128, ways=4, sets=32, hit_latency=20, mshrs=32),
+    # 6 partitions × 2 slices × 64 sets × 128 B × 8-way = 768 KB [doc]; ROP latency 120 [ext]
+    # ≈ icnt 8 + slice 104 + icnt 8.
+    l2=L2Config(slices=12, size_per_slice=65536, line_bytes=128, ways=8, sets=64,
+                hit_latency=104, mshrs=32),
+    icnt=IcntConfig(latency=8, bytes_per_cycle=32),
+    # 6 GDDR5 channels × 2 × 32-bit chips at 924 MHz, 4 transfers/clock = 177 GB/s [ext].
+    dram=DRAMConfig(channels=6, banks=16, row_bytes=2048, clock_mhz=924.0, bus_bytes=8,
+                    data_rate=4, burst_length=8, tCL=12, tRCD=12, tRP=12, tRAS=28,
+                    queue_size=16, channel_bit=8, bank_bit=14, row_bit=18, fixed_latency=100),
+    kernels=KernelConfig(max_concurrent=8),
+)
+
+# socgpu.md §3 "gp102" (GTX 1080 Ti-like, Accel-Sim SASS-trace mode).
+GP102 = GPUConfig(
+    name="gp102",
+    core_clock_mhz=1480.0,
+    sm=SMConfig(count=28, subcores=4, warps_per_sm=64, threads_per_sm=2048, regs_per_sm=65536,
+                smem_per_sm=98304, max_ctas_per_sm=32, warp_sched="gto", dual_issue=True,
+                fetch_per_cycle=4),
+    units=UnitsConfig(alu_latency=4, alu_ii=1, sfu_latency=20, sfu_ii=4, fp64_latency=8, fp64_ii=8,
+                      div_latency=39, idiv_latency=145, div_ii=4, ldst_shared=True, smem_latency=24),
+    # 48 KB, 128 B lines, sectored, latency 82, global loads bypass L1 [ext]; 64 × 6-way (choice).
+    l1=L1Config(size_bytes=49152, line_bytes=128, ways=6, sets=64, hit_latency=82, mshrs=64,
+                bypass_global_loads=True),
+    # 11 partitions × 2 slices × 128 KB, 16-way [doc/ext]; L2 hit ≈ 220 = 20 + 180 + 20 (choice).
+    l2=L2Config(slices=22, size_per_slice=131072, line_bytes=128, ways=16, sets=64,
+                hit_latency=180, mshrs=64),
+    icnt=IcntConfig(latency=20, bytes_per_cycle=32),
+    # GDDR5X, 11 × 32-bit channels, 8 transfers per 1375 MHz clock ≈ 484 GB/s, queue 64 [ext].
+    dram=DRAMConfig(channels=11, banks=16, row_bytes=2048, clock_mhz=1375.0, bus_bytes=4,
+                    data_rate=8, burst_length=16, tCL=12, tRCD=12, tRP=12, tRAS=28, queue_size=64,
+                    channel_bit=8, bank_bit=15, row_bit=19, fixed_latency=180),
+    kernels=KernelConfig(max_concurrent=128),
+)
+
+# ikra.md §3 "ikra_15cu": 15 CUs at 700 MHz, 128 KB L1 (hit 1), 4 MB L2 in 16 banks, 64 B lines.
+IKRA_15CU = GPUConfig(
+    name="ikra_15cu",
+    core_clock_mhz=700.0,
+    # 32 K registers and 16 KB scratchpad per CU [derived]; 2 schedulers (choice).
+    sm=SMConfig(count=15, subcores=2, warps_per_sm=48, threads_per_sm=1536, regs_per_sm=32768,
+                smem_per_sm=16384, max_ctas_per_sm=8, warp_sched="gto"),
+    units=UnitsConfig(),
+    l1=L1Config(size_bytes=131072, line_bytes=64, ways=8, sets=256, hit_latency=1, mshrs=64,
+                write_policy="write_back", keep_across_kernels=True),
+    # L2 hit 29–61 and memory 197–261 come from mesh hops (ikra.md §3); these are the fixed parts.
+    l2=L2Config(slices=16, size_per_slice=262144, line_bytes=64, ways=16, sets=256,
+                hit_latency=29, mshrs=64),
+    icnt=IcntConfig(latency=8, bytes_per_cycle=16),
+    # 4 memory controllers, 16 B per GPU cycle each (choice per ikra.md §3).
+    dram=DRAMConfig(channels=4, banks=8, row_bytes=2048, clock_mhz=700.0, bus_bytes=8, data_rate=2,
+                    burst_length=8, channel_bit=6, bank_bit=13, row_bit=16, fixed_latency=197),
+    kernels=KernelConfig(max_concurrent=1),
+)
+
+# thesis.md §3.5 Table 4.3 (the ONAC platform): 32 Fermi-class cores at 1300 MHz, 12 partitions.
+THESIS = GPUConfig(
+    name="thesis",
+    core_clock_mhz=1300.0,
+    # 2 GTO schedulers, each dispatching one warp instruction every 2 cycles [P, Table 3.1].
+    sm=SMConfig(count=32, subcores=2, warps_per_sm=48, threads_per_sm=1536, regs_per_sm=32768,
+                smem_per_sm=49152, max_ctas_per_sm=8, warp_sched="gto", issue_interval=2),
+    # 32 ALUs, 4 SFUs, 16 LD/ST per core [P]; latencies from GPGPU-Sim Fermi [X].
+    units=UnitsConfig(alu_latency=4, alu_ii=1, sfu_latency=20, sfu_ii=8, ldst_ii=2,
+                      div_latency=39, idiv_latency=145, smem_latency=24),
+    l1=L1Config(size_bytes=16384, line_bytes=128, ways=4, sets=32, hit_latency=20, mshrs=32),
+    l2=L2Config(slices=12, size_per_slice=65536, line_bytes=128, ways=8, sets=64,
+                hit_latency=104, mshrs=32),
+    icnt=IcntConfig(latency=8, bytes_per_cycle=32),
+    # 12 partitions × 32-bit × 2 × 1848 MHz = 177.4 GB/s, 6 banks per partition [P].
+    dram=DRAMConfig(channels=12, banks=6, row_bytes=2048, clock_mhz=1848.0, bus_bytes=4,
+                    data_rate=2, burst_length=8, tCL=12, tRCD=12, tRP=12, tRAS=28, queue_size=16,
+                    channel_bit=8, bank_bit=15, row_bit=18, fixed_latency=100),
+    kernels=KernelConfig(max_concurrent=16),
+)
+
+PRESETS: dict[str, GPUConfig] = {c.name: c for c in (TINY, GTX480, GP102, IKRA_15CU, THESIS)}
+
+
+def get_preset(name: str) -> GPUConfig:
+    """Validated preset by name; unknown names raise ConfigError listing the known ones."""
+    if name not in PRESETS:
+        raise ConfigError("preset", name, "known presets: " + ", ".join(PRESETS))
+    return validate(PRESETS[name])
+
+
+def preset_names() -> list[str]:
+    return list(PRESETS)
+
+
+

@@ -1,0 +1,154 @@
+"""Frozen dataclasses describing one GPU: SMs, functional units, memory hierarchy, energy, kernels.
+
+Each field carries its own validation rule in ``metadata`` (see :func:`rule`); cross-field rules
+live in :mod:`gpusched.config.validate`. Blocks never take a whole config: the model builder reads
+the fields it needs and passes plain parameters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+def rule(default, *, lo=None, hi=None, choices=None, pow2=False, doc=""):
+    """A dataclass field with a validation rule: bounds, allowed choices, power of two."""
+    return field(default=default, metadata={"lo": lo, "hi": hi, "choices": choices, "pow2": pow2, "doc": doc})
+
+
+WARP_POLICIES = ("lrr", "gto")
+ISSUE_STAGES = ("inorder", "socgpu")
+WRITE_POLICIES = ("write_through", "write_back")
+
+
+@dataclass(frozen=True)
+class SMConfig:
+    """One streaming multiprocessor (compute unit) and its occupancy limits."""
+    count: int = rule(2, lo=1, doc="number of SMs")
+    subcores: int = rule(2, lo=1, doc="warp schedulers (sub-cores) per SM")
+    warps_per_sm: int = rule(8, lo=1, hi=1024, doc="hardware warp slots per SM")
+    warp_size: int = rule(32, lo=1, hi=64, doc="threads per warp")
+    threads_per_sm: int = rule(256, lo=1, doc="max resident threads per SM")
+    regs_per_sm: int = rule(8192, lo=1, doc="32-bit registers per SM")
+    smem_per_sm: int = rule(16384, lo=0, doc="shared memory bytes per SM")
+    max_ctas_per_sm: int = rule(4, lo=1, hi=64, doc="CTA slots per SM")
+    warp_sched: str = rule("gto", choices=WARP_POLICIES, doc="warp scheduler policy (baselines.md)")
+    issue_interval: int = rule(1, lo=1, hi=16, doc="cycles between two issues of one scheduler")
+    dual_issue: bool = rule(False, doc="up to two instructions of one warp per cycle, different units")
+    issue: str = rule("inorder", choices=ISSUE_STAGES, doc="per-warp issue stage")
+    ib_entries: int = rule(2, lo=1, hi=64, doc="instruction-buffer entries per warp")
+    fetch_per_cycle: int = rule(1, lo=1, hi=16, doc="fetch+decode slots per SM per cycle (2 instr each)")
+
+
+@dataclass(frozen=True)
+class UnitsConfig:
+    """Functional units per sub-core: latency (cycles to write-back) and initiation interval."""
+    alu_latency: int = rule(4, lo=1, doc="int/fp32 add, mul, fma")
+    alu_ii: int = rule(1, lo=1)
+    sfu_latency: int = rule(20, lo=1)
+    sfu_ii: int = rule(4, lo=1)
+    fp64_latency: int = rule(8, lo=1)
+    fp64_ii: int = rule(8, lo=1)
+    div_latency: int = rule(39, lo=1, doc="fp32 divide; int divide uses idiv_latency")
+    idiv_latency: int = rule(145, lo=1)
+    div_ii: int = rule(4, lo=1)
+    ldst_ii: int = rule(1, lo=1, doc="LD/ST unit initiation interval per warp instruction")
+    ldst_shared: bool = rule(False, doc="one LD/ST unit per SM instead of one per sub-core")
+    smem_latency: int = rule(24, lo=1, doc="shared-memory access latency")
+    smem_banks: int = rule(32, lo=1, pow2=True)
+
+
+@dataclass(frozen=True)
+class L1Config:
+    """Per-SM L1 data cache. size_bytes must equal sets × ways × line_bytes."""
+    size_bytes: int = rule(4096, lo=0)
+    line_bytes: int = rule(128, lo=4, pow2=True)
+    ways: int = rule(4, lo=1)
+    sets: int = rule(8, lo=1, pow2=True)
+    sector_bytes: int = rule(32, lo=4, pow2=True)
+    hit_latency: int = rule(20, lo=1)
+    mshrs: int = rule(32, lo=1)
+    write_policy: str = rule("write_through", choices=WRITE_POLICIES)
+    bypass_global_loads: bool = rule(False, doc="global loads skip L1 (Pascal-style)")
+    keep_across_kernels: bool = rule(False, doc="False: invalidate at every kernel boundary")
+
+
+@dataclass(frozen=True)
+class L2Config:
+    """Shared L2, address-interleaved over slices. size_per_slice = sets × ways × line_bytes."""
+    slices: int = rule(2, lo=1)
+    size_per_slice: int = rule(16384, lo=0)
+    line_bytes: int = rule(128, lo=4, pow2=True)
+    ways: int = rule(8, lo=1)
+    sets: int = rule(16, lo=1, pow2=True)
+    hit_latency: int = rule(40, lo=1, doc="slice access latency, core cycles")
+    mshrs: int = rule(32, lo=1)
+
+
+@dataclass(frozen=True)
+class IcntConfig:
+    """SM ↔ L2 interconnect: one-way latency and bytes per cycle per direction per port."""
+    latency: int = rule(8, lo=0)
+    bytes_per_cycle: int = rule(32, lo=1)
+
+
+@dataclass(frozen=True)
+class DRAMConfig:
+    """DRAM channels × banks with open-row buffers; timing in DRAM command-clock cycles.
+
+    Address fields: ``channel = (addr >> channel_bit) % channels`` and likewise for bank and row;
+    the fields occupy ceil(log2(count)) bits each and must not overlap.
+    """
+    channels: int = rule(2, lo=1)
+    banks: int = rule(4, lo=1)
+    row_bytes: int = rule(2048, lo=64, pow2=True)
+    clock_mhz: float = rule(700.0, lo=1.0)
+    bus_bytes: int = rule(4, lo=1, doc="data-bus width per channel in bytes")
+    data_rate: int = rule(2, lo=1, hi=16, doc="transfers per command clock (DDR = 2, GDDR5 = 4)")
+    burst_length: int = rule(8, lo=1)
+    tCL: int = rule(12, lo=1)
+    tRCD: int = rule(12, lo=1)
+    tRP: int = rule(12, lo=1)
+    tRAS: int = rule(28, lo=1)
+    queue_size: int = rule(16, lo=1)
+    scheduler: str = rule("frfcfs", choices=("frfcfs", "fifo"))
+    channel_bit: int = rule(8, lo=0, hi=47)
+    bank_bit: int = rule(11, lo=0, hi=47)
+    row_bit: int = rule(13, lo=0, hi=47)
+    fixed_latency: int = rule(100, lo=1, doc="stand-in memory: core cycles for a DRAM access")
+
+
+@dataclass(frozen=True)
+class EnergyConfig:
+    """Per-event dynamic energy (pJ) and static power (mW); see docs/energy.md for the sources."""
+    warp_inst_pj: float = rule(150.0, lo=0.0)
+    l1_access_pj: float = rule(50.0, lo=0.0)
+    smem_access_pj: float = rule(40.0, lo=0.0)
+    l2_access_pj: float = rule(150.0, lo=0.0)
+    icnt_flit_pj: float = rule(20.0, lo=0.0)
+    dram_access_pj: float = rule(2000.0, lo=0.0, doc="per 32-byte sector moved to/from DRAM")
+    sm_static_mw: float = rule(1500.0, lo=0.0, doc="static power per un-gated SM")
+    uncore_static_mw: float = rule(10000.0, lo=0.0)
+
+
+@dataclass(frozen=True)
+class KernelConfig:
+    """Kernel-level scheduling knobs (baselines.md §1.5)."""
+    max_concurrent: int = rule(8, lo=1, hi=128)
+    concurrent_sm: bool = rule(False, doc="SMs may hold CTAs of several kernels")
+    launch_latency: int = rule(0, lo=0)
+    tb_launch_latency: int = rule(0, lo=0)
+
+
+@dataclass(frozen=True)
+class GPUConfig:
+    """A whole GPU. ``name`` is the preset it came from; ``core_clock_mhz`` sets the time base."""
+    name: str = "custom"
+    core_clock_mhz: float = rule(700.0, lo=1.0)
+    sm: SMConfig = field(default_factory=SMConfig)
+    units: UnitsConfig = field(default_factory=UnitsConfig)
+    l1: L1Config = field(default_factory=L1Config)
+    l2: L2Config = field(default_factory=L2Config)
+    icnt: IcntConfig = field(default_factory=IcntConfig)
+    dram: DRAMConfig = field(default_factory=DRAMConfig)
+    energy: EnergyConfig = field(default_factory=EnergyConfig)
+    kernels: KernelConfig = field(default_factory=KernelConfig)

@@ -1,0 +1,1 @@
+"""Synthesizable Amaranth blocks, one module per block; each has a twin in ``sim.blocks``."""

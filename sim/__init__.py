@@ -1,0 +1,1 @@
+"""Behavioral, cycle-level GPU model and the twins of the RTL blocks (``sim.blocks``)."""

@@ -1,0 +1,1 @@
+"""Behavioral twins: same ports and cycle behaviour as the Amaranth blocks in ``hdl``."""

@@ -1,0 +1,60 @@
+"""Twin of ``hdl.warp_sched.WarpSched``: LRR / GTO warp arbiter with identical port timing.
+
+``step(ready, launch)`` returns this cycle's outputs (a same-cycle pick from ``ready`` and the
+state) and then advances the state as the clock edge would. Masks are Python ints (bit w = slot w).
+GTO keeps a launch sequence number per slot instead of the RTL's age matrix; both order slots the
+same way (launched slots become youngest, lower slot first within one cycle).
+"""
+
+from __future__ import annotations
+
+from hdl.warp_sched import check_params
+
+
+class WarpSchedTwin:
+    """Behavioral LRR / GTO arbiter for ``n_warps`` slots."""
+
+    def __init__(self, n_warps: int, policy: str):
+        check_params(n_warps, policy)
+        self.n_warps, self.policy = n_warps, policy
+        self.last = n_warps - 1 if policy == "lrr" else 0
+        self.age = list(range(n_warps))        # smaller = older
+        self.next_age = n_warps
+
+    def pick(self, ready: int) -> int:
+        """Slot that issues for this ready mask, or -1; no state change."""
+        if not ready:
+            return -1
+        if self.policy == "lrr":
+            upper = ready >> (self.last + 1)
+            if upper:
+                return self.last + 1 + ((upper & -upper).bit_length() - 1)
+            return (ready & -ready).bit_length() - 1
+        if (ready >> self.last) & 1:
+            return self.last
+        age = self.age
+        best, best_age = -1, None
+        w = 0
+        while ready:
+            if ready & 1 and (best_age is None or age[w] < best_age):
+                best, best_age = w, age[w]
+            ready >>= 1
+            w += 1
+        return best
+
+    def step(self, ready: int, launch: int = 0) -> dict[str, int]:
+        """One clock cycle: outputs for (ready, launch), then the edge's state update."""
+        g = self.pick(ready)
+        if g >= 0:
+            self.last = g
+        if launch:
+            w = 0
+            while launch:
+                if launch & 1:
+                    self.age[w] = self.next_age
+                    self.next_age += 1
+                launch >>= 1
+                w += 1
+        if g < 0:
+            return {"grant": 0, "grant_valid": 0, "grant_idx": 0}
+        return {"grant": 1 << g, "grant_valid": 1, "grant_idx": g}

@@ -1,0 +1,1 @@
+"""Memory system behind the SMs: the interface (``interface.py``) and its implementations."""

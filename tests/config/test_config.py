@@ -1,0 +1,89 @@
+"""Presets, TOML round-trip, overrides and one-line validation errors (exit status 2)."""
+
+import subprocess
+import sys
+
+import pytest
+
+from gpusched.config import (ConfigError, dumps_toml, get_preset, load_toml, preset_names,
+                             with_overrides)
+
+
+def gpusched(*args):
+    return subprocess.run([sys.executable, "-c", "from gpusched.cli import main; main()", *args],
+                          capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("name", ["tiny", "gtx480", "gp102", "ikra_15cu", "thesis"])
+def test_presets_are_valid_and_round_trip(name, tmp_path):
+    cfg = get_preset(name)
+    path = tmp_path / "c.toml"
+    path.write_text(dumps_toml(cfg))
+    assert load_toml(path) == cfg
+
+
+def test_preset_values_from_specs():
+    g = get_preset("gtx480")      # srtf.md §3
+    assert (g.sm.count, g.sm.threads_per_sm, g.sm.regs_per_sm, g.sm.max_ctas_per_sm) == (15, 1536, 32768, 8)
+    assert g.l2.slices * g.l2.size_per_slice == 768 * 1024
+    p = get_preset("gp102")       # socgpu.md §3
+    assert (p.sm.count, p.sm.subcores, p.sm.warps_per_sm, p.core_clock_mhz) == (28, 4, 64, 1480.0)
+    assert p.l2.slices * p.l2.size_per_slice == 2816 * 1024  # 2.75 MB
+    t = get_preset("thesis")      # thesis.md Table 4.3: 177.4 GB/s
+    gbps = t.dram.channels * t.dram.bus_bytes * t.dram.data_rate * t.dram.clock_mhz / 1000
+    assert gbps == pytest.approx(177.4, abs=0.1)
+    k = get_preset("ikra_15cu")   # ikra.md §3
+    assert (k.sm.count, k.l1.size_bytes, k.l1.line_bytes, k.l2.slices) == (15, 128 * 1024, 64, 16)
+
+
+def test_override_applies_and_types():
+    cfg = with_overrides(get_preset("tiny"), ["sm.count=4", "l1.write_policy=write_back",
+                                              "dram.clock_mhz=800", "sm.dual_issue=true"])
+    assert cfg.sm.count == 4 and cfg.l1.write_policy == "write_back"
+    assert cfg.dram.clock_mhz == 800.0 and cfg.sm.dual_issue is True
+
+
+@pytest.mark.parametrize("override, field, fragment", [
+    ("sm.count=0", "sm.count", ">= 1"),                             # impossible value
+    ("sm.cnt=3", "sm.cnt", "unknown field"),                        # unknown field
+    ("nosuch.count=3", "nosuch", "unknown field"),                  # unknown section
+    ("sm.count=abc", "sm.count", "expected an integer"),            # wrong type
+    ("sm.dual_issue=maybe", "sm.dual_issue", "true or false"),      # wrong type
+    ("sm.warps_per_sm=7", "sm.warps_per_sm", "divisible by sm.subcores"),
+    ("l1.size_bytes=5000", "l1.size_bytes", "sets × l1.ways × l1.line_bytes"),
+    ("sm.warp_sched=fifo", "sm.warp_sched", "allowed: lrr, gto"),
+    ("dram.bank_bit=8", "dram.bank_bit", "overlaps dram.channel_bit"),
+])
+def test_bad_override_is_one_line_exit_2(override, field, fragment):
+    with pytest.raises(ConfigError) as e:
+        with_overrides(get_preset("tiny"), [override])
+    assert str(e.value).startswith(field) and fragment in str(e.value)
+    r = gpusched("config", "show", "tiny", "--set", override)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and field in lines[0] and fragment in lines[0], r.stderr
+    assert r.stdout == ""
+
+
+def test_bad_toml_file_errors(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[sm]\ncount = 'four'\n")
+    r = gpusched("config", "show", str(bad))
+    assert r.returncode == 2 and "sm.count" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[sm\ncount = 4\n")
+    r = gpusched("config", "show", str(broken))
+    assert r.returncode == 2 and "malformed TOML" in r.stderr
+
+
+def test_toml_with_preset_key(tmp_path):
+    f = tmp_path / "mine.toml"
+    f.write_text('preset = "gtx480"\n[sm]\ncount = 4\n')
+    cfg = load_toml(f)
+    assert cfg.sm.count == 4 and cfg.sm.threads_per_sm == 1536
+
+
+def test_unknown_preset():
+    r = gpusched("config", "show", "gtx9000")
+    assert r.returncode == 2 and "known presets" in r.stderr
+    assert set(preset_names()) >= {"tiny", "gtx480", "gp102", "ikra_15cu", "thesis"}
