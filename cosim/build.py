@@ -45,6 +45,20 @@ def verilog_for(spec: BlockSpec, params: dict) -> tuple[Path, str]:
     return path, top
 
 
+def write_verilog(component, top: str) -> Path:
+    """Verilog of an arbitrary component (e.g. a multi-instance wrapper), cached by top name, the
+    hdl fingerprint and the wrapper's own source file; ``top`` must encode its parameters."""
+    import inspect
+
+    from amaranth.back import verilog
+    wrapper_src = Path(inspect.getsourcefile(type(component))).read_bytes()
+    key = hashlib.sha256(hdl_fingerprint().encode() + wrapper_src).hexdigest()[:16]
+    path = cache_dir("verilog") / f"{top}_{key}.v"
+    if not path.exists():
+        _write_atomic(path, verilog.convert(component, name=top, emit_src=False))
+    return path
+
+
 def rtlil_for(spec: BlockSpec, params: dict) -> tuple[str, str]:
     """RTLIL text and top name for (block, params) (for the Yosys area flow)."""
     from amaranth.back import rtlil

@@ -7,7 +7,7 @@ stimulus and writes a JSON summary that this module reads back.
 from __future__ import annotations
 
 import json
-import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -21,27 +21,34 @@ BENCH_MODULE = "cosim.benches.lockstep_bench"
 
 
 def run_cosim(spec: BlockSpec, params: dict, cycles: int, seed: int, sim: str = "verilator",
-              waves: str | None = None) -> LockstepReport:
-    """Build (cached) and run the lockstep bench; raise LockstepMismatch on the first difference."""
+              waves: str | None = None, twin: str | None = None) -> LockstepReport:
+    """Build (cached) and run the lockstep bench; raise LockstepMismatch on the first difference.
+
+    ``twin`` ("module:factory", importable from this process's sys.path; called with the params
+    dict) replaces the block's own twin as the scoreboard, e.g. to show that a deliberately
+    broken twin is caught.
+    """
     from cocotb_tools.runner import get_runner
 
     prepare_env(sim)
     vpath, top = verilog_for(spec, params)
     build_dir = cache_dir(f"{sim}_build") / (vpath.stem + ("_waves" if waves else ""))
     runner = get_runner(sim)
-    quiet = open(os.devnull, "w")
     build_args = ["-O2", "-Wno-fatal"] if sim == "verilator" else []
     runner.build(sources=[vpath], hdl_toplevel=top, build_dir=build_dir, waves=bool(waves),
                  timescale=("1ns", "1ps"), build_args=build_args, log_file=build_dir / "build.log")
     with tempfile.TemporaryDirectory(prefix="gpusched_cosim_") as tmp:
         result = Path(tmp) / "result.json"
         env = {"GPUSCHED_COSIM": json.dumps({"block": spec.name, "params": params, "cycles": cycles,
-                                             "seed": seed, "result": str(result)}),
+                                             "seed": seed, "result": str(result),
+                                             "twin": twin}),
                "COCOTB_LOG_LEVEL": "WARNING"}
-        runner.test(test_module=BENCH_MODULE, hdl_toplevel=top, build_dir=build_dir, test_dir=tmp,
-                    extra_env=env, waves=bool(waves), seed=seed, timescale=("1ns", "1ps"),
-                    log_file=Path(tmp) / "sim.log")
-        quiet.close()
+        try:
+            runner.test(test_module=BENCH_MODULE, hdl_toplevel=top, build_dir=build_dir,
+                        test_dir=tmp, extra_env=env, waves=bool(waves), seed=seed,
+                        timescale=("1ns", "1ps"), log_file=Path(tmp) / "sim.log")
+        except SystemExit:
+            pass  # cocotb's runner exits on a failed test; the result file says why
         if not result.exists():
             log = (Path(tmp) / "sim.log").read_text()[-3000:]
             raise RuntimeError(f"cocotb bench wrote no result; simulator log tail:\n{log}")
@@ -55,9 +62,54 @@ def run_cosim(spec: BlockSpec, params: dict, cycles: int, seed: int, sim: str = 
 
 def _copy_waves(build_dir: Path, test_dir: Path, dest: Path) -> None:
     """Verilator writes dump.vcd/fst in the test dir, Icarus in the build dir; copy it out."""
-    import shutil
     for d in (test_dir, build_dir):
         for name in ("dump.fst", "dump.vcd"):
             if (d / name).exists():
                 shutil.copy(d / name, dest)
                 return
+    raise RuntimeError(f"the simulator wrote no wave dump in {test_dir} or {build_dir}")
+
+
+def run_in_loop(spec: BlockSpec, params_list: list[dict], scenario: str, kwargs: dict,
+                lockstep: bool = True, seed: int = 0, sim: str = "verilator") -> dict:
+    """Run ``scenario`` ("module:function", called as f(blocks=[...], **kwargs)) with one RTL
+    instance per entry of ``params_list`` in the loop (each in lockstep with its twin unless
+    ``lockstep`` is False). Returns {"result", "steps", "seconds"}; raises LockstepMismatch."""
+    from cocotb_tools.runner import get_runner
+
+    from .bridge import MultiTop
+    from .build import write_verilog
+
+    prepare_env(sim)
+    top = f"loop_{spec.name}_{len(params_list)}x_" + hashlib_short(json.dumps(params_list, sort_keys=True))
+    vpath = write_verilog(MultiTop(spec, params_list), top)
+    build_dir = cache_dir(f"{sim}_build") / vpath.stem
+    runner = get_runner(sim)
+    build_args = ["-O2", "-Wno-fatal"] if sim == "verilator" else []
+    runner.build(sources=[vpath], hdl_toplevel=top, build_dir=build_dir, timescale=("1ns", "1ps"),
+                 build_args=build_args, log_file=build_dir / "build.log")
+    with tempfile.TemporaryDirectory(prefix="gpusched_loop_") as tmp:
+        result = Path(tmp) / "result.json"
+        env = {"GPUSCHED_LOOP": json.dumps({"block": spec.name, "params_list": params_list,
+                                            "scenario": scenario, "kwargs": kwargs,
+                                            "lockstep": lockstep, "seed": seed,
+                                            "result": str(result)}),
+               "COCOTB_LOG_LEVEL": "WARNING"}
+        try:
+            runner.test(test_module="cosim.benches.model_bench", hdl_toplevel=top,
+                        build_dir=build_dir, test_dir=tmp, extra_env=env, seed=seed,
+                        timescale=("1ns", "1ps"), log_file=Path(tmp) / "sim.log")
+        except SystemExit:
+            pass
+        if not result.exists():
+            log = (Path(tmp) / "sim.log").read_text()[-3000:]
+            raise RuntimeError(f"cocotb bench wrote no result; simulator log tail:\n{log}")
+        summary = json.loads(result.read_text())
+    if summary.get("mismatch"):
+        raise LockstepMismatch(summary["mismatch"])
+    return summary
+
+
+def hashlib_short(text: str) -> str:
+    import hashlib
+    return hashlib.sha256(text.encode()).hexdigest()[:10]

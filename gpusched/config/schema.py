@@ -24,6 +24,7 @@ WRITE_POLICIES = ("write_through", "write_back")
 class SMConfig:
     """One streaming multiprocessor (compute unit) and its occupancy limits."""
     count: int = rule(2, lo=1, doc="number of SMs")
+    sms_per_cluster: int = rule(1, lo=1, doc="SMs per cluster (CTA issue, baselines.md §1.5); divides count")
     subcores: int = rule(2, lo=1, doc="warp schedulers (sub-cores) per SM")
     warps_per_sm: int = rule(8, lo=1, hi=1024, doc="hardware warp slots per SM")
     warp_size: int = rule(32, lo=1, hi=64, doc="threads per warp")
@@ -59,22 +60,33 @@ class UnitsConfig:
 
 @dataclass(frozen=True)
 class L1Config:
-    """Per-SM L1 data cache. size_bytes must equal sets × ways × line_bytes."""
+    """Per-SM L1 data cache (sim/memory/l1.py). size_bytes must equal sets × ways × line_bytes.
+
+    Sectored (sector_bytes per valid/dirty bit), LRU; write_through = GPGPU-Sim Fermi default
+    (no write-allocate), write_back = write-allocate without fetch, dirty data written back.
+    """
     size_bytes: int = rule(4096, lo=0)
     line_bytes: int = rule(128, lo=4, pow2=True)
     ways: int = rule(4, lo=1)
     sets: int = rule(8, lo=1, pow2=True)
     sector_bytes: int = rule(32, lo=4, pow2=True)
-    hit_latency: int = rule(20, lo=1)
-    mshrs: int = rule(32, lo=1)
+    hit_latency: int = rule(20, lo=1, doc="core cycles from issue to data for a load hit")
+    mshrs: int = rule(32, lo=1, doc="outstanding missed lines (requests to a pending line merge)")
     write_policy: str = rule("write_through", choices=WRITE_POLICIES)
     bypass_global_loads: bool = rule(False, doc="global loads skip L1 (Pascal-style)")
     keep_across_kernels: bool = rule(False, doc="False: invalidate at every kernel boundary")
+    self_invalidate: bool = rule(False, doc="with keep_across_kernels: at a kernel launch drop "
+                                            "clean sectors outside the kernel's readonly_regions "
+                                            "(DeNovo acquire, ikra.md §2.8)")
 
 
 @dataclass(frozen=True)
 class L2Config:
-    """Shared L2, address-interleaved over slices. size_per_slice = sets × ways × line_bytes."""
+    """Shared L2, address-interleaved over slices. size_per_slice = sets × ways × line_bytes.
+
+    slices is a multiple of dram.channels: each channel has slices / channels slices in front of
+    it, and a channel's lines are interleaved over them. line_bytes must equal l1.line_bytes.
+    """
     slices: int = rule(2, lo=1)
     size_per_slice: int = rule(16384, lo=0)
     line_bytes: int = rule(128, lo=4, pow2=True)
@@ -89,6 +101,9 @@ class IcntConfig:
     """SM ↔ L2 interconnect: one-way latency and bytes per cycle per direction per port."""
     latency: int = rule(8, lo=0)
     bytes_per_cycle: int = rule(32, lo=1)
+    header_bytes: int = rule(8, lo=0, doc="bytes of address/command per packet (choice)")
+    inject_queue: int = rule(16, lo=1, doc="packets an SM may have waiting to enter the "
+                                          "network; an instruction needing more stalls (choice)")
 
 
 @dataclass(frozen=True)
@@ -96,7 +111,8 @@ class DRAMConfig:
     """DRAM channels × banks with open-row buffers; timing in DRAM command-clock cycles.
 
     Address fields: ``channel = (addr >> channel_bit) % channels`` and likewise for bank and row;
-    the fields occupy ceil(log2(count)) bits each and must not overlap.
+    the fields occupy ceil(log2(count)) bits each and must not overlap. queue_size is the FR-FCFS
+    window per channel; as many again may wait behind it before the L2 slices stall.
     """
     channels: int = rule(2, lo=1)
     banks: int = rule(4, lo=1)
@@ -113,7 +129,9 @@ class DRAMConfig:
     scheduler: str = rule("frfcfs", choices=("frfcfs", "fifo"))
     channel_bit: int = rule(8, lo=0, hi=47)
     bank_bit: int = rule(11, lo=0, hi=47)
-    row_bit: int = rule(13, lo=0, hi=47)
+    row_bit: int = rule(14, lo=0, hi=47, doc="bits below it minus channel/bank bits = row_bytes")
+    controller_latency: int = rule(0, lo=0, doc="core cycles from an L2 miss to the DRAM queue "
+                                                "(GPGPU-Sim -dram_latency; controller + PHY)")
     fixed_latency: int = rule(100, lo=1, doc="stand-in memory: core cycles for a DRAM access")
 
 
@@ -121,11 +139,12 @@ class DRAMConfig:
 class EnergyConfig:
     """Per-event dynamic energy (pJ) and static power (mW); see docs/energy.md for the sources."""
     warp_inst_pj: float = rule(150.0, lo=0.0)
-    l1_access_pj: float = rule(50.0, lo=0.0)
-    smem_access_pj: float = rule(40.0, lo=0.0)
-    l2_access_pj: float = rule(150.0, lo=0.0)
-    icnt_flit_pj: float = rule(20.0, lo=0.0)
-    dram_access_pj: float = rule(2000.0, lo=0.0, doc="per 32-byte sector moved to/from DRAM")
+    l1_access_pj: float = rule(80.0, lo=0.0, doc="per 32-byte sector read/written in the L1")
+    smem_access_pj: float = rule(300.0, lo=0.0, doc="per shared-memory access cycle (32 banks)")
+    l2_access_pj: float = rule(200.0, lo=0.0, doc="per 32-byte sector read/written in an L2 slice")
+    icnt_flit_pj: float = rule(500.0, lo=0.0, doc="per 32 bytes carried across the interconnect")
+    dram_access_pj: float = rule(4000.0, lo=0.0, doc="per 32-byte sector moved to/from DRAM")
+    dram_activate_pj: float = rule(2000.0, lo=0.0, doc="per row activation (ACT + PRE)")
     sm_static_mw: float = rule(1500.0, lo=0.0, doc="static power per un-gated SM")
     uncore_static_mw: float = rule(10000.0, lo=0.0)
 

@@ -65,6 +65,8 @@ def validate(cfg: GPUConfig) -> GPUConfig:
         check_type(path, value, field_type(f))
         check_rule(path, value, f.metadata)
     sm = cfg.sm
+    if sm.count % sm.sms_per_cluster:
+        raise ConfigError("sm.sms_per_cluster", sm.sms_per_cluster, f"must divide sm.count ({sm.count})")
     if sm.warps_per_sm % sm.subcores:
         raise ConfigError("sm.warps_per_sm", sm.warps_per_sm,
                           f"must be divisible by sm.subcores ({sm.subcores})")
@@ -81,7 +83,25 @@ def validate(cfg: GPUConfig) -> GPUConfig:
     if cfg.l1.sector_bytes > cfg.l1.line_bytes:
         raise ConfigError("l1.sector_bytes", cfg.l1.sector_bytes, f"must be <= l1.line_bytes ({cfg.l1.line_bytes})")
     _check_dram_mapping(cfg)
+    _check_memory(cfg)
     return cfg
+
+
+def _check_memory(cfg: GPUConfig) -> None:
+    """Rules the memory hierarchy relies on (sim/memory/): one line size, slices per channel,
+    and a DRAM row exactly as large as the column bits the mapping leaves below row_bit."""
+    if cfg.l2.line_bytes != cfg.l1.line_bytes:
+        raise ConfigError("l2.line_bytes", cfg.l2.line_bytes,
+                          f"must equal l1.line_bytes ({cfg.l1.line_bytes}): requests are line-sized")
+    if cfg.l2.slices % cfg.dram.channels:
+        raise ConfigError("l2.slices", cfg.l2.slices,
+                          f"must be a multiple of dram.channels ({cfg.dram.channels})")
+    d = cfg.dram
+    col_bits = d.row_bit - _bits(d.channels) - _bits(d.banks)
+    if d.channel_bit < d.row_bit and d.bank_bit < d.row_bit and 1 << max(col_bits, 0) != d.row_bytes:
+        raise ConfigError("dram.row_bit", d.row_bit,
+                          f"the {col_bits} column bits below it (row_bit − channel bits − bank bits) "
+                          f"must address dram.row_bytes = {d.row_bytes} bytes")
 
 
 def _check_dram_mapping(cfg: GPUConfig) -> None:

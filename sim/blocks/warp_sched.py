@@ -17,6 +17,7 @@ class WarpSchedTwin:
     def __init__(self, n_warps: int, policy: str):
         check_params(n_warps, policy)
         self.n_warps, self.policy = n_warps, policy
+        self.lrr = policy == "lrr"
         self.last = n_warps - 1 if policy == "lrr" else 0
         self.age = list(range(n_warps))        # smaller = older
         self.next_age = n_warps
@@ -25,21 +26,22 @@ class WarpSchedTwin:
         """Slot that issues for this ready mask, or -1; no state change."""
         if not ready:
             return -1
-        if self.policy == "lrr":
-            upper = ready >> (self.last + 1)
+        last = self.last
+        if self.lrr:
+            upper = ready >> (last + 1)
             if upper:
-                return self.last + 1 + ((upper & -upper).bit_length() - 1)
+                return last + 1 + ((upper & -upper).bit_length() - 1)
             return (ready & -ready).bit_length() - 1
-        if (ready >> self.last) & 1:
-            return self.last
+        if (ready >> last) & 1:
+            return last
         age = self.age
         best, best_age = -1, None
-        w = 0
-        while ready:
-            if ready & 1 and (best_age is None or age[w] < best_age):
+        while ready:                       # visit set bits only, lowest slot first
+            low = ready & -ready
+            w = low.bit_length() - 1
+            if best_age is None or age[w] < best_age:
                 best, best_age = w, age[w]
-            ready >>= 1
-            w += 1
+            ready ^= low
         return best
 
     def step(self, ready: int, launch: int = 0) -> dict[str, int]:
@@ -47,14 +49,11 @@ class WarpSchedTwin:
         g = self.pick(ready)
         if g >= 0:
             self.last = g
-        if launch:
-            w = 0
-            while launch:
-                if launch & 1:
-                    self.age[w] = self.next_age
-                    self.next_age += 1
-                launch >>= 1
-                w += 1
+        while launch:                      # launched slots in slot order become youngest
+            low = launch & -launch
+            self.age[low.bit_length() - 1] = self.next_age
+            self.next_age += 1
+            launch ^= low
         if g < 0:
             return {"grant": 0, "grant_valid": 0, "grant_idx": 0}
         return {"grant": 1 << g, "grant_valid": 1, "grant_idx": g}

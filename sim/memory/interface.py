@@ -11,7 +11,7 @@ SMs run, and may skip cycles up to ``next_event()`` when nothing else is active)
   finished: for a load/atomic, all its data is back (the SM releases the destination registers);
   for a store, it has been accepted (the SM may retire it).
 - ``issue(now, sm_id, instr, token) -> bool``: offer one warp memory instruction (global, local,
-  atomic, shared). ``False`` means a structural stall (e.g. MSHRs full, queue full): nothing was
+  atomic; the SM handles shared-memory LDS/STS itself). ``False`` means a structural stall (e.g. MSHRs full, queue full): nothing was
   taken and the SM retries later. The system coalesces the active threads' addresses itself.
 - ``tick(now)``: advance internal state to cycle ``now`` and deliver completions due by then.
 - ``next_event() -> int | None``: the earliest future cycle at which anything can change

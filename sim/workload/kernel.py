@@ -1,6 +1,6 @@
 """Kernel and instruction types shared by generators, the trace reader and the GPU model.
 
-A warp's instruction stream is produced lazily by ``Kernel.warp_stream(cta, warp)`` and must
+A warp's instruction stream is produced lazily by ``Kernel.stream(cta, warp)`` and must
 depend only on (kernel seed, CTA linear id, warp index in the CTA): the GPU model may create
 streams in any order and results must not change (determinism under every scheduling policy).
 """

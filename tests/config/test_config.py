@@ -50,6 +50,7 @@ def test_override_applies_and_types():
     ("sm.count=abc", "sm.count", "expected an integer"),            # wrong type
     ("sm.dual_issue=maybe", "sm.dual_issue", "true or false"),      # wrong type
     ("sm.warps_per_sm=7", "sm.warps_per_sm", "divisible by sm.subcores"),
+    ("sm.sms_per_cluster=3", "sm.sms_per_cluster", "must divide sm.count"),
     ("l1.size_bytes=5000", "l1.size_bytes", "sets × l1.ways × l1.line_bytes"),
     ("sm.warp_sched=fifo", "sm.warp_sched", "allowed: lrr, gto"),
     ("dram.bank_bit=8", "dram.bank_bit", "overlaps dram.channel_bit"),

@@ -1,0 +1,80 @@
+"""``gpusched report PAPER [--quick]`` and ``gpusched reproduce PAPER [--quick]``.
+
+``report`` runs the experiment's points that are not stored yet (reusing the rest) and renders
+``reports/PAPER/``; ``reproduce`` is the same with the full sweep controls (retry failed points,
+rerun everything, Dask) and a non-zero exit when points failed.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import List, Optional
+
+import typer
+
+from gpusched.commands.sweep_cmd import (JOBS_HELP, PLUGIN_HELP, SCHEDULER_HELP, execute_points,
+                                         plugin_list)
+
+DB_HELP = "results file (default $GPUSCHED_DB or results/gpusched.sqlite)"
+OUT_HELP = "output directory (default reports/PAPER)"
+
+
+def make_report(paper: str, quick: bool, db: str | None, out: str | None, jobs: int | None,
+                scheduler: str | None, plugins: tuple[str, ...], run: bool = True,
+                resume: bool = True, retry_failed: bool = False, quiet: bool = False) -> int:
+    """Sweep (unless ``run`` is off) and render; returns the number of failed points."""
+    from gpusched.experiment.registry import get_experiment
+    from gpusched.experiment.report import write_report
+    from gpusched.experiment.store import ResultStore, default_db
+    exp = get_experiment(paper)
+    grid = exp.quick if quick else exp.grid
+    points = grid.check()
+    db = db or default_db()
+    failures = 0
+    if run:
+        summary = execute_points(grid.name, points, db, jobs, scheduler,
+                                 tuple(dict.fromkeys(plugins + exp.plugins)), resume,
+                                 retry_failed, show_progress=not quiet)
+        failures = len(summary.failures)
+    with ResultStore(db) as store:
+        runs = store.runs([p.key for p in points])
+    files = write_report(exp, points, runs, out or f"reports/{exp.name}", quick)
+    typer.echo(f"report {exp.name}: {files.markdown}, {files.headline}, {len(files.images)} plots")
+    return failures
+
+
+def report(paper: str = typer.Argument(..., help="experiment module in experiments/"),
+           quick: bool = typer.Option(False, "--quick", help="the small grid (minutes, not hours)"),
+           db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
+           out: Optional[str] = typer.Option(None, "--out", help=OUT_HELP),
+           jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help=JOBS_HELP),
+           run: bool = typer.Option(True, "--run/--no-run",
+                                    help="run missing points first (--no-run: stored ones only)"),
+           plugin: Optional[List[str]] = typer.Option(None, "--plugin", help=PLUGIN_HELP),
+           quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar")):
+    """Render reports/PAPER/report.md + headline.json + plots, running missing points."""
+    make_report(paper, quick, db, out, jobs, None, plugin_list(plugin), run=run, quiet=quiet)
+
+
+def reproduce(paper: str = typer.Argument(..., help="experiment module in experiments/"),
+              quick: bool = typer.Option(False, "--quick", help="the small grid"),
+              db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
+              out: Optional[str] = typer.Option(None, "--out", help=OUT_HELP),
+              jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help=JOBS_HELP),
+              scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
+              resume: bool = typer.Option(True, "--resume/--no-resume",
+                                          help="skip stored points (--no-resume reruns all)"),
+              retry_failed: bool = typer.Option(False, "--retry-failed",
+                                                help="rerun points stored as failed"),
+              plugin: Optional[List[str]] = typer.Option(None, "--plugin", help=PLUGIN_HELP),
+              quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar")):
+    """Sweep the paper's grid, then render its report; exit 1 if points failed."""
+    failures = make_report(paper, quick, db, out, jobs, scheduler, plugin_list(plugin), run=True,
+                           resume=resume, retry_failed=retry_failed, quiet=quiet)
+    if failures:
+        sys.exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("report")(report)
+    app.command("reproduce")(reproduce)

@@ -1,0 +1,106 @@
+"""``gpusched run --preset P (--workload W | --trace DIR) [--set k=v ...] [--seed N] [--json]
+[--memory fixed|hierarchy] [--watchdog N]``: one GPU-model run.
+
+Exit status 2 on bad input (one line), 3 when the deadlock watchdog fires (one line naming the
+SM, warp and wait reason).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import List, Optional
+
+import typer
+
+from gpusched.config import ConfigError
+
+
+def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or config .toml"),
+        workload: Optional[str] = typer.Option(None, "--workload",
+                                               help="catalogue name, or module:function / file.py:function"),
+        trace: Optional[str] = typer.Option(None, "--trace", help="Accel-Sim trace directory"),
+        set_: Optional[List[str]] = typer.Option(None, "--set", help="section.field=value"),
+        seed: int = typer.Option(0, "--seed"),
+        scale: float = typer.Option(1.0, "--scale", help="workload size factor (catalogue)"),
+        memory: str = typer.Option("hierarchy", "--memory",
+                                   help="hierarchy (caches, interconnect, DRAM) | fixed (stand-in)"),
+        watchdog: int = typer.Option(100_000, "--watchdog", help="cycles without progress → deadlock"),
+        as_json: bool = typer.Option(False, "--json", help="print one JSON object")):
+    """Simulate a workload on a GPU preset and print the statistics."""
+    from gpusched.commands.config_cmd import resolve_config
+    from sim.run import MEMORY_KINDS, Deadlock, load_workload, simulate
+
+    cfg = resolve_config(preset, set_)
+    if memory not in MEMORY_KINDS:
+        raise ConfigError("--memory", memory, "allowed: " + ", ".join(MEMORY_KINDS))
+    if (workload is None) == (trace is None):
+        raise ConfigError("--workload/--trace", workload or trace, "give exactly one of them")
+    if trace is not None:
+        from sim.workload.accelsim import read_trace_dir
+        wl = read_trace_dir(trace)
+    else:
+        wl = load_workload(workload, seed=seed, scale=scale)
+    try:
+        with _progress_bar() as progress:
+            result = simulate(cfg, wl, seed=seed, memory=memory, progress=progress, watchdog=watchdog)
+    except Deadlock as e:
+        print(f"gpusched: {e}", file=sys.stderr)
+        sys.exit(3)
+    if as_json:
+        typer.echo(json.dumps(result, sort_keys=True))
+    else:
+        _print_summary(result)
+
+
+class _progress_bar:
+    """Rich progress on stderr (a terminal only): CTAs done of all CTAs, cycle, instructions."""
+
+    def __enter__(self):
+        self.bar = None
+        if not sys.stderr.isatty():
+            return self
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+        self.bar = Progress(TextColumn("[bold]simulating"), BarColumn(),
+                            TextColumn("{task.completed}/{task.total} CTAs"),
+                            TextColumn("cycle {task.fields[cycle]:,}  {task.fields[insts]:,} warp-insts"),
+                            TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+        self.bar.__enter__()
+        self.task = self.bar.add_task("run", total=None, cycle=0, insts=0)
+        return self
+
+    def __call__(self, cycle: int, insts: int, ctas_done: int, ctas_total: int) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, completed=ctas_done, total=ctas_total, cycle=cycle, insts=insts)
+
+    def __exit__(self, *exc):
+        return self.bar.__exit__(*exc) if self.bar is not None else None
+
+
+def _print_summary(r: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    console = Console()
+    console.print(f"[bold]{r['workload']}[/] on {r['preset']} ({r['memory']['kind']} memory, seed {r['seed']}): "
+                  f"{r['cycles']:,} cycles, {r['warp_insts']:,} warp instructions, IPC {r['ipc']:.3f}")
+    kt = Table(title="kernels")
+    for col in ("#", "name", "start", "end", "cycles", "warp insts", "IPC", "CTAs", "CTAs/SM", "limited by"):
+        kt.add_column(col, justify="right")
+    for k in r["kernels"]:
+        kt.add_row(str(k["index"]), k["name"], f"{k['start']:,}", f"{k['end']:,}", f"{k['cycles']:,}",
+                   f"{k['warp_insts']:,}", f"{k['ipc']:.3f}", str(k["ctas"]), str(k["occupancy_limit"]),
+                   k["occupancy_limiter"])
+    console.print(kt)
+    total = sum(r["issue"].values()) or 1
+    it = Table(title="issue slots (scheduler-cycles)")
+    it.add_column("reason")
+    it.add_column("count", justify="right")
+    it.add_column("share", justify="right")
+    for reason, n in r["issue"].items():
+        it.add_row(reason, f"{n:,}", f"{100 * n / total:.1f}%")
+    console.print(it)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("run")(run)

@@ -1,0 +1,77 @@
+"""``gpusched workloads [--json] [--scale S] [--seed N] [--trace DIR] [--export NAME --out DIR]``.
+
+One row per catalogue entry: name, benchmark mimicked, kernels, CTAs and approximate warp
+instructions (all warps of a few CTAs per kernel, extrapolated). ``--trace DIR`` instead lists
+the kernels of an Accel-Sim trace directory; ``--export NAME --out DIR`` writes catalogue entry
+NAME (at ``--scale``/``--seed``) as an Accel-Sim trace directory (demo of the trace reader).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+import typer
+
+
+def _rows(scale: float, seed: int) -> list[dict]:
+    from sim.workload.catalogue import ENTRIES, estimate_warp_instructions, get_workload
+    rows = []
+    for name, entry in ENTRIES.items():
+        wl = get_workload(name, seed=seed, scale=scale)
+        rows.append({"name": name, "mimics": entry.mimics, "traits": entry.traits,
+                     "kernels": len(wl.kernels), "ctas": sum(k.n_ctas for k in wl.kernels),
+                     "warp_instructions": sum(estimate_warp_instructions(k) for k in wl.kernels)})
+    return rows
+
+
+def _trace_rows(path: str) -> list[dict]:
+    from sim.workload.accelsim import read_trace_dir
+    wl = read_trace_dir(path)
+    return [{"name": k.name, "grid": list(k.grid), "block": list(k.block), "ctas": k.n_ctas,
+             "regs_per_thread": k.regs_per_thread, "smem_per_cta": k.smem_per_cta}
+            for k in wl.kernels]
+
+
+def workloads_cmd(as_json: bool = typer.Option(False, "--json", help="print a JSON list"),
+                  scale: float = typer.Option(1.0, help="grid/loop scale factor (> 0)"),
+                  seed: int = typer.Option(0, help="workload seed"),
+                  trace: Optional[str] = typer.Option(None, "--trace",
+                                                      help="list an Accel-Sim trace directory"),
+                  export: Optional[str] = typer.Option(None, "--export",
+                                                       help="write this entry as a trace dir"),
+                  out: Optional[str] = typer.Option(None, "--out", help="directory for --export")):
+    """List the synthetic workload catalogue (or the kernels of an Accel-Sim trace dir)."""
+    if export is not None:
+        from gpusched.config import ConfigError
+        from sim.workload.catalogue import get_workload
+        from sim.workload.tracegen import write_trace_dir
+        if not out:
+            raise ConfigError("--out", out, "a directory to write the trace into")
+        d = write_trace_dir(out, get_workload(export, seed=seed, scale=scale))
+        typer.echo(f"wrote {d}")
+        return
+    if trace is not None:
+        rows = _trace_rows(trace)
+        if as_json:
+            typer.echo(json.dumps(rows))
+            return
+        for r in rows:
+            typer.echo(f"{r['name']}  grid={tuple(r['grid'])} block={tuple(r['block'])} "
+                       f"regs={r['regs_per_thread']} smem={r['smem_per_cta']}")
+        return
+    rows = _rows(scale, seed)
+    if as_json:
+        typer.echo(json.dumps(rows))
+        return
+    width = max(len(r["name"]) for r in rows)
+    mim = min(48, max(len(r["mimics"]) for r in rows))
+    typer.echo(f"{'name':{width}}  {'mimics':{mim}}  {'kernels':>7}  {'CTAs':>6}  "
+               f"{'~warp instr':>11}")
+    for r in rows:
+        typer.echo(f"{r['name']:{width}}  {r['mimics'][:mim]:{mim}}  {r['kernels']:>7}  "
+                   f"{r['ctas']:>6}  {r['warp_instructions']:>11,}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("workloads")(workloads_cmd)

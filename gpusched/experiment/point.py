@@ -1,0 +1,94 @@
+"""A run point: one simulation (or other runner call) and its stable content key.
+
+The key is what makes sweeps resumable: two points with the same inputs under the same package
+version and the same model code share a key, so a result already in the store is never computed
+twice, and a result computed by older model code is never silently reused.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import gpusched
+
+Scalar = str | int | float | bool
+
+
+MODEL_CODE_DIRS = ("sim", "hdl", "gpusched/config", "gpusched/experiment/runners.py")
+
+
+@functools.lru_cache(maxsize=1)
+def model_code_fingerprint() -> str:
+    """Hash of the sources that decide a point's stats (the GPU model, the RTL, the configs and
+    the runner kinds' defaults)."""
+    root = Path(__file__).resolve().parents[2]
+    h = hashlib.sha256()
+    for d in MODEL_CODE_DIRS:
+        path = root / d
+        for p in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
+            h.update(str(p.relative_to(root)).encode())
+            h.update(p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def canonical_json(value: object) -> str:
+    """JSON with sorted keys and no whitespace: equal values give equal text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def override_strings(overrides: dict[str, Scalar]) -> list[str]:
+    """``{"sm.warp_sched": "gto"}`` → ``["sm.warp_sched=gto"]`` (the ``--set`` form)."""
+    def text(v: Scalar) -> str:
+        return ("true" if v else "false") if isinstance(v, bool) else str(v)
+    return [f"{k}={text(v)}" for k, v in sorted(overrides.items())]
+
+
+@dataclass(frozen=True)
+class Point:
+    """One run: which runner ``kind``, on which preset (name or config .toml path) with which
+    config ``overrides`` (dotted paths; policy choices such as ``sm.warp_sched`` live here),
+    which ``workload`` and ``seed``, and extra keyword ``params`` for the runner (for the model:
+    ``memory``, ``scale`` and ``simulate``'s policy keyword overrides)."""
+    preset: str
+    workload: str
+    seed: int = 0
+    overrides: dict[str, Scalar] = field(default_factory=dict)
+    params: dict[str, Scalar] = field(default_factory=dict)
+    kind: str = "model"
+
+    def inputs(self) -> dict:
+        """Plain JSON-ready dict of the inputs (stored with every row)."""
+        return {"kind": self.kind, "preset": self.preset, "workload": self.workload,
+                "seed": self.seed, "overrides": dict(sorted(self.overrides.items())),
+                "params": dict(sorted(self.params.items()))}
+
+    @classmethod
+    def from_inputs(cls, data: dict) -> "Point":
+        return cls(preset=data["preset"], workload=data["workload"], seed=data["seed"],
+                   overrides=dict(data.get("overrides", {})), params=dict(data.get("params", {})),
+                   kind=data.get("kind", "model"))
+
+    @property
+    def key(self) -> str:
+        """sha256 over the canonical inputs, the package version, the model-code fingerprint and,
+        when the preset is a config file, that file's content (editing either must not reuse old
+        results)."""
+        material = {"inputs": self.inputs(), "version": gpusched.__version__,
+                    "model_code": model_code_fingerprint()}
+        if self.preset.endswith(".toml") and Path(self.preset).is_file():
+            material["preset_sha256"] = hashlib.sha256(Path(self.preset).read_bytes()).hexdigest()
+        return hashlib.sha256(canonical_json(material).encode()).hexdigest()
+
+    def __hash__(self) -> int:  # dict fields: hash the canonical inputs instead
+        return hash(canonical_json(self.inputs()))
+
+    def label(self) -> str:
+        """Short human description for progress lines and error lists."""
+        parts = [self.kind, self.preset, self.workload, f"seed={self.seed}"]
+        parts += override_strings(self.overrides)
+        parts += [f"{k}={v}" for k, v in sorted(self.params.items())]
+        return " ".join(parts)

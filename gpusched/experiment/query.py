@@ -1,0 +1,150 @@
+"""Stored runs as flat rows (one column per input and per stat) for tables, CSV, JSON, pandas.
+
+Column names: ``key status kind preset workload seed``, then each config override by its
+dotted path (``sm.warp_sched``), each runner param by name, each stat by its dotted path
+(``l1.hit_rate``; a stat whose name clashes with an input becomes ``stats.<name>``), then
+``wall_s host version sweep finished_at error``. Lists stay lists (JSON text in CSV).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from dataclasses import dataclass
+from typing import Iterable
+
+from gpusched.config import ConfigError
+
+from .store import Run
+
+LEAD_COLUMNS = ("key", "status", "kind", "preset", "workload", "seed")
+TAIL_COLUMNS = ("wall_s", "host", "version", "sweep", "finished_at", "error")
+
+
+def flatten(value: dict, prefix: str = "") -> dict:
+    """Nested dicts → one level with dotted keys."""
+    out = {}
+    for k, v in value.items():
+        if isinstance(v, dict):
+            out.update(flatten(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def flat_row(run: Run) -> dict:
+    """One run as a flat dict in column order."""
+    p = run.point
+    row = {"key": run.key, "status": run.status, "kind": p.kind, "preset": p.preset,
+           "workload": p.workload, "seed": p.seed}
+    row.update(p.overrides)
+    row.update(p.params)
+    for name, value in flatten(run.stats or {}).items():
+        row[f"stats.{name}" if name in row or name in TAIL_COLUMNS else name] = value
+    row.update({"wall_s": run.wall_s, "host": run.host, "version": run.version,
+                "sweep": run.sweep, "finished_at": run.finished_at, "error": run.error})
+    return row
+
+
+def cell_text(value: object) -> str:
+    """How a value is written in CSV cells and compared by ``--where``."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, dict)):
+        return json.dumps(value)
+    return str(value)
+
+
+def parse_where(clauses: Iterable[str]) -> dict[str, str]:
+    """``["workload=alpha", "sm.warp_sched=gto"]`` → ``{column: text}``."""
+    out = {}
+    for text in clauses:
+        if "=" not in text:
+            raise ConfigError("--where", text, "expected column=value")
+        column, value = (s.strip() for s in text.split("=", 1))
+        out[column] = value
+    return out
+
+
+def filter_rows(rows: list[dict], where: dict[str, str]) -> list[dict]:
+    """Rows whose columns equal the given texts; an unknown column is an input error."""
+    known = columns(rows)
+    for column in where:
+        if rows and column not in known:
+            raise ConfigError("--where", column, "unknown column; known: " + ", ".join(known))
+    return [r for r in rows if all(cell_text(r.get(c)) == v for c, v in where.items())]
+
+
+def columns(rows: list[dict]) -> list[str]:
+    """Union of the rows' columns, in first-seen order, tail columns last."""
+    seen = dict.fromkeys(c for r in rows for c in r if c not in TAIL_COLUMNS)
+    return list(seen) + [c for c in TAIL_COLUMNS if any(c in r for r in rows)]
+
+
+def to_csv(rows: list[dict], cols: list[str]) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(cols)
+    for r in rows:
+        writer.writerow([cell_text(r.get(c)) for c in cols])
+    return buf.getvalue()
+
+
+def to_json(rows: list[dict], cols: list[str]) -> str:
+    return json.dumps([{c: r.get(c) for c in cols} for r in rows], indent=1) + "\n"
+
+
+# ---- analysis helpers for reports -------------------------------------------------------------
+
+def geomean(values: Iterable[float]) -> float:
+    vals = list(values)
+    if not vals or any(v <= 0 for v in vals):
+        return float("nan")
+    return math.exp(sum(math.log(v) for v in vals) / len(vals))
+
+
+@dataclass(frozen=True)
+class ResultSet:
+    """Flat rows of finished runs (plus one column per experiment metric) and the small
+    aggregations reports need; seeds are averaged."""
+    rows: list[dict]
+
+    def select(self, where: dict | None = None, **kw) -> "ResultSet":
+        """Rows whose columns equal the values (use ``where`` for dotted column names)."""
+        want = {**(where or {}), **kw}
+        return ResultSet([r for r in self.rows
+                          if all(cell_text(r.get(c)) == cell_text(v) for c, v in want.items())])
+
+    def values(self, column: str) -> list:
+        return [r[column] for r in self.rows if r.get(column) is not None]
+
+    def levels(self, column: str) -> list:
+        """Distinct values of a column in first-seen order (grid order)."""
+        return list(dict.fromkeys(r.get(column) for r in self.rows))
+
+    def mean(self, column: str, where: dict | None = None) -> float:
+        vals = self.select(where).values(column)
+        return sum(vals) / len(vals) if vals else float("nan")
+
+    def std(self, column: str, where: dict | None = None) -> float:
+        vals = self.select(where).values(column)
+        if len(vals) < 2:
+            return 0.0
+        m = sum(vals) / len(vals)
+        return math.sqrt(sum((v - m) ** 2 for v in vals) / (len(vals) - 1))
+
+    def ratio(self, column: str, axis: str, numerator, denominator, over: str = "workload"
+              ) -> float:
+        """Geometric mean over ``over`` of mean(column | axis=numerator) /
+        mean(column | axis=denominator): e.g. GTO-over-LRR IPC speedup across workloads."""
+        ratios = []
+        for level in self.levels(over):
+            num = self.mean(column, {axis: numerator, over: level})
+            den = self.mean(column, {axis: denominator, over: level})
+            if den and not math.isnan(num) and not math.isnan(den):
+                ratios.append(num / den)
+        return geomean(ratios)

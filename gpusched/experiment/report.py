@@ -1,0 +1,127 @@
+"""Render an experiment's results: ``report.md`` (tables, plots, headline) and
+``headline.json`` (``[{"metric", "paper", "ours", "unit", "note"}]``)."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import gpusched
+
+from . import plots
+from .point import Point
+from .query import ResultSet, flat_row
+from .registry import Experiment, Table
+from .store import Run
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    markdown: Path
+    headline: Path
+    images: list[Path]
+
+
+def results_of(exp: Experiment, runs: list[Run]) -> ResultSet:
+    """Finished runs as flat rows with one extra column per declared metric."""
+    rows = []
+    for run in runs:
+        if run.status != "done":
+            continue
+        row = flat_row(run)
+        for m in exp.metrics:
+            row[m.name] = m.value(run.stats or {})
+        rows.append(row)
+    return ResultSet(rows)
+
+
+def _num(value: float | None) -> str:
+    """4 significant digits; whole numbers (cycles, counts) with thousands separators."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    if isinstance(value, (int, float)) and abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def _json_number(value: float | None) -> float | None:
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def headline_rows(exp: Experiment, results: ResultSet) -> list[dict]:
+    rows = []
+    for h in exp.headline:
+        note = h.note
+        try:
+            ours = _json_number(float(h.ours(results)))
+        except (ArithmeticError, KeyError, ValueError, TypeError) as e:
+            ours, note = None, f"{note} (not computable: {type(e).__name__}: {e})".strip()
+        rows.append({"metric": h.metric, "paper": h.paper, "ours": ours, "unit": h.unit,
+                     "note": note})
+    return rows
+
+
+def _table_md(exp: Experiment, spec: Table, results: ResultSet) -> list[str]:
+    metric = exp.metric(spec.metric)
+    cols = results.levels(spec.columns)
+    unit = f" ({metric.unit})" if metric.unit else ""
+    title = spec.title or f"{metric.label}{unit}, mean over seeds"
+    lines = [f"### {title}", "",
+             "| " + " | ".join([exp.label(spec.rows)] + [str(c) for c in cols]) + " |",
+             "|" + "---|" * (len(cols) + 1)]
+    for r in results.levels(spec.rows):
+        cells = [_num(results.mean(metric.name, {spec.rows: r, spec.columns: c})) for c in cols]
+        lines.append("| " + " | ".join([str(r)] + cells) + " |")
+    return lines + [""]
+
+
+def write_report(exp: Experiment, points: list[Point], runs: list[Run], out_dir: str | Path,
+                 quick: bool = False) -> ReportFiles:
+    """Write report.md, headline.json and one PNG per declared plot into ``out_dir``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    order = {p.key: i for i, p in enumerate(points)}
+    runs = sorted((r for r in runs if r.key in order), key=lambda r: order[r.key])
+    results = results_of(exp, runs)  # grid order, so table columns and bars follow the grid
+    by_key = {r.key: r for r in runs}
+    failed = [(p, by_key[p.key]) for p in points if p.key in by_key
+              and by_key[p.key].status == "failed"]
+    missing = [p for p in points if p.key not in by_key]
+    headline = headline_rows(exp, results)
+    (out / "headline.json").write_text(json.dumps(headline, indent=1) + "\n")
+    images = [plots.render(exp, spec, results, out) for spec in exp.plots] if results.rows else []
+
+    grid = exp.quick if quick else exp.grid
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    md = [f"# {exp.title}", ""]
+    if exp.description:
+        md += [exp.description.strip(), ""]
+    md += [f"Grid `{grid.name}` ({'quick' if quick else 'full'}): {len(points)} points — "
+           f"{len(results.rows)} done, {len(failed)} failed, {len(missing)} missing. "
+           f"Runner `{grid.kind}`, presets {', '.join(map(str, grid.preset))}, "
+           f"seeds {', '.join(map(str, grid.seeds))}. gpusched {gpusched.__version__}, {now}.", "",
+           "## Headline", "", "| metric | paper | ours | unit | note |", "|---|---|---|---|---|"]
+    md += [f"| {h['metric']} | {_num(h['paper'])} | {_num(h['ours'])} | {h['unit']} | "
+           f"{h['note']} |" for h in headline]
+    md += [""]
+    if exp.tables:
+        md += ["## Tables", ""]
+        for spec in exp.tables:
+            md += _table_md(exp, spec, results)
+    if images:
+        md += ["## Plots", "", "Bars and points: mean over seeds; whiskers: ±1 standard deviation "
+               "across seeds (none with one seed).", ""]
+        md += [f"![{spec.title or spec.metric}]({path.name})" + "\n"
+               for spec, path in zip(exp.plots, images)]
+    if failed or missing:
+        md += ["## Points without results", ""]
+        md += [f"- failed: `{p.label()}`: {run.error}" for p, run in failed]
+        md += [f"- missing: `{p.label()}`" for p in missing]
+        md += [""]
+    md += ["## Reproduce", "", "```", f"gpusched reproduce {exp.name}"
+           + (" --quick" if quick else ""), "```", ""]
+    (out / "report.md").write_text("\n".join(md))
+    return ReportFiles(out / "report.md", out / "headline.json", images)

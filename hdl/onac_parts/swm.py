@@ -1,0 +1,230 @@
+"""Detection skeleton shared by the SM Work Manager (SWM) detectors ONAC and Seq-Det.
+
+The SWM runs the active-core detection of thesis.md §3.3 against M SMs. Everything except the
+choice of the next core count is common to ONAC (secant estimates) and Seq-Det (one core fewer
+per sample), so it lives here; a subclass fills in DECIDE (and may add states).
+
+Port protocol (flat vectors: bit i / field i = SM i; multi-bit per-SM fields are packed
+``vec[i*W:(i+1)*W]``):
+
+- ``start`` (in, 1): kernel start; (re)starts detection from any state, un-gates every SM.
+- ``pause_req`` (out, M): the CST *paused* bit. 4-phase handshake with ``pause_ack`` (in, M):
+  the SM stops issuing, acks once nothing is in flight, and drops the ack after ``pause_req``
+  falls. A paused SM keeps its resident CTAs (§3.3 "Core pausing").
+- ``sample_req`` (out, M): 4-phase handshake with ``sample_done`` (in, M). The SM quiesces,
+  counts over a 4-wave window (hdl/core_sampler.py) and raises ``sample_done`` with
+  ``sample_instr`` (in, M×(count_bits+2)) and ``sample_cycles`` (in, M×count_bits) held stable
+  until ``sample_req`` falls.
+- ``sm_idle`` (in, M): SM i holds no CTA (used to power-gate drained SMs).
+- ``active`` (out, M): the CST *active* bit; CTAs may go to SM i iff active & ~pause_req &
+  ~power_gate. ``power_gate`` (out, M): SM i is gated.
+- ``sm_ipc`` (out, M×ipc_bits): the CST IPC sample of each SM from the last sample that
+  included it (U(ipc_bits-ipc_frac).ipc_frac warp instructions per cycle = ⌊instr·2^F / cycles⌋,
+  saturating; 0 cycles gives the maximum; §3.3 [S] U6.10). The chip IPC is their saturating sum.
+- ``n_est`` (out): core count of the current / last sample; ``n_opt`` (out): detected count;
+  ``done`` (out): detection finished and every excess SM gated; ``state`` (out, 4): SwmState.
+
+Sequence: IDLE → (start) SETTLE → SAMPLE → COLLECT/DIV (per-SM IPC = instr·2^F / cycles on the
+shared divider, summed into the chip IPC) → DECIDE. The first DECIDE stores IPC_all and the
+threshold ⌊IPC_all·251/256⌋ (§9.3: 0.98 as ×251/256). A new count n is applied by pausing SMs
+n..M-1 (SMs 0..n-1 run; core 0 is the one-core sample, §9.3) and going back to SETTLE, which waits
+until every ack matches its request and no ``sample_done`` is left high. Detection ends by making
+SMs n_opt..M-1 inactive and un-paused so they drain (§9.3), then DRAIN gates each once idle.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+from amaranth.hdl import Array, Module, Mux, Signal, Value
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from .divider import RestoringDivider
+
+THR_NUM, THR_SHIFT = 251, 8          # IPC_threshold = IPC_all * 251/256 ≈ 0.98 (thesis.md §9.3)
+
+
+class SwmState(IntEnum):
+    IDLE = 0
+    SETTLE = 1      # wait: every pause_ack == pause_req and no sample_done high
+    SAMPLE = 2      # wait: every requested SM raised sample_done
+    COLLECT = 3     # walk SMs: start a division for each sampled SM
+    DIV = 4         # wait for the divider: per-SM IPC
+    DECIDE = 5      # threshold (first sample) or accept / next count (subclass)
+    EST = 6         # ONAC: secant set-up (or slope guard)
+    EST_DIV = 7     # ONAC: secant division
+    APPLY = 8       # ONAC: apply the estimate (N_max is accepted without sampling)
+    DRAIN = 9       # excess SMs drain; each is gated once idle
+    DONE = 10
+
+
+def check_params(n_sms: int, count_bits: int, ipc_bits: int, ipc_frac: int) -> None:
+    """Shared parameter check for the RTL and the twins."""
+    if not 2 <= n_sms <= 64:
+        raise ValueError(f"M = {n_sms}: allowed: 2..64")
+    if not 4 <= count_bits <= 32:
+        raise ValueError(f"count_bits = {count_bits}: allowed: 4..32")
+    if not 4 <= ipc_bits <= 24 or not 0 <= ipc_frac < ipc_bits:
+        raise ValueError(f"ipc_bits = {ipc_bits}, ipc_frac = {ipc_frac}: need 4..24, 0 <= frac < bits")
+
+
+class SwmWidths:
+    """Derived widths, shared by the RTL and the twins so both truncate identically."""
+
+    def __init__(self, n_sms: int, count_bits: int = 24, ipc_bits: int = 16, ipc_frac: int = 10):
+        check_params(n_sms, count_bits, ipc_bits, ipc_frac)
+        self.m, self.count_bits, self.ipc_bits, self.ipc_frac = n_sms, count_bits, ipc_bits, ipc_frac
+        self.n_bits = n_sms.bit_length()                  # 0..M (6 bits for 32, §3.3)
+        self.instr_bits = count_bits + 2                  # ≤ 3 warp instructions per cycle
+        self.ipc_max = (1 << ipc_bits) - 1
+        # one divider for per-SM IPC (instr << F / cycles) and the secant (product / ΔIPC)
+        self.dividend_bits = max(self.instr_bits + ipc_frac, ipc_bits + 8)
+        self.divisor_bits = max(count_bits, ipc_bits)
+        self.all_sms = (1 << n_sms) - 1
+
+    def threshold(self, ipc_all: int) -> int:
+        return (ipc_all * THR_NUM) >> THR_SHIFT
+
+    def pause_mask(self, n: int) -> int:
+        """SMs n..M-1 paused, 0..n-1 running."""
+        return self.all_sms & ~((1 << n) - 1)
+
+
+class SwmDetector(wiring.Component):
+    """Common SWM detection FSM; subclasses implement ``_decide`` (and optional extra states)."""
+
+    def __init__(self, n_sms: int, count_bits: int = 24, ipc_bits: int = 16, ipc_frac: int = 10):
+        self.w = w = SwmWidths(n_sms, count_bits, ipc_bits, ipc_frac)
+        m_ = n_sms
+        super().__init__({
+            "start": In(1),
+            "pause_ack": In(m_),
+            "sample_done": In(m_),
+            "sample_instr": In(m_ * w.instr_bits),
+            "sample_cycles": In(m_ * count_bits),
+            "sm_idle": In(m_),
+            "pause_req": Out(m_),
+            "sample_req": Out(m_),
+            "active": Out(m_, init=w.all_sms),
+            "power_gate": Out(m_),
+            "sm_ipc": Out(m_ * ipc_bits),
+            "n_est": Out(w.n_bits, init=n_sms),
+            "n_opt": Out(w.n_bits),
+            "done": Out(1),
+            "state": Out(4),
+        })
+
+    # -- helpers for subclasses ------------------------------------------------------------
+    def _set_count(self, m: Module, n: Value) -> None:
+        """Next sample with SMs 0..n-1 running: pause the rest, then SETTLE."""
+        m.d.comb += self.n_target.eq(n)
+        m.d.sync += [self.n_est.eq(n), self.pause_req.eq(self.target_mask),
+                     self.state.eq(SwmState.SETTLE)]
+
+    def _finish(self, m: Module, n: Value) -> None:
+        """Detected n: SMs n..M-1 become inactive and un-paused (they drain), then DRAIN."""
+        m.d.comb += self.n_target.eq(n)
+        m.d.sync += [self.n_opt.eq(n), self.active.eq(~self.target_mask),
+                     self.pause_req.eq(0), self.state.eq(SwmState.DRAIN)]
+
+    def _decide(self, m: Module) -> None:
+        raise NotImplementedError
+
+    def _extra_states(self, m: Module) -> None:
+        """Extra ``m.Case`` blocks of a subclass (none by default)."""
+
+    def _threshold(self, m: Module, ipc_all: Value) -> Value:
+        raise NotImplementedError
+
+    # -- the FSM ---------------------------------------------------------------------------
+    def elaborate(self, platform):
+        m = Module()
+        w, n = self.w, self.w.m
+        m.submodules.div = div = self.div = RestoringDivider(w.dividend_bits, w.divisor_bits)
+
+        self.n_target = Signal(w.n_bits)
+        self.target_mask = Signal(n)
+        for i in range(n):      # per-entry comparator: SM i paused iff i >= n_target
+            m.d.comb += self.target_mask[i].eq(self.n_target <= i)
+
+        self.ipc_sum = Signal(w.ipc_bits)        # chip IPC of the sample being collected
+        self.ipc_all = Signal(w.ipc_bits)        # ER all-cores record: (M, IPC_all)
+        self.thr = Signal(w.ipc_bits)
+        self.init_phase = Signal()               # the sample in flight is the all-cores one
+        self.idx = Signal(range(n + 1))
+        cst_ipc = [Signal(w.ipc_bits, name=f"cst_ipc_{i}") for i in range(n)]
+        for i in range(n):
+            m.d.comb += self.sm_ipc[i * w.ipc_bits:(i + 1) * w.ipc_bits].eq(cst_ipc[i])
+        m.d.comb += self.done.eq(self.state == SwmState.DONE)
+
+        # per-SM operands for the division, selected by idx
+        instr = Array(self.sample_instr[i * w.instr_bits:(i + 1) * w.instr_bits] for i in range(n))
+        cycles = Array(self.sample_cycles[i * w.count_bits:(i + 1) * w.count_bits] for i in range(n))
+        sampled = Signal()
+        m.d.comb += sampled.eq((self.sample_req >> self.idx)[0])
+        sm_instr, sm_cycles = Signal(w.instr_bits), Signal(w.count_bits)
+        m.d.comb += [sm_instr.eq(instr[self.idx]), sm_cycles.eq(cycles[self.idx])]
+
+        q_ipc = Signal(w.ipc_bits)               # divider quotient saturated to the IPC field
+        m.d.comb += q_ipc.eq(Mux(div.quotient > w.ipc_max, w.ipc_max, div.quotient[:w.ipc_bits]))
+        sum_next = Signal(w.ipc_bits + 1)
+        m.d.comb += sum_next.eq(self.ipc_sum + q_ipc)
+
+        with m.If(self.start):
+            m.d.sync += [self.pause_req.eq(0), self.sample_req.eq(0), self.active.eq(w.all_sms),
+                         self.power_gate.eq(0), self.n_est.eq(n), self.n_opt.eq(0),
+                         self.init_phase.eq(1), self.state.eq(SwmState.SETTLE)]
+            self._on_start(m)
+        with m.Else():
+            with m.Switch(self.state):
+                with m.Case(SwmState.SETTLE):
+                    quiet = Signal()
+                    m.d.comb += quiet.eq((self.pause_ack == self.pause_req) & ~self.sample_done.any())
+                    with m.If(quiet):
+                        m.d.sync += [self.sample_req.eq(~self.pause_req & self.active),
+                                     self.ipc_sum.eq(0), self.idx.eq(0),
+                                     self.state.eq(SwmState.SAMPLE)]
+                with m.Case(SwmState.SAMPLE):
+                    with m.If((self.sample_done & self.sample_req) == self.sample_req):
+                        m.d.sync += self.state.eq(SwmState.COLLECT)
+                with m.Case(SwmState.COLLECT):
+                    with m.If(self.idx == n):
+                        m.d.sync += [self.sample_req.eq(0), self.state.eq(SwmState.DECIDE)]
+                    with m.Elif(sampled):
+                        m.d.comb += [div.start.eq(1),
+                                     div.dividend.eq(sm_instr << w.ipc_frac),
+                                     div.divisor.eq(sm_cycles)]
+                        m.d.sync += self.state.eq(SwmState.DIV)
+                    with m.Else():
+                        m.d.sync += self.idx.eq(self.idx + 1)
+                with m.Case(SwmState.DIV):
+                    with m.If(~div.busy):
+                        for i in range(n):
+                            with m.If(self.idx == i):
+                                m.d.sync += cst_ipc[i].eq(q_ipc)
+                        m.d.sync += [
+                            self.ipc_sum.eq(Mux(sum_next > w.ipc_max, w.ipc_max, sum_next)),
+                            self.idx.eq(self.idx + 1), self.state.eq(SwmState.COLLECT)]
+                with m.Case(SwmState.DECIDE):
+                    with m.If(self.init_phase):
+                        m.d.sync += [self.ipc_all.eq(self.ipc_sum),
+                                     self.thr.eq(self._threshold(m, self.ipc_sum)),
+                                     self.init_phase.eq(0)]
+                        self._set_count(m, self._count_after_init())
+                    with m.Else():
+                        self._decide(m)
+                self._extra_states(m)
+                with m.Case(SwmState.DRAIN):
+                    gate_now = Signal(n)
+                    m.d.comb += gate_now.eq(self.power_gate | (~self.active & self.sm_idle))
+                    m.d.sync += self.power_gate.eq(gate_now)
+                    with m.If((self.active | self.power_gate) == w.all_sms):
+                        m.d.sync += self.state.eq(SwmState.DONE)
+        return m
+
+    def _on_start(self, m: Module) -> None:
+        """Subclass reset of its own records at kernel start."""
+
+    def _count_after_init(self) -> Value:
+        raise NotImplementedError

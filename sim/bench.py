@@ -1,0 +1,148 @@
+"""Speed reference set of the GPU model: fixed kernels on gtx480 with fixed instruction counts.
+
+Each reference runs in a fresh Python process (``python -m sim.bench NAME``) so that its peak
+RSS is its own. Rates are per CPU-second of that process (``time.process_time``), so a machine
+shared with other jobs does not distort them; wall seconds are reported beside, and
+``loop_10m_cpu_s`` (CPU seconds of a 10M-iteration ``x += i`` loop, ~0.4 s on an idle 2020s
+desktop core) calibrates the machine. Targets (reported, never asserted): ≥300k warp-instructions/s compute-bound,
+≥100k memory-bound, ≤1 GiB for 10M warp-instructions (``compute_10m``, not in the default set).
+
+- ``compute``: 120 CTAs × 8 warps × 500 ALU/SFU instructions, four interleaved dependence chains.
+- ``memory``: 120 CTAs × 8 warps × 64 iterations of coalesced load → use → store, every line
+  touched once (DRAM-bandwidth bound).
+- ``mixed``: 120 CTAs × 8 warps × 40 iterations of load, shared-memory store/load, barrier,
+  ALU/SFU work.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+import time
+
+from sim.workload.kernel import Instr, Kernel, Op, Workload
+
+WARPS_PER_CTA = 8
+N_CTAS = 120
+
+
+def _compute_stream(n_insts: int):
+    """Four independent chains r1..r4 interleaved, every 8th op on the SFU."""
+    body = [Instr(Op.SFU if i % 8 == 7 else Op.ALU, dst=(1 + i % 4,), src=(1 + i % 4, 10))
+            for i in range(8)]
+    exit_ = Instr(Op.EXIT)
+
+    def stream(cta: int, warp: int):
+        for i in range(n_insts):
+            yield body[i & 7]
+        yield exit_
+    return stream
+
+
+def _memory_stream(iters: int):
+    use = Instr(Op.ALU, dst=(3,), src=(2,))
+    exit_ = Instr(Op.EXIT)
+
+    def stream(cta: int, warp: int):
+        base = ((cta * WARPS_PER_CTA + warp) * iters) << 8
+        for i in range(iters):
+            a = base + (i << 8)
+            yield Instr(Op.LDG, dst=(2,), src=(1,), addrs=tuple(range(a, a + 128, 4)))
+            yield use
+            yield Instr(Op.STG, src=(1, 3), addrs=tuple(range(a + 128, a + 256, 4)))
+        yield exit_
+    return stream
+
+
+def _mixed_stream(iters: int):
+    alu = [Instr(Op.ALU, dst=(4 + i % 3,), src=(2, 4 + i % 3)) for i in range(6)]
+    sfu = Instr(Op.SFU, dst=(8,), src=(4,))
+    bar = Instr(Op.BAR)
+    exit_ = Instr(Op.EXIT)
+
+    def stream(cta: int, warp: int):
+        base = (cta * WARPS_PER_CTA + warp) * iters * 128
+        smem = tuple(range(warp * 128, warp * 128 + 128, 4))
+        for i in range(iters):
+            a = base + i * 128
+            yield Instr(Op.LDG, dst=(2,), src=(1,), addrs=tuple(range(a, a + 128, 4)))
+            yield Instr(Op.STS, src=(1, 2), addrs=smem)
+            yield bar
+            yield Instr(Op.LDS, dst=(3,), src=(1,), addrs=smem)
+            yield from alu
+            yield sfu
+        yield exit_
+    return stream
+
+
+def reference(name: str) -> Workload:
+    """The reference workload ``name`` (see the module docstring)."""
+    geometry = dict(grid=(N_CTAS, 1, 1), block=(32 * WARPS_PER_CTA, 1, 1), regs_per_thread=16)
+    if name == "compute":
+        k = Kernel("compute", smem_per_cta=0, stream=_compute_stream(500), **geometry)
+    elif name == "compute_10m":
+        k = Kernel("compute_10m", smem_per_cta=0, stream=_compute_stream(10_000_000 // (N_CTAS * WARPS_PER_CTA)),
+                   **geometry)
+    elif name == "memory":
+        k = Kernel("memory", smem_per_cta=0, stream=_memory_stream(64), **geometry)
+    elif name == "mixed":
+        k = Kernel("mixed", smem_per_cta=WARPS_PER_CTA * 128, stream=_mixed_stream(40), **geometry)
+    else:
+        raise KeyError(name)
+    return Workload(name, [k], description=f"model speed reference '{name}'")
+
+
+REFERENCES = ("compute", "memory", "mixed")
+EXTRA = ("compute_10m",)
+
+
+def peak_rss_mb() -> float:
+    """Peak resident set of this process image. ``VmHWM`` restarts at exec; ``ru_maxrss`` (the
+    fallback off Linux) would carry over the parent's peak into a forked-and-exec'd child."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def run_one(name: str) -> dict:
+    """Simulate one reference in this process; time it and read the peak RSS."""
+    from gpusched.config import get_preset
+    from sim.run import simulate
+    wl = reference(name)
+    t0, c0 = time.perf_counter(), time.process_time()
+    r = simulate(get_preset("gtx480"), wl)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    rss_mb = peak_rss_mb()
+    c0 = time.process_time()
+    x = 0
+    for i in range(10_000_000):     # calibration: this machine's speed for plain Python
+        x += i
+    calibration = time.process_time() - c0
+    return {"workload": name, "warp_insts": r["warp_insts"], "cycles": r["cycles"],
+            "seconds": round(wall, 3), "cpu_seconds": round(cpu, 3),
+            "warp_insts_per_s": round(r["warp_insts"] / cpu), "cycles_per_s": round(r["cycles"] / cpu),
+            "peak_rss_mb": round(rss_mb, 1), "loop_10m_cpu_s": round(calibration, 3)}
+
+
+def bench_model(names: list[str]) -> list[dict]:
+    """Run each reference in its own process (isolated peak RSS), in order."""
+    from gpusched.config import ConfigError
+    rows = []
+    for name in names:
+        if name not in REFERENCES + EXTRA:
+            raise ConfigError("--only", name, "known: " + ", ".join(REFERENCES + EXTRA))
+        out = subprocess.run([sys.executable, "-m", "sim.bench", name], capture_output=True,
+                             text=True, check=True)
+        rows.append(json.loads(out.stdout))
+    return rows
+
+
+if __name__ == "__main__":
+    print(json.dumps(run_one(sys.argv[1]), sort_keys=True))

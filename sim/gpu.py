@@ -1,0 +1,265 @@
+"""The GPU: SMs + memory system + the four scheduling policies, and the cycle loop.
+
+One core cycle ``now`` (baselines.md §1.5 order): kernels whose arrival has come are offered to
+the kernel scheduler; the memory system ticks (delivering completions); every SM due runs its
+cycle; per-cycle policies run; the CTA scheduler places CTAs. Idle cycles are skipped: each SM
+knows the next cycle at which it can change (``wake``) and the loop jumps to the earliest of
+those, the memory system's ``next_event()``, the next launch countdown or arrival, and any
+policy's ``next_wakeup``. Skipped cycles are charged to the issue-slot reason that held.
+
+Deadlock watchdog: if no warp instruction issues and no CTA is placed for ``watchdog`` cycles
+while work remains, ``Deadlock`` is raised naming the SM, warp and wait reason.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+
+from gpusched.config import ConfigError, GPUConfig
+from sim.cta import CTA, KernelRun
+from sim.sm import ACTIVE, GATED, PAUSED, PAUSING, SM, SM_STATE_NAMES
+from sim.stats import ISSUE_SLOT_REASONS, add_counts
+from sim.subcore import NEVER
+from sim.warp import BARRIER
+from sim.workload.kernel import Workload
+
+PROGRESS_EVERY = 4096      # loop iterations between progress callbacks / watchdog checks
+
+
+class Deadlock(RuntimeError):
+    """No progress for ``watchdog`` cycles while work remains; the message names the culprit."""
+
+    def __init__(self, cycle: int, message: str, sm: int | None = None, warp: int | None = None,
+                 reason: str = ""):
+        self.cycle, self.sm, self.warp, self.reason = cycle, sm, warp, reason
+        super().__init__(message)
+
+
+class GPU:
+    """Builds the SMs and runs a workload to completion (``run``)."""
+
+    def __init__(self, cfg: GPUConfig, workload: Workload, memory, *, kernel_scheduler, cta_scheduler,
+                 cta_limit, sm_controller, make_warp_scheduler, rng, watchdog: int = 100_000,
+                 sample_interval: int = 1000):
+        if not workload.kernels:
+            raise ConfigError("workload", workload.name, "has no kernels")
+        self.cfg, self.workload, self.memory, self.rng = cfg, workload, memory, rng
+        self.watchdog, self.sample_interval = watchdog, sample_interval
+        self.kernel_scheduler, self.cta_scheduler = kernel_scheduler, cta_scheduler
+        self.cta_limit, self.sm_controller = cta_limit, sm_controller
+        self.policies = [kernel_scheduler, cta_scheduler, cta_limit, sm_controller]
+        decode_cache: dict = {}
+        self.sms = [SM(i, cfg, memory, make_warp_scheduler, self, decode_cache) for i in range(cfg.sm.count)]
+        concurrent = cfg.kernels.concurrent_sm
+        self.runs = [KernelRun(k, i, cfg.sm, cfg.sm.count, concurrent) for i, k in enumerate(workload.kernels)]
+        self.arrivals = deque(self.runs)
+        self.slot_may_be_free = True        # False after a refused launch, until a kernel ends
+        self.kernel_wake = NEVER            # next launch-countdown expiry
+        self.policy_acted = False           # an SM's state changed from a policy hook
+        self.n_finished = 0
+        self.cta_pending = False
+        self.now = 0
+        self.cycles = 0
+        self.samples: list[list[int]] = []
+        self.kernel_issue: dict[int, list[int]] = {}
+        self.kernel_issue_start: dict[int, list[int]] = {}
+        self.n_ctas_placed = 0
+        for p in self.policies:
+            p.attach(self)
+
+    # -- services for policies ----------------------------------------------------------------
+    def can_accept(self, sm: SM, run: KernelRun) -> bool:
+        """``sm`` is active, below its CTA-count limit and has the resources for one CTA of ``run``."""
+        return sm.state == ACTIVE and sm.n_ctas < self.cta_limit.limit(sm, run) and sm.fits(run)
+
+    def launch_cta(self, now: int, sm: SM, run: KernelRun) -> CTA:
+        """Place the next CTA of ``run`` (linear id order) on ``sm``."""
+        cta_id = run.next_cta
+        run.next_cta += 1
+        if run.start < 0:
+            run.start = now
+            self.snapshot_issue(now, run.index, start=True)
+            self.memory.kernel_boundary(now, None, run.kernel)
+            self.emit("on_kernel_start", now, run)
+        cta = sm.launch_cta(now, run, cta_id)
+        self.n_ctas_placed += 1
+        self.emit("on_cta_start", now, sm, cta)
+        return cta
+
+    def request_cta_issue(self) -> None:
+        """Ask for a CTA-issue pass (a policy raised a limit or changed SM eligibility)."""
+        self.cta_pending = True
+
+    def pause_sm(self, now: int, sm_id: int) -> None:
+        """Stop issue on an SM; it keeps its CTAs and acknowledges (on_sm_drained) when drained."""
+        sm = self.sms[sm_id]
+        if sm.state == ACTIVE:
+            sm.set_state(now, PAUSING)
+            self.policy_acted = True
+
+    def resume_sm(self, now: int, sm_id: int) -> None:
+        sm = self.sms[sm_id]
+        if sm.state != ACTIVE:
+            sm.set_state(now, ACTIVE)
+            self.cta_pending = True
+            self.policy_acted = True
+
+    def gate_sm(self, now: int, sm_id: int) -> None:
+        """Power-gate a paused, drained SM (its gated cycles are counted for energy)."""
+        sm = self.sms[sm_id]
+        if sm.state != PAUSED:
+            raise RuntimeError(f"SM {sm_id} must be paused and drained before power-gating "
+                               f"(state {sm.state})")
+        sm.set_state(now, GATED)
+        self.policy_acted = True
+
+    def emit(self, hook: str, *args) -> None:
+        for p in self.policies:
+            getattr(p, hook)(*args)
+
+    # -- events from the SMs ------------------------------------------------------------------
+    def cta_finished(self, now: int, sm: SM, cta: CTA) -> None:
+        run = cta.run
+        run.ctas_done += 1
+        run.ctas.append((cta.cta_id, sm.sm_id, cta.start, now))
+        self.cta_pending = True
+        self.emit("on_cta_finish", now, sm, cta)
+        if run.finished():
+            run.end = now
+            self.n_finished += 1
+            self.slot_may_be_free = True
+            self.snapshot_issue(now, run.index, start=False)
+            self.memory.kernel_boundary(now, run.kernel, None)
+            self.emit("on_kernel_end", now, run)
+
+    def sm_drained(self, now: int, sm: SM) -> None:
+        self.emit("on_sm_drained", now, sm)
+
+    # -- statistics ---------------------------------------------------------------------------
+    def warp_insts(self) -> int:
+        return sum(sm.warp_insts() for sm in self.sms)
+
+    def issue_totals(self) -> list[int]:
+        total = [0] * len(ISSUE_SLOT_REASONS)
+        for sm in self.sms:
+            add_counts(total, sm.issue_counts())
+        return total
+
+    def snapshot_issue(self, now: int, index: int, start: bool) -> None:
+        """Per-kernel issue breakdown = GPU totals over the kernel's [start, end] window."""
+        for sm in self.sms:
+            sm.catch_up(now)
+        totals = self.issue_totals()
+        if start:
+            self.kernel_issue_start[index] = totals
+        else:
+            before = self.kernel_issue_start.get(index, [0] * len(totals))
+            self.kernel_issue[index] = [a - b for a, b in zip(totals, before)]
+
+    def sample(self, now: int) -> None:
+        self.samples.append([now, sum(sm.n_warps for sm in self.sms), sum(sm.n_ctas for sm in self.sms)])
+
+    # -- the loop -----------------------------------------------------------------------------
+    def offer_arrivals(self, now: int) -> None:
+        """Kernels enter kernel slots in workload order once their arrival cycle has come."""
+        arrivals = self.arrivals
+        while arrivals and arrivals[0].kernel.arrival <= now:
+            if not self.kernel_scheduler.launch(now, arrivals[0]):
+                self.slot_may_be_free = False
+                return
+            run = arrivals.popleft()
+            self.cta_pending = True
+            self.kernel_wake = min(self.kernel_wake, self.kernel_scheduler.next_event(now) or NEVER)
+            self.emit("on_kernel_launch", now, run)
+
+    def run(self, progress=None) -> None:
+        """Simulate until every kernel has finished. ``progress(cycle, warp_insts, ctas_done,
+        ctas_total)`` is called now and then."""
+        sms, mem, ks = self.sms, self.memory, self.kernel_scheduler
+        per_cycle = [p for p in self.policies if p.per_cycle]
+        n_runs = len(self.runs)
+        ctas_total = sum(r.n_ctas for r in self.runs)
+        now, iters = 0, 0
+        next_sample = 0
+        last_progress, last_count = 0, -1
+        while True:
+            self.now = now
+            if self.arrivals and self.slot_may_be_free and self.arrivals[0].kernel.arrival <= now:
+                self.offer_arrivals(now)
+            mem.tick(now)
+            soonest = NEVER
+            for sm in sms:
+                if sm.wake <= now:
+                    sm.cycle(now)
+                if sm.wake < soonest:
+                    soonest = sm.wake
+            for p in per_cycle:
+                p.on_cycle(now)
+            if now >= self.kernel_wake:
+                self.cta_pending = True
+                self.kernel_wake = ks.next_event(now) or NEVER
+            if self.cta_pending and not self.cta_scheduler.issue(now):
+                self.cta_pending = False
+            if now >= next_sample:
+                self.sample(now)
+                next_sample = (now // self.sample_interval + 1) * self.sample_interval
+            if self.n_finished == n_runs:
+                break
+            nxt, benign = now + 1, False
+            if not self.cta_pending:
+                nxt = soonest
+                if per_cycle or self.policy_acted:   # a policy may have woken an SM already passed
+                    self.policy_acted = False
+                    nxt = min(sm.wake for sm in sms)
+                if nxt > now + 1:
+                    nxt, benign = self.next_event(now, nxt)
+            iters += 1
+            if benign:              # waiting for a kernel arrival or launch countdown
+                last_progress = nxt
+            elif iters % PROGRESS_EVERY == 0 or nxt - now > self.watchdog:
+                count = self.warp_insts() + self.n_ctas_placed
+                if count != last_count:
+                    last_count, last_progress = count, now
+                if progress is not None:
+                    progress(now, self.warp_insts(), sum(r.ctas_done for r in self.runs), ctas_total)
+                if nxt - last_progress > self.watchdog:
+                    raise self.deadlock(max(now, last_progress + self.watchdog))
+            now = nxt
+        self.cycles = now + 1
+        for sm in sms:
+            sm.catch_up(self.cycles)
+        if progress is not None:
+            progress(now, self.warp_insts(), ctas_total, ctas_total)
+
+    def next_event(self, now: int, nxt: int) -> tuple[int, bool]:
+        """The earliest cycle after ``now`` at which anything can change (idle-cycle skipping),
+        and whether that is only a kernel arrival / launch countdown (not a stall)."""
+        work = [nxt, self.memory.next_event()] + [p.next_wakeup(now) for p in self.policies]
+        kernel = [self.kernel_scheduler.next_event(now)]
+        if self.arrivals and (self.slot_may_be_free or self.arrivals[0].kernel.arrival > now):
+            kernel.append(max(now + 1, self.arrivals[0].kernel.arrival))
+        t_work = min((c for c in work if c is not None), default=NEVER)
+        t_kernel = min((c for c in kernel if c is not None), default=NEVER)
+        busy = any(sm.n_ctas for sm in self.sms)
+        if t_kernel < t_work:
+            return max(now + 1, t_kernel), not busy
+        return max(now + 1, t_work), False
+
+    def deadlock(self, cycle: int) -> Deadlock:
+        """Describe who waits on what: barrier waiters first, then any other stuck warp."""
+        stuck = [(sm, w) for sm in self.sms for w in sm.slots if w is not None and not w.finished]
+        if not stuck:
+            left = [f"{r.name} ({r.n_ctas - r.next_cta} CTAs left)" for r in self.runs if r.has_ctas_left()]
+            states = ", ".join(f"{SM_STATE_NAMES[s]} ×{n}" for s, n in
+                               sorted(Counter(sm.state for sm in self.sms).items()))
+            msg = (f"deadlock at cycle {cycle}: no warp resident; kernels waiting for an SM: "
+                   f"{', '.join(left) or 'none'}; SMs: {states}")
+            return Deadlock(cycle, msg, reason="no SM accepts a CTA")
+        stuck.sort(key=lambda p: (p[1].wait_state() != BARRIER, p[0].sm_id, p[1].slot))
+        parts = []
+        for sm, w in stuck[:1] + [p for p in stuck[1:] if p[1].wait_state() != stuck[0][1].wait_state()][:1]:
+            parts.append(f"SM {sm.sm_id} warp {w.slot} (CTA {w.cta.cta_id} of {w.cta.run.name}) "
+                         f"{w.describe_wait()}")
+        sm, w = stuck[0]
+        msg = f"deadlock at cycle {cycle}: " + "; also ".join(parts)
+        return Deadlock(cycle, msg, sm=sm.sm_id, warp=w.slot, reason=w.describe_wait())

@@ -1,0 +1,80 @@
+"""Set-associative, sectored tag array with LRU replacement, shared by the L1 and the L2.
+
+A set is a dict ``line address → Line`` whose insertion order is the LRU order (oldest first):
+a hit re-inserts the line at the end, a fill that finds the set full evicts the first entry.
+Sectors (32 B in the presets) have their own valid and dirty bits (``valid`` / ``dirty`` masks),
+so a line can be present with some sectors missing (a "sector miss").
+"""
+
+from __future__ import annotations
+
+
+class Line:
+    """One cache line: sector masks, the kernel epoch that filled it, prefetch flag."""
+
+    __slots__ = ("valid", "dirty", "epoch", "prefetched")
+
+    def __init__(self, valid: int, dirty: int, epoch: int, prefetched: bool = False):
+        self.valid, self.dirty, self.epoch, self.prefetched = valid, dirty, epoch, prefetched
+
+
+class SectorCache:
+    """Tags only (a timing model holds no data). ``index(line_addr)`` picks the set."""
+
+    __slots__ = ("sets", "n_sets", "ways", "line_shift", "line_key")
+
+    def __init__(self, n_sets: int, ways: int, line_bytes: int, line_key=None):
+        self.n_sets, self.ways = n_sets, ways
+        self.line_shift = line_bytes.bit_length() - 1
+        # line_key(addr) → dense line number within this cache's share of the address space
+        # (an L2 slice sees only its own lines; indexing by them keeps every set in use)
+        self.line_key = line_key
+        self.sets: list[dict[int, Line]] = [{} for _ in range(n_sets)]
+
+    def set_of(self, line_addr: int) -> dict[int, Line]:
+        if self.line_key is None:
+            return self.sets[(line_addr >> self.line_shift) % self.n_sets]
+        return self.sets[self.line_key(line_addr) % self.n_sets]
+
+    def probe(self, line_addr: int) -> Line | None:
+        """The line if present, without touching the LRU order."""
+        return self.set_of(line_addr).get(line_addr)
+
+    def touch(self, line_addr: int) -> Line | None:
+        """The line if present, moved to the most-recently-used position."""
+        s = self.set_of(line_addr)
+        line = s.pop(line_addr, None)
+        if line is not None:
+            s[line_addr] = line
+        return line
+
+    def fill(self, line_addr: int, valid: int, dirty: int, epoch: int,
+             prefetched: bool = False) -> tuple[int, Line] | None:
+        """Install sectors (merging into a present line, which becomes MRU). Returns the evicted
+        (line address, Line) when a valid line had to make room, else None."""
+        s = self.set_of(line_addr)
+        line = s.pop(line_addr, None)
+        victim = None
+        if line is None:
+            if len(s) >= self.ways:
+                victim_addr = next(iter(s))
+                victim = (victim_addr, s.pop(victim_addr))
+            line = Line(valid, dirty, epoch, prefetched)
+        else:
+            line.valid |= valid
+            line.dirty |= dirty
+            line.epoch = epoch
+        s[line_addr] = line
+        return victim
+
+    def lines(self):
+        """Iterate (line address, Line) over every resident line."""
+        for s in self.sets:
+            yield from s.items()
+
+    def clear(self) -> None:
+        for s in self.sets:
+            s.clear()
+
+    def resident(self) -> int:
+        return sum(len(s) for s in self.sets)

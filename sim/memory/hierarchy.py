@@ -1,0 +1,273 @@
+"""The full memory hierarchy behind the SMs: coalescer → L1 (+ MSHRs) → crossbar → L2 slices →
+DRAM channels, implementing the ``MemorySystem`` protocol (interface.py).
+
+Path of a global load that misses everywhere (unloaded), in core cycles:
+
+    issue → (L1 miss, no extra delay) → request packet: ceil(header/bw) − 1 + icnt.latency
+          → L2 tag stage: + l2.hit_latency → + dram.controller_latency
+          → DRAM: next command edge + tRCD + tCL + data bursts
+          → reply packet: ceil((header + data)/bw) − 1 + icnt.latency → data back
+
+An L1 hit takes ``l1.hit_latency``; an L2 hit skips the DRAM term. Shared-memory accesses
+(LDS/STS) take ``units.smem_latency`` plus one cycle per extra bank-conflict cycle, one access at
+a time per SM. Stores are accepted (``on_complete``) one cycle after issue; their packets still
+consume interconnect, L2 and DRAM bandwidth. Everything is driven by one event queue, so an idle
+hierarchy has ``next_event() is None`` and ``tick`` costs nothing. A refused access is remembered
+with the state it waits on, so an SM retrying it every cycle costs one dict lookup.
+
+Beyond the protocol: ``prefetch_l1`` / ``prefetch_l2`` (OWL-style prefetch ports), ``open_row``;
+SMs that model shared memory themselves can call ``coalescer.smem_conflict_cycles``. ``stats()``
+keys: ``l1.*``, ``l2.*`` (summed over SMs / slices), ``icnt.{up,down}.*``, ``dram.*``,
+``traffic.*`` (bytes L1↔L2, L2↔DRAM), ``mem.*`` (per-load latency), ``smem.*``, ``energy.*``.
+"""
+
+from __future__ import annotations
+
+from gpusched.config import GPUConfig
+from sim.workload.kernel import Instr, Kernel, Op
+
+from .coalescer import coalesce, smem_conflict_cycles
+from .dram import DRAM, AddressMap
+from .energy import memory_energy
+from .events import EventQueue
+from .icnt import Crossbar
+from .interface import CompletionCallback
+from .l1 import L1, LoadRecord
+from .l2 import L2Slice
+from .request import ATOM, PREFETCH, READ, MemRequest
+
+_LDS, _STS, _STG, _ATOM = Op.LDS, Op.STS, Op.STG, Op.ATOM
+_DATA_UP = (False, True, True, True, False)    # request carries data: write, atom, writeback
+_DATA_DOWN = (True, False, True, False, True)  # reply carries data: read, atom, prefetch
+
+
+class MemoryHierarchy:
+    """Drop-in ``MemorySystem`` built from a validated ``GPUConfig``."""
+
+    def __init__(self, cfg: GPUConfig):
+        self.cfg = cfg
+        ev = self.ev = EventQueue()
+        n_sm, n_slices = cfg.sm.count, cfg.l2.slices
+        self.sector_bytes = cfg.l1.sector_bytes
+        self.line_bytes = cfg.l1.line_bytes
+        self.header = cfg.icnt.header_bytes
+        self.inject_queue = cfg.icnt.inject_queue
+        self.map = AddressMap(cfg.dram, cfg.l2.line_bytes, n_slices)
+        self.up = Crossbar(ev, n_sm, n_slices, cfg.icnt.latency, cfg.icnt.bytes_per_cycle,
+                           self._at_slice)
+        self.down = Crossbar(ev, n_slices, n_sm, cfg.icnt.latency, cfg.icnt.bytes_per_cycle,
+                             self._at_sm)
+        self.dram = DRAM(ev, cfg.dram, cfg.core_clock_mhz, self.sector_bytes, self._dram_done)
+        spc = self.map.spc
+        self.slices = [L2Slice(i, cfg.l2, self.map.line_in_slice, self._to_dram, self._l2_reply,
+                               ev, self._full_check(i // spc))
+                       for i in range(n_slices)]
+        self.dram.on_space = self._dram_space
+        self.controller_latency = cfg.dram.controller_latency
+        self.l1s = [L1(i, cfg.l1, self._send, self._complete, self._queue_room)
+                    for i in range(n_sm)]
+        self.callbacks: list[CompletionCallback | None] = [None] * n_sm
+        # refused accesses per SM, by id(instr): (instr, lines, MSHR frees, queued packets)
+        self._refused: list[dict[int, tuple]] = [{} for _ in range(n_sm)]
+        self.smem_latency, self.smem_banks = cfg.units.smem_latency, cfg.units.smem_banks
+        self.smem_free = [0] * n_sm
+        self.smem_accesses = self.smem_cycles = 0
+        self.loads = self.load_latency_sum = self.stores = self.atomics = 0
+        self.bytes_l1_to_l2 = self.bytes_l2_to_l1 = 0
+        self.last_cycle = 0
+
+    # --- MemorySystem protocol -------------------------------------------------------------
+    def connect(self, sm_id: int, on_complete: CompletionCallback) -> None:
+        self.callbacks[sm_id] = on_complete
+
+    def issue(self, now: int, sm_id: int, instr: Instr, token: object) -> bool:
+        refused = self._refused[sm_id].get(id(instr))
+        l1 = self.l1s[sm_id]
+        if refused is not None and refused[0] is instr:     # an SM retrying a stalled access
+            if refused[2] == l1.frees and refused[3] == self.up.src_waiting[sm_id]:
+                return False            # no MSHR freed, injection queue unchanged: still stuck
+            lines = refused[1]
+        else:
+            op = instr.op
+            if op == _LDS or op == _STS:
+                return self._smem(now, sm_id, instr, token)
+            lines = coalesce(instr.addrs or (), instr.size, self.line_bytes, self.sector_bytes)
+        op = instr.op
+        if op == _STG:
+            if not l1.store(now, lines):
+                self._refuse(sm_id, instr, lines)
+                return False
+            if refused is not None:
+                del self._refused[sm_id][id(instr)]
+            self.stores += 1
+            self.ev.at(now + 1, self._finish_token, (sm_id, token))
+            return True
+        if op == _ATOM:
+            ok = l1.atomic(now, lines, token)
+            if ok:
+                self.atomics += 1
+        else:
+            ok = l1.load(now, lines, token)
+        if not ok:
+            self._refuse(sm_id, instr, lines)
+        elif refused is not None:
+            del self._refused[sm_id][id(instr)]
+        return ok
+
+    def _refuse(self, sm_id: int, instr: Instr, lines: dict) -> None:
+        """Remember a refused access with the state it waits on, so a retry is O(1) until an
+        MSHR frees or the SM's injection queue moves."""
+        l1 = self.l1s[sm_id]
+        self._refused[sm_id][id(instr)] = (instr, lines, l1.frees, self.up.src_waiting[sm_id])
+
+    def tick(self, now: int) -> None:
+        self.ev.run_until(now)
+        self.last_cycle = now
+
+    def next_event(self) -> int | None:
+        return self.ev.next_cycle()
+
+    def kernel_boundary(self, now: int, finished: Kernel | None, next_kernel: Kernel | None) -> None:
+        readonly = None if next_kernel is None else tuple(next_kernel.readonly_regions)
+        for l1 in self.l1s:
+            l1.kernel_boundary(now, readonly)
+        for refused in self._refused:
+            refused.clear()
+
+    def busy(self) -> bool:
+        return len(self.ev) > 0
+
+    # --- extra ports -----------------------------------------------------------------------
+    def prefetch_l1(self, now: int, sm_id: int, addr: int, mask: int | None = None) -> bool:
+        """Bring (sectors of) the line holding ``addr`` into one SM's L1; no warp waits on it."""
+        full = (1 << (self.line_bytes // self.sector_bytes)) - 1
+        return self.l1s[sm_id].prefetch(now, addr, full if mask is None else mask)
+
+    def prefetch_l2(self, now: int, addr: int, mask: int | None = None) -> bool:
+        """Memory-side prefetch (owl.md §7.2): fetch a line into its own L2 slice from DRAM, no
+        reply to any SM. False (nothing done) if present, already requested, or the slice has
+        no free MSHR / is stalled: prefetches are opportunistic and never wait."""
+        line = addr - addr % self.line_bytes
+        full = (1 << (self.line_bytes // self.sector_bytes)) - 1
+        req = MemRequest(PREFETCH, -1, line, full if mask is None else mask, now)
+        req.slice = self.map.slice_of(line)
+        return self.slices[req.slice].prefetch(now, req)
+
+    def open_row(self, addr: int) -> tuple[int, int, int | None]:
+        """(channel, bank, currently open row or None) of the bank holding ``addr`` (OWL)."""
+        ch, bank, _ = self.map.locate(addr)
+        return ch, bank, self.dram.open_row(ch, bank)
+
+    # --- internal wiring -------------------------------------------------------------------
+    def _smem(self, now: int, sm_id: int, instr: Instr, token: object) -> bool:
+        cycles = smem_conflict_cycles(instr, self.smem_banks)
+        start = max(now, self.smem_free[sm_id])
+        self.smem_free[sm_id] = start + cycles
+        self.smem_accesses += 1
+        self.smem_cycles += cycles
+        self.ev.at(start + cycles - 1 + self.smem_latency, self._finish_token, (sm_id, token))
+        return True
+
+    def _queue_room(self, sm_id: int, packets: int) -> bool:
+        waiting = self.up.src_waiting[sm_id]
+        return waiting == 0 or waiting + packets <= self.inject_queue
+
+    def _send(self, now: int, req: MemRequest) -> None:
+        """L1 → L2 request packet."""
+        req.slice = self.map.slice_of(req.line)
+        nbytes = self.header
+        if _DATA_UP[req.kind]:
+            data = req.mask.bit_count() * self.sector_bytes
+            nbytes += data
+            self.bytes_l1_to_l2 += data
+        self.up.send(now, req.sm, req.slice, nbytes, req)
+
+    def _at_slice(self, arrival: int, req: MemRequest) -> None:
+        self.slices[req.slice].arrive(arrival, req)
+
+    def _l2_reply(self, now: int, req: MemRequest) -> None:
+        if req.sm < 0:
+            return
+        nbytes = self.header
+        if _DATA_DOWN[req.kind]:
+            data = req.mask.bit_count() * self.sector_bytes
+            nbytes += data
+            self.bytes_l2_to_l1 += data
+        self.down.send(now, req.slice, req.sm, nbytes, req)
+
+    def _at_sm(self, arrival: int, req: MemRequest) -> None:
+        self.ev.at(arrival, self._reply_arrived, req)
+
+    def _reply_arrived(self, now: int, req: MemRequest) -> None:
+        if req.kind == ATOM:
+            self.l1s[req.sm].atomic_done(now, req)
+        else:
+            self.l1s[req.sm].fill(now, req)
+
+    def _to_dram(self, now: int, req: MemRequest) -> None:
+        req.channel, req.bank, req.row = self.map.locate(req.line)
+        if self.controller_latency:
+            self.ev.at(now + self.controller_latency, self.dram.enqueue, req)
+        else:
+            self.dram.enqueue(now, req)
+
+    def _full_check(self, channel: int):
+        full = self.dram.full
+        return lambda: full(channel)
+
+    def _dram_space(self, now: int, channel: int) -> None:
+        spc = self.map.spc
+        for sl in self.slices[channel * spc:(channel + 1) * spc]:
+            if sl.stalled:
+                sl.drain(now)
+
+    def _dram_done(self, now: int, req: MemRequest) -> None:
+        if req.kind == READ:
+            self.slices[req.slice].fill(now, req)
+
+    def _complete(self, cycle: int, rec: LoadRecord) -> None:
+        if cycle <= self.ev.now and self.ev.running:
+            self._finish_load(cycle, rec)      # a fill finishing the load in this very cycle
+        else:
+            self.ev.at(cycle, self._finish_load, rec)
+
+    def _finish_load(self, now: int, rec: LoadRecord) -> None:
+        self.loads += 1
+        self.load_latency_sum += now - rec.t_issue
+        self.callbacks[rec.sm](rec.token, now)
+
+    def _finish_token(self, now: int, arg: tuple) -> None:
+        sm_id, token = arg
+        self.callbacks[sm_id](token, now)
+
+    # --- statistics ------------------------------------------------------------------------
+    def stats(self) -> dict:
+        now = max(self.last_cycle, self.ev.now)
+        out: dict = {}
+        for prefix, parts in (("l1", self.l1s), ("l2", self.slices)):
+            total: dict = {}
+            for p in parts:
+                for k, v in p.stats().items():
+                    total[k] = max(total.get(k, 0), v) if k.startswith("max") else total.get(k, 0) + v
+            for k, v in total.items():
+                out[f"{prefix}.{k}"] = v
+        l1_miss = out.pop("l1.miss_count")
+        out["l1.miss_latency_mean"] = out.pop("l1.miss_latency_sum") / l1_miss if l1_miss else 0.0
+        for name in ("l1", "l2"):
+            acc = out[f"{name}.hits"] + out[f"{name}.misses"] + out[f"{name}.merges"]
+            out[f"{name}.hit_rate"] = out[f"{name}.hits"] / acc if acc else 0.0
+        out["mem.loads"] = self.loads
+        out["mem.load_latency_mean"] = self.load_latency_sum / self.loads if self.loads else 0.0
+        out["mem.stores"], out["mem.atomics"] = self.stores, self.atomics
+        out["smem.accesses"], out["smem.cycles"] = self.smem_accesses, self.smem_cycles
+        out["traffic.l1_to_l2_bytes"] = self.bytes_l1_to_l2
+        out["traffic.l2_to_l1_bytes"] = self.bytes_l2_to_l1
+        for name, net in (("icnt.up", self.up), ("icnt.down", self.down)):
+            out[f"{name}.packets"], out[f"{name}.bytes"] = net.packets, net.bytes
+            out[f"{name}.flits"], out[f"{name}.max_waiting"] = net.flits, net.max_waiting
+            out[f"{name}.wait_mean"] = net.wait_cycles / net.packets if net.packets else 0.0
+        out.update(self.dram.stats(now))
+        out["traffic.l2_to_dram_bytes"] = out["dram.bytes_written"]
+        out["traffic.dram_to_l2_bytes"] = out["dram.bytes_read"]
+        out.update(memory_energy(out, self.cfg.energy, self.sector_bytes))
+        return out

@@ -1,0 +1,92 @@
+"""SM ↔ L2 interconnect: one crossbar per direction (owl.md A9 "fixed-latency, bandwidth-limited
+crossbar" alternative; GPGPU-Sim's built-in xbar, baselines.md §1.6).
+
+Each destination port (an L2 slice for requests, an SM for replies) accepts ``bytes_per_cycle``
+bytes per cycle. Packets waiting for a port sit in per-source queues (virtual output queues, so a
+busy slice never blocks an SM's packets to another slice) and the port serves the sources in
+round-robin order, one whole packet at a time. A packet of B bytes holds its port for
+ceil(B / bytes_per_cycle) cycles and arrives ``latency`` cycles after its last flit was sent:
+
+    arrival = start + ceil(B / bytes_per_cycle) - 1 + latency
+
+Sources are not bandwidth-limited on their own side (choice: the destination is where SMs
+contend). The crossbar calls ``deliver(arrival_cycle, payload)`` when the packet starts, so the
+receiver schedules its own event and no per-hop event is needed.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Callable
+
+from .events import EventQueue
+
+
+class _Port:
+    __slots__ = ("queues", "rr", "free_at", "waiting", "wake_pending")
+
+    def __init__(self, n_src: int):
+        self.queues = [deque() for _ in range(n_src)]
+        self.rr = 0             # next source to consider
+        self.free_at = 0        # first cycle the port can start a new packet
+        self.waiting = 0        # packets queued (not started)
+        self.wake_pending = False
+
+
+class Crossbar:
+    """One direction of the interconnect (n_src sources → n_dst destination ports)."""
+
+    __slots__ = ("ev", "n_src", "latency", "bw", "deliver", "ports", "src_waiting",
+                 "packets", "bytes", "flits", "max_waiting", "wait_cycles")
+
+    def __init__(self, ev: EventQueue, n_src: int, n_dst: int, latency: int, bytes_per_cycle: int,
+                 deliver: Callable[[int, object], None]):
+        self.ev, self.n_src, self.latency, self.bw = ev, n_src, latency, bytes_per_cycle
+        self.deliver = deliver
+        self.ports = [_Port(n_src) for _ in range(n_dst)]
+        self.src_waiting = [0] * n_src     # packets per source not yet on the wire
+        self.packets = self.bytes = self.flits = self.max_waiting = self.wait_cycles = 0
+
+    def send(self, now: int, src: int, dst: int, nbytes: int, payload: object) -> None:
+        """Offer a packet at cycle ``now``; it starts at once if its port is idle."""
+        port = self.ports[dst]
+        if port.waiting == 0 and port.free_at <= now:
+            port.rr = (src + 1) % self.n_src      # this source was just served
+            self._start(port, now, nbytes, payload)
+            return
+        port.queues[src].append((now, nbytes, payload))
+        port.waiting += 1
+        self.src_waiting[src] += 1
+        if port.waiting > self.max_waiting:
+            self.max_waiting = port.waiting
+        if not port.wake_pending:
+            port.wake_pending = True
+            self.ev.at(max(port.free_at, now), self._serve, port)
+
+    def _start(self, port: _Port, now: int, nbytes: int, payload: object) -> None:
+        flits = -(-nbytes // self.bw)
+        port.free_at = now + flits
+        self.packets += 1
+        self.bytes += nbytes
+        self.flits += flits
+        self.deliver(now + flits - 1 + self.latency, payload)
+
+    def _serve(self, now: int, port: _Port) -> None:
+        """The port is free: start the next source's packet in round-robin order."""
+        port.wake_pending = False
+        queues, n = port.queues, self.n_src
+        src = port.rr
+        for _ in range(n):
+            q = queues[src]
+            if q:
+                t_in, nbytes, payload = q.popleft()
+                port.waiting -= 1
+                self.src_waiting[src] -= 1
+                self.wait_cycles += now - t_in
+                port.rr = (src + 1) % n
+                self._start(port, now, nbytes, payload)
+                break
+            src = (src + 1) % n
+        if port.waiting:
+            port.wake_pending = True
+            self.ev.at(port.free_at, self._serve, port)

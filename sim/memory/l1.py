@@ -1,0 +1,257 @@
+"""Per-SM L1 data cache: sectored, LRU, MSHRs that merge requests to the same line.
+
+Defaults follow GPGPU-Sim's Fermi L1D (baselines.md §1.6): global stores are write-through with no
+write-allocate (a store hit updates the line, a miss leaves the L1 untouched, every store sends its
+sectors to the L2). ``write_policy="write_back"`` (IKRA, OWL A10) marks written sectors dirty,
+allocates on a store miss without fetching, and writes dirty sectors back on eviction and at a
+kernel boundary that invalidates the L1.
+
+Loads: a hit completes after ``hit_latency``; a miss allocates an MSHR (or merges into the one for
+that line) and sends one read packet per line to the L2; the fill returns at the data's arrival and
+completes every merged instruction whose other lines are done too. An instruction is all-or-nothing:
+``issue`` refuses it (structural stall) when its new lines do not fit in the free MSHRs, unless the
+L1 has no miss outstanding at all (so an instruction wider than the MSHR file cannot deadlock).
+``bypass_global_loads`` sends loads to the L2 and does not fill the L1 (GP102). Atomics bypass the
+L1 and execute at the L2; each occupies an MSHR until its reply.
+
+Kernel boundary: the L1 is invalidated (baseline; a write-back L1 first writes its dirty data
+through, "GPU coherence") unless ``keep_across_kernels`` (IKRA §2.8), optionally with the DeNovo
+self-invalidation of clean data at launch (``self_invalidate``). Hits on lines filled during an
+earlier kernel are counted either way (``hits_prev_kernel``).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from .cache import SectorCache
+from .request import ATOM, READ, WRITE, WRITEBACK, MemRequest
+
+
+class LoadRecord:
+    """One warp load/atomic in flight: completes when ``remaining`` lines are back and not before
+    ``ready`` (the hit latency of its hitting lines)."""
+
+    __slots__ = ("token", "sm", "remaining", "ready", "t_issue")
+
+    def __init__(self, token: object, sm: int, t_issue: int):
+        self.token, self.sm, self.remaining = token, sm, 0
+        self.ready = self.t_issue = t_issue
+
+
+class _Mshr:
+    __slots__ = ("pending", "waiters", "t_alloc", "prefetch")
+
+    def __init__(self, pending: int, t_alloc: int, prefetch: bool = False):
+        self.pending, self.waiters, self.t_alloc, self.prefetch = pending, [], t_alloc, prefetch
+
+
+class L1:
+    """L1 of one SM. ``send(now, req)`` injects a packet towards the L2; ``complete(cycle, rec)``
+    finishes a load record (the hierarchy schedules the SM callback)."""
+
+    def __init__(self, sm_id: int, c, send: Callable, complete: Callable, queue_room: Callable):
+        self.sm = sm_id
+        self.cache = SectorCache(c.sets, c.ways, c.line_bytes)
+        self.line_bytes, self.sector_bytes = c.line_bytes, c.sector_bytes
+        self.hit_latency, self.n_mshrs = c.hit_latency, c.mshrs
+        self.write_back = c.write_policy == "write_back"
+        self.bypass, self.keep = c.bypass_global_loads, c.keep_across_kernels
+        self.self_invalidate = c.self_invalidate
+        self.send, self.complete, self.queue_room = send, complete, queue_room
+        self.mshr: dict[int, _Mshr] = {}
+        self.atomics_inflight = 0
+        self.frees = 0                  # MSHR entries released so far (cheap stall re-check)
+        self.epoch = 0
+        self.hits = self.misses = self.sector_misses = self.merges = self.hits_prev_kernel = 0
+        self.store_hits = self.store_misses = self.writebacks = 0
+        self.stalls = 0                 # refused issues: MSHRs or injection queue full
+        self.prefetches = self.prefetch_hits = self.max_mshr = 0
+        self.miss_latency_sum = self.miss_count = 0
+        self.sector_accesses = 0        # sectors read or written in the data array (energy)
+
+    def mshrs_used(self) -> int:
+        return len(self.mshr) + self.atomics_inflight
+
+    def _room(self, new_entries: int, packets: int) -> bool:
+        used = self.mshrs_used()
+        if new_entries and used + new_entries > self.n_mshrs and used:
+            return False
+        return packets == 0 or self.queue_room(self.sm, packets)
+
+    # --- loads -----------------------------------------------------------------------------
+    def load(self, now: int, lines: dict[int, int], token: object) -> bool:
+        """Accept a warp load (all its lines) or refuse it whole (structural stall)."""
+        cache, mshr = self.cache, self.mshr
+        if self.mshrs_used() + len(lines) > self.n_mshrs or not self.queue_room(self.sm, len(lines)):
+            new = packets = 0           # exact check only when the quick one fails
+            for addr, mask in lines.items():
+                line = None if self.bypass else cache.probe(addr)
+                missing = mask if line is None else mask & ~line.valid
+                if missing:
+                    entry = mshr.get(addr)
+                    if entry is None:
+                        new += 1
+                        packets += 1
+                    elif missing & ~entry.pending:
+                        packets += 1
+            if not self._room(new, packets):
+                self.stalls += 1
+                return False
+        rec = LoadRecord(token, self.sm, now)
+        for addr, mask in lines.items():
+            line = None if self.bypass else cache.touch(addr)
+            missing = mask if line is None else mask & ~line.valid
+            if not missing:
+                self.hits += 1
+                self.sector_accesses += mask.bit_count()
+                if line.epoch < self.epoch:
+                    self.hits_prev_kernel += 1
+                if line.prefetched:
+                    self.prefetch_hits += 1
+                    line.prefetched = False
+                rec.ready = now + self.hit_latency
+                continue
+            rec.remaining += 1
+            entry = mshr.get(addr)
+            if entry is None:
+                self.misses += 1
+                if line is not None:
+                    self.sector_misses += 1
+                entry = mshr[addr] = _Mshr(missing, now)
+                if len(mshr) > self.max_mshr:
+                    self.max_mshr = len(mshr)
+                self.send(now, MemRequest(READ, self.sm, addr, missing, now))
+            else:
+                self.merges += 1
+                extra = missing & ~entry.pending
+                if extra:
+                    entry.pending |= extra
+                    self.send(now, MemRequest(READ, self.sm, addr, extra, now))
+            entry.waiters.append(rec)
+        if rec.remaining == 0:
+            self.complete(rec.ready, rec)
+        return True
+
+    def fill(self, now: int, req: MemRequest) -> None:
+        """A read reply arrived: install the sectors, finish the waiting instructions."""
+        addr = req.line
+        entry = self.mshr.get(addr)
+        if entry is None:
+            return
+        if not self.bypass:
+            self.sector_accesses += req.mask.bit_count()
+            self._install(now, addr, req.mask, 0, entry.prefetch)
+        entry.pending &= ~req.mask
+        if entry.pending:
+            return
+        del self.mshr[addr]
+        self.frees += 1
+        self.miss_latency_sum += now - entry.t_alloc
+        self.miss_count += 1
+        for rec in entry.waiters:
+            rec.remaining -= 1
+            if rec.remaining == 0:
+                self.complete(max(now, rec.ready), rec)
+
+    def _install(self, now: int, addr: int, valid: int, dirty: int, prefetched: bool) -> None:
+        victim = self.cache.fill(addr, valid, dirty, self.epoch, prefetched)
+        if victim is not None and victim[1].dirty:
+            self.writebacks += 1
+            self.send(now, MemRequest(WRITEBACK, self.sm, victim[0], victim[1].dirty, now))
+
+    # --- stores and atomics ----------------------------------------------------------------
+    def store(self, now: int, lines: dict[int, int]) -> bool:
+        """Write-through: one packet per line. Write-back: packets only for evicted dirty lines
+        (at most one per line), so the room check is the same."""
+        if not self._room(0, len(lines)):
+            self.stalls += 1
+            return False
+        cache = self.cache
+        for addr, mask in lines.items():
+            line = cache.touch(addr)
+            self.sector_accesses += mask.bit_count()
+            if line is not None:
+                self.store_hits += 1
+                line.valid |= mask
+                if self.write_back:
+                    line.dirty |= mask
+            else:
+                self.store_misses += 1
+                if self.write_back:
+                    self._install(now, addr, mask, mask, False)
+            if not self.write_back:
+                self.send(now, MemRequest(WRITE, self.sm, addr, mask, now))
+        return True
+
+    def atomic(self, now: int, lines: dict[int, int], token: object) -> bool:
+        if not self._room(len(lines), len(lines)):
+            self.stalls += 1
+            return False
+        rec = LoadRecord(token, self.sm, now)
+        if not lines:                   # no active thread: nothing to do
+            self.complete(now + 1, rec)
+        for addr, mask in lines.items():
+            rec.remaining += 1
+            self.atomics_inflight += 1
+            self.send(now, MemRequest(ATOM, self.sm, addr, mask, now, waiter=rec))
+        return True
+
+    def atomic_done(self, now: int, req: MemRequest) -> None:
+        self.atomics_inflight -= 1
+        self.frees += 1
+        rec = req.waiter
+        rec.remaining -= 1
+        if rec.remaining == 0:
+            self.complete(max(now, rec.ready), rec)
+
+    # --- prefetch port and kernel boundary -------------------------------------------------
+    def prefetch(self, now: int, addr: int, mask: int) -> bool:
+        """Fetch sectors of a line into this L1 with no instruction waiting (OWL-style hook).
+        False when the line is present, already requested, or no MSHR / queue slot is free."""
+        addr -= addr % self.line_bytes
+        line = self.cache.probe(addr)
+        missing = mask if line is None else mask & ~line.valid
+        if self.bypass or not missing or addr in self.mshr or not self._room(1, 1) \
+                or self.mshrs_used() >= self.n_mshrs:
+            return False
+        self.prefetches += 1
+        self.mshr[addr] = _Mshr(missing, now, prefetch=True)
+        self.send(now, MemRequest(READ, self.sm, addr, missing, now))
+        return True
+
+    def kernel_boundary(self, now: int, readonly: tuple | None = None) -> None:
+        """``readonly``: the launching kernel's read-only regions (None when a kernel ends)."""
+        self.epoch += 1
+        if self.keep:
+            if self.self_invalidate and readonly is not None:
+                self._acquire(readonly)
+            return
+        if self.write_back:            # GPU coherence: write dirty data through, then invalidate
+            for addr, line in list(self.cache.lines()):
+                if line.dirty:
+                    self.writebacks += 1
+                    self.send(now, MemRequest(WRITEBACK, self.sm, addr, line.dirty, now))
+        self.cache.clear()
+
+    def _acquire(self, readonly: tuple) -> None:
+        """DeNovo-style launch (ikra.md §2.8): owned (dirty) sectors stay, lines inside read-only
+        regions stay, every other valid sector is dropped (words tracked per 32 B sector here)."""
+        for s in self.cache.sets:
+            for addr in list(s):
+                if any(lo <= addr < hi for lo, hi in readonly):
+                    continue
+                line = s[addr]
+                line.valid &= line.dirty
+                if not line.valid:
+                    del s[addr]
+
+    def stats(self) -> dict:
+        return {"hits": self.hits, "misses": self.misses, "sector_misses": self.sector_misses,
+                "merges": self.merges, "hits_prev_kernel": self.hits_prev_kernel,
+                "store_hits": self.store_hits, "store_misses": self.store_misses,
+                "writebacks": self.writebacks, "stalls": self.stalls,
+                "max_mshr": self.max_mshr, "prefetches": self.prefetches,
+                "prefetch_hits": self.prefetch_hits, "sector_accesses": self.sector_accesses,
+                "miss_latency_sum": self.miss_latency_sum,
+                "miss_count": self.miss_count}

@@ -1,0 +1,174 @@
+"""One L2 slice: sectored, LRU, write-back + write-allocate, MSHRs with merging.
+
+Timing (choice, matching the preset comments "ROP latency ≈ icnt + slice + icnt"): a request that
+arrives at cycle t reaches the tag stage at max(t + hit_latency, previous lookup + 1) (one lookup
+per slice per cycle). A hit replies at once; a miss allocates (or merges into) an MSHR and sends
+the missing sectors to DRAM; the fill replies to every merged requester.
+
+Writes (L1 write-through or L1 write-backs) allocate the line and mark the written sectors valid
+and dirty without fetching (sector-granular writes: choice). Atomics execute at the L2 (GPGPU-Sim):
+a read of the sectors, then the line is dirty. Evicting a dirty line sends its dirty sectors to
+DRAM. With every MSHR busy, or its DRAM channel's queue full (back-pressure, owl.md A8), the slice
+stalls in order until a fill frees an MSHR or the channel takes a request.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Callable
+
+from .cache import SectorCache
+from .request import ATOM, PREFETCH, READ, WRITEBACK, MemRequest
+
+
+class _Mshr:
+    __slots__ = ("pending", "waiters", "t_alloc")
+
+    def __init__(self, pending: int, t_alloc: int):
+        self.pending, self.waiters, self.t_alloc = pending, [], t_alloc
+
+
+class L2Slice:
+    """Tag array + MSHRs of one slice. ``to_dram(cycle, req)`` and ``reply(cycle, req)`` are
+    wired by the hierarchy."""
+
+    def __init__(self, index: int, c, line_key: Callable[[int], int], to_dram: Callable,
+                 reply: Callable, ev, dram_full: Callable[[], bool]):
+        self.index, self.ev, self.dram_full = index, ev, dram_full
+        self.cache = SectorCache(c.sets, c.ways, c.line_bytes, line_key=line_key)
+        self.hit_latency, self.n_mshrs = c.hit_latency, c.mshrs
+        self.to_dram, self.reply = to_dram, reply
+        self.mshr: dict[int, _Mshr] = {}
+        self.stalled: deque = deque()
+        self.next_lookup = 0
+        self.hits = self.misses = self.sector_misses = self.merges = self.writes = 0
+        self.atomics = self.writebacks = self.max_mshr = 0
+        self.stall_events = 0           # times the slice stalled: MSHRs or DRAM input full
+        self.prefetches = self.prefetch_hits = 0
+        self.sector_accesses = 0        # sectors read or written in the data array (energy)
+
+    def arrive(self, arrival: int, req: MemRequest) -> None:
+        """A packet will arrive at ``arrival``; reserve its tag-stage slot."""
+        t = arrival + self.hit_latency
+        if t < self.next_lookup:
+            t = self.next_lookup
+        self.next_lookup = t + 1
+        self.ev.at(t, self.access, req)
+
+    def access(self, now: int, req: MemRequest) -> None:
+        if self.stalled or self.dram_full():
+            if not self.stalled:
+                self.stall_events += 1
+            self.stalled.append(req)
+            return
+        self._access(now, req)
+
+    def drain(self, now: int) -> None:
+        """Retry stalled requests in order (an MSHR or DRAM queue space was freed)."""
+        stalled = self.stalled
+        while stalled and not self.dram_full():
+            if not self._access(now, stalled[0]):
+                break
+            stalled.popleft()
+
+    def _access(self, now: int, req: MemRequest) -> bool:
+        """Process one request; False (and nothing done) when it needs an MSHR and none is free."""
+        kind, addr, mask = req.kind, req.line, req.mask
+        if kind == READ or kind == ATOM or kind == PREFETCH:
+            line = self.cache.touch(addr)
+            missing = mask if line is None else mask & ~line.valid
+            if kind == PREFETCH and (line is not None or addr in self.mshr):
+                return True             # already here or on its way: nothing to fetch
+            if not missing:
+                self.hits += 1
+                self.sector_accesses += mask.bit_count()
+                if line.prefetched:
+                    self.prefetch_hits += 1
+                    line.prefetched = False
+                if kind == ATOM:
+                    self.atomics += 1
+                    line.dirty |= mask
+                self.reply(now, req)
+                return True
+            entry = self.mshr.get(addr)
+            if entry is None:
+                if len(self.mshr) >= self.n_mshrs:
+                    if not self.stalled:
+                        self.stall_events += 1
+                        self.stalled.append(req)
+                    return False
+                entry = self.mshr[addr] = _Mshr(missing, now)
+                if len(self.mshr) > self.max_mshr:
+                    self.max_mshr = len(self.mshr)
+                if kind == PREFETCH:
+                    self.prefetches += 1
+                else:
+                    self.misses += 1
+                    if line is not None:
+                        self.sector_misses += 1
+                self._fetch(now, addr, missing)
+            else:
+                self.merges += 1
+                extra = missing & ~entry.pending
+                if extra:
+                    entry.pending |= extra
+                    self._fetch(now, addr, extra)
+            if kind != PREFETCH:
+                entry.waiters.append(req)
+            return True
+        # WRITE / WRITEBACK from an L1: write-allocate without fetch
+        self.writes += 1
+        self._install(now, addr, mask, mask, False)
+        return True
+
+    def prefetch(self, now: int, req: MemRequest) -> bool:
+        """Start a memory-side prefetch of ``req.line`` if the slice is not stalled and has a
+        free MSHR; True when a DRAM fetch was started (not when the line is already here)."""
+        if self.stalled or self.dram_full() or len(self.mshr) >= self.n_mshrs:
+            return False
+        before = self.prefetches
+        self._access(now, req)
+        return self.prefetches > before
+
+    def _fetch(self, now: int, addr: int, mask: int) -> None:
+        req = MemRequest(READ, -1, addr, mask, now)
+        req.slice = self.index
+        self.to_dram(now, req)
+
+    def _install(self, now: int, addr: int, valid: int, dirty: int, prefetched: bool) -> None:
+        self.sector_accesses += valid.bit_count()
+        victim = self.cache.fill(addr, valid, dirty, 0, prefetched)
+        if victim is not None and victim[1].dirty:
+            self.writebacks += 1
+            req = MemRequest(WRITEBACK, -1, victim[0], victim[1].dirty, now)
+            req.slice = self.index
+            self.to_dram(now, req)
+
+    def fill(self, now: int, dreq: MemRequest) -> None:
+        """DRAM returned ``dreq.mask`` of ``dreq.line``: install, reply to the merged requests."""
+        addr = dreq.line
+        entry = self.mshr.get(addr)
+        if entry is None:
+            self._install(now, addr, dreq.mask, 0, False)
+            return
+        entry.pending &= ~dreq.mask
+        dirty = 0
+        for w in entry.waiters:
+            if w.kind == ATOM:
+                dirty |= w.mask
+        self._install(now, addr, dreq.mask, dirty, not entry.waiters)
+        if entry.pending:
+            return
+        del self.mshr[addr]
+        for w in entry.waiters:
+            if w.kind == ATOM:
+                self.atomics += 1
+            self.reply(now, w)
+        self.drain(now)
+
+    def stats(self) -> dict:
+        return {"hits": self.hits, "misses": self.misses, "sector_misses": self.sector_misses,
+                "merges": self.merges, "writes": self.writes, "atomics": self.atomics,
+                "writebacks": self.writebacks, "stalls": self.stall_events,
+                "max_mshr": self.max_mshr, "prefetches": self.prefetches,
+                "prefetch_hits": self.prefetch_hits, "sector_accesses": self.sector_accesses}

@@ -1,0 +1,17 @@
+"""Active-SM controllers: pause / un-pause / power-gate SMs (ONAC, Seq-Det; thesis.md).
+
+Protocol: only the ``Policy`` hooks; act through ``gpu.pause_sm(now, i)``, ``gpu.resume_sm(now, i)``
+and ``gpu.gate_sm(now, i)``. A paused SM stops issuing, keeps its CTAs, gets no new CTA and
+acknowledges through ``on_sm_drained`` once its in-flight instructions drained.
+"""
+
+from __future__ import annotations
+
+from sim.policies.base import Policy
+
+
+class AllActive(Policy):
+    """Baseline: every SM stays active."""
+
+    def __init__(self, cfg):
+        pass

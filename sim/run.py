@@ -1,0 +1,97 @@
+"""One simulation run: build the memory system, the policies and the GPU; return JSON-ready stats.
+
+``simulate`` is the entry point for the CLI, the experiments and the tests. Same config,
+workload, seed and policies → byte-identical JSON (``json.dumps(result, sort_keys=True)``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import random
+from pathlib import Path
+
+from gpusched.config import ConfigError, GPUConfig
+from sim.gpu import GPU, Deadlock
+from sim.policies import POLICIES, make_policy
+from sim.stats import collect
+from sim.workload.kernel import Workload
+
+MEMORY_KINDS = ("fixed", "hierarchy")
+DEFAULT_WATCHDOG = 100_000        # cycles without progress before Deadlock (choice)
+DEFAULT_SAMPLE_INTERVAL = 1000    # cycles between occupancy samples (choice)
+
+__all__ = ["simulate", "make_memory", "make_warp_scheduler", "load_workload", "Deadlock",
+           "MEMORY_KINDS", "DEFAULT_WATCHDOG"]
+
+
+def make_memory(cfg: GPUConfig, kind: str = "fixed"):
+    """The memory system behind the SMs: ``fixed`` (latency/bandwidth stand-in) or
+    ``hierarchy`` (L1/MSHR, interconnect, L2 slices, DRAM banks). Imported lazily."""
+    if kind == "fixed":
+        from sim.memory.fixed import FixedMemory
+        return FixedMemory(cfg)
+    if kind == "hierarchy":
+        from sim.memory.hierarchy import MemoryHierarchy
+        return MemoryHierarchy(cfg)
+    raise ConfigError("--memory", kind, "allowed: " + ", ".join(MEMORY_KINDS))
+
+
+def make_warp_scheduler(n_slots: int, policy: str):
+    """The baseline warp arbiter twin for one sub-core (the RTL needs W ≥ 2; a 1-slot sub-core
+    gets a 2-slot arbiter whose second input is never ready)."""
+    from sim.blocks.warp_sched import WarpSchedTwin
+    return WarpSchedTwin(max(2, n_slots), policy)
+
+
+def load_workload(name: str, seed: int = 0, scale: float = 1.0) -> Workload:
+    """A catalogue workload by name, or ``module:function`` / ``path/file.py:function``
+    returning a Workload (called with ``seed`` and ``scale``), e.g. hand-written kernels."""
+    if ":" in name:
+        mod, _, fn = name.rpartition(":")
+        try:
+            if mod.endswith(".py"):
+                spec = importlib.util.spec_from_file_location(Path(mod).stem, mod)
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+            else:
+                module = importlib.import_module(mod)
+            factory = getattr(module, fn)
+        except (ImportError, AttributeError, OSError) as e:
+            raise ConfigError("--workload", name, f"cannot load: {e}") from None
+        return factory(seed=seed, scale=scale)
+    from sim.workload.catalogue import get_workload
+    return get_workload(name, seed=seed, scale=scale)
+
+
+def simulate(cfg: GPUConfig, workload: Workload, seed: int = 0, memory: str | object = "fixed",
+             progress=None, *, watchdog: int = DEFAULT_WATCHDOG,
+             sample_interval: int = DEFAULT_SAMPLE_INTERVAL, **policy_overrides) -> dict:
+    """Run ``workload`` on ``cfg`` to completion and return the stats dict (see sim.stats).
+
+    ``memory``: a kind for ``make_memory`` or a ready ``MemorySystem`` object (tests, cosim).
+
+    ``policy_overrides``: ``kernel_scheduler``, ``cta_scheduler``, ``cta_limit``,
+    ``sm_controller`` (a registered name, a class/factory taking cfg, or an instance) and
+    ``warp_scheduler`` (a factory ``(n_slots, policy) -> object with step(ready=, launch=)``,
+    called with keywords, e.g. cosim's RtlProxy / LockstepProxy). Raises ``Deadlock`` when the watchdog fires, ConfigError on bad input.
+    """
+    unknown = set(policy_overrides) - set(POLICIES) - {"warp_scheduler"}
+    if unknown:
+        raise ConfigError("policy", ", ".join(sorted(unknown)),
+                          "known: " + ", ".join([*POLICIES, "warp_scheduler"]))
+    if watchdog < 1:
+        raise ConfigError("--watchdog", watchdog, "must be >= 1")
+    if sample_interval < 1:
+        raise ConfigError("sample_interval", sample_interval, "must be >= 1")
+    policies = {kind: make_policy(kind, policy_overrides.get(kind), cfg) for kind in POLICIES}
+    mem = make_memory(cfg, memory) if isinstance(memory, str) else memory
+    gpu = GPU(cfg, workload, mem,
+              make_warp_scheduler=policy_overrides.get("warp_scheduler") or make_warp_scheduler,
+              rng=random.Random(seed), watchdog=watchdog, sample_interval=sample_interval,
+              **policies)
+    gpu.run(progress)
+    meta = {"preset": cfg.name, "workload": workload.name, "seed": seed,
+            "policies": {k: type(p).__name__ for k, p in policies.items()},
+            "warp_sched": cfg.sm.warp_sched}
+    return collect(gpu, meta, memory if isinstance(memory, str) else type(memory).__name__)

@@ -1,0 +1,394 @@
+"""One SM: warp slots, sub-cores, fetch/decode, write-back, shared memory, CTA slots, pause state.
+
+Stage order inside one SM cycle (baselines.md §1.4): write-back (register releases), LD/ST
+retries, issue (sub-cores in index order), then fetch/decode. So a register released at
+write-back can be used by an issue the same cycle, and an instruction decoded in cycle t issues
+at t+1 at the earliest. Memory completions are delivered by the memory system's ``tick`` before
+the SMs run, i.e. also before issue.
+
+Fetch (§1.4): ``sm.fetch_per_cycle`` times per cycle, round-robin over the SM's slots starting
+after the last warp fetched, serve the first live warp with an empty instruction buffer; one
+fetch decodes up to ``sm.ib_entries`` instructions. There is no instruction cache (a choice:
+fetch always hits).
+
+Shared memory (LDS/STS) stays in the SM: ``units.smem_latency`` plus one LD/ST pass per extra
+bank conflict (``units.smem_banks`` 4-byte banks; distinct words in one bank serialise).
+
+Power states (active-SM controller): ACTIVE; PAUSING (schedulers stop issuing, CTAs stay, no new
+CTAs, waits for in-flight instructions to drain); PAUSED (drained, acknowledged); GATED
+(paused and power-gated). ``resume`` returns to ACTIVE.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from sim.cta import CTA, KernelRun
+from sim.stats import INTERVAL as R_INTERVAL, ISSUE_SLOT_REASONS, PAUSED as R_PAUSED, add_counts
+from sim.subcore import NEVER, SubCore, Unit, make_units
+from sim.warp import DONE, LDST, MEMORY, SCOREBOARD, Decoded, Warp
+from sim.workload.kernel import Op
+
+ACTIVE, PAUSING, PAUSED, GATED = range(4)
+SM_STATE_NAMES = ("active", "pausing", "paused", "gated")
+DECODE_CACHE_LIMIT = 1 << 16   # decoded static instructions kept (shared Instr objects)
+
+
+class SM:
+    """A streaming multiprocessor. ``gpu`` receives CTA/warp events (finish, drain ack)."""
+
+    def __init__(self, sm_id: int, cfg, memory, make_scheduler, gpu, decode_cache: dict):
+        s = cfg.sm
+        self.sm_id, self.gpu, self.memory = sm_id, gpu, memory
+        self.n_slots, self.n_sub = s.warps_per_sm, s.subcores
+        self.fetch_per_cycle, self.ib_entries = s.fetch_per_cycle, s.ib_entries
+        self.smem_latency, self.smem_banks = cfg.units.smem_latency, cfg.units.smem_banks
+        self.max_ctas, self.threads_cap = s.max_ctas_per_sm, s.threads_per_sm
+        self.regs_cap, self.smem_cap = s.regs_per_sm, s.smem_per_sm
+        per_sub = s.warps_per_sm // s.subcores
+        shared = Unit(LDST, cfg.units.smem_latency, cfg.units.ldst_ii) if cfg.units.ldst_shared else None
+        self.subcores = [SubCore(self, j, make_scheduler(per_sub, s.warp_sched), per_sub,
+                                 make_units(cfg.units, shared), s.issue_interval, s.dual_issue)
+                         for j in range(s.subcores)]
+        self.ldst_units = list({id(sc.units[LDST]): sc.units[LDST] for sc in self.subcores}.values())
+        self.slots: list[Warp | None] = [None] * s.warps_per_sm
+        self.ctas: list[CTA | None] = [None] * s.max_ctas_per_sm
+        self.n_ctas = self.n_warps = 0
+        self.threads_used = self.regs_used = self.smem_used = 0
+        self.warp_used = 0                  # bitmask of allocated warp slots
+        self.ib_empty = 0                   # live warps with an empty instruction buffer
+        self.fetch_last = s.warps_per_sm - 1
+        self.next_dyn_id = 0                # dynamic warp id, never reset (baselines.md §1.2)
+        self.wb: list = []                  # heap of (cycle, seq, warp, dst mask)
+        self.wb_seq = 0
+        self.mem_out = 0
+        self.retry: list[Unit] = []
+        self.deferred: list[Warp] = []
+        self.decode_cache = decode_cache
+        self.state = ACTIVE
+        self.bound: KernelRun | None = None   # kernel binding (owned by the kernel scheduler)
+        self.wake = self.core_wake = NEVER
+        self.accounted = 0                  # first cycle whose issue slots are not yet counted
+        self.ctas_launched = self.paused_cycles = self.gated_cycles = 0
+        memory.connect(sm_id, self.on_memory_complete)
+
+    # -- statistics -------------------------------------------------------------------------
+    def warp_insts(self) -> int:
+        return sum(sc.n_insts for sc in self.subcores)
+
+    def issue_counts(self) -> list[int]:
+        total = [0] * len(ISSUE_SLOT_REASONS)
+        for sc in self.subcores:
+            add_counts(total, sc.counts)
+        return total
+
+    def catch_up(self, upto: int) -> None:
+        """Charge the cycles [accounted, upto) that were skipped while nothing changed."""
+        start = self.accounted
+        if upto <= start:
+            return
+        paused = self.state != ACTIVE
+        for sc in self.subcores:
+            sc.account_gap(start, upto, paused)
+        if paused:
+            self.paused_cycles += upto - start
+            if self.state == GATED:
+                self.gated_cycles += upto - start
+        self.accounted = upto
+
+    # -- one cycle --------------------------------------------------------------------------
+    def cycle(self, now: int) -> None:
+        """Write-back, LD/ST retries, issue, fetch/decode of cycle ``now``; then the next wake.
+
+        While only a refused memory request is pending (``now < core_wake``) just the retry runs:
+        nothing else can change, and the skipped issue slots are charged later by catch_up."""
+        if self.retry:
+            if now < self.core_wake:
+                self.retry_memory(now)
+                if self.retry:
+                    self.wake = now + 1
+                    return
+            else:
+                self.retry_memory(now)
+        if self.accounted < now:
+            self.catch_up(now)
+        self.accounted = now + 1    # this cycle's slots are counted directly below
+        wb = self.wb
+        while wb and wb[0][0] <= now:
+            _, _, w, dst = heapq.heappop(wb)
+            w.pending &= ~dst
+            st = w.state
+            if st == SCOREBOARD or st == MEMORY:
+                w.subcore.update(w)
+            elif w.exited and not w.pending and not w.mem_out:
+                self.finish_warp(w, now)
+        if self.state == ACTIVE:
+            for sc in self.subcores:
+                if sc.wake <= now and (sc.masks[0] or sc.launch_bits):
+                    sc.issue(now)
+                elif now < sc.next_issue:
+                    sc.counts[R_INTERVAL] += 1
+                else:
+                    sc.counts[sc.reason()] += 1
+        else:
+            self.stay_paused(now)
+        if self.ib_empty:
+            self.fetch(now)
+        if self.deferred:
+            for w in self.deferred:
+                if not w.finished:
+                    w.subcore.update(w)
+            self.deferred.clear()
+        self.core_wake = self.next_wake(now)
+        self.wake = now + 1 if self.retry else self.core_wake
+
+    def poke(self, cycle: int) -> None:
+        """Something outside the SM changed its state: run it at ``cycle``."""
+        if cycle < self.wake:
+            self.wake = cycle
+        if cycle < self.core_wake:
+            self.core_wake = cycle
+
+    def next_wake(self, now: int) -> int:
+        """Next cycle at which the SM (apart from memory retries) can change by itself: a fetch,
+        a write-back, or a scheduler's ``wake`` (a lower bound on its next issue)."""
+        n1 = now + 1
+        if self.ib_empty:
+            return n1
+        t = self.wb[0][0] if self.wb else NEVER
+        if self.state != ACTIVE:
+            return t
+        for sc in self.subcores:
+            if sc.masks[0] or sc.launch_bits:
+                w = sc.wake
+                if w <= n1:
+                    return n1
+                if w < t:
+                    t = w
+        return t
+
+    def after_release(self, w: Warp, now: int) -> None:
+        if w.state == SCOREBOARD or w.state == MEMORY:
+            w.subcore.update(w)
+        elif w.exited and not w.pending and not w.mem_out:
+            self.finish_warp(w, now)
+
+    def schedule_writeback(self, cycle: int, w: Warp, dst: int) -> None:
+        self.wb_seq += 1
+        heapq.heappush(self.wb, (cycle, self.wb_seq, w, dst))
+
+    def fetch(self, now: int) -> None:
+        """Round-robin fetch/decode into empty instruction buffers (baselines.md §1.4)."""
+        cache = self.decode_cache
+        for _ in range(self.fetch_per_cycle):
+            m = self.ib_empty
+            if not m:
+                return
+            upper = m >> (self.fetch_last + 1)
+            s = (self.fetch_last + 1 + ((upper & -upper).bit_length() - 1) if upper
+                 else (m & -m).bit_length() - 1)
+            self.fetch_last = s
+            self.ib_empty = m & ~(1 << s)
+            w = self.slots[s]
+            ib = w.ib
+            for _ in range(self.ib_entries):
+                instr = next(w.stream, None)
+                if instr is None:
+                    w.stream_done = True
+                    break
+                if instr.addrs:          # per-instance addresses: never seen again
+                    d = Decoded(instr)
+                else:
+                    d = cache.get(instr)
+                    if d is None:
+                        if len(cache) >= DECODE_CACHE_LIMIT:
+                            cache.clear()
+                        d = cache[instr] = Decoded(instr)
+                ib.append(d)
+                if d.op == Op.EXIT:
+                    break
+            if ib:
+                w.subcore.update(w)
+
+    # -- memory -----------------------------------------------------------------------------
+    def memory_op(self, w: Warp, d: Decoded, unit: Unit, now: int) -> None:
+        """LD/ST unit: shared memory in the SM, global/atomic ops to the memory system."""
+        op = d.op
+        if op == Op.LDS or op == Op.STS:
+            passes = self.bank_passes(d.instr)
+            unit.free_at = now + unit.ii * passes
+            if d.dst_mask:
+                w.pending |= d.dst_mask
+                self.schedule_writeback(now + self.smem_latency + (passes - 1) * unit.ii, w, d.dst_mask)
+            return
+        if d.dst_mask:
+            w.pending |= d.dst_mask
+            if d.long:
+                w.longop |= d.dst_mask
+        w.mem_out += 1
+        self.mem_out += 1
+        token = (w, d.dst_mask)
+        if self.memory.issue(now, self.sm_id, d.instr, token):
+            unit.free_at = now + unit.ii
+        else:
+            unit.stalled = (d.instr, token)
+            unit.free_at = NEVER
+            self.retry.append(unit)
+
+    def retry_memory(self, now: int) -> None:
+        """Re-offer LD/ST instructions the memory system refused (structural stall)."""
+        still = []
+        for unit in self.retry:
+            instr, token = unit.stalled
+            if self.memory.issue(now, self.sm_id, instr, token):
+                unit.stalled = None
+                unit.free_at = now + unit.ii
+                for sc in self.subcores:
+                    sc.wake = 0
+            else:
+                still.append(unit)
+        self.retry = still
+
+    def bank_passes(self, instr) -> int:
+        """Shared-memory passes: the most distinct 4-byte words that fall in one bank."""
+        addrs = instr.addrs
+        if not addrs:
+            return 1
+        n = self.smem_banks
+        if (max(addrs) >> 2) - (min(addrs) >> 2) < n:   # one window of n words: distinct banks
+            return 1
+        banks: dict[int, set] = {}
+        for a in addrs:
+            word = a >> 2
+            banks.setdefault(word % n, set()).add(word)
+        return max(len(v) for v in banks.values())
+
+    def on_memory_complete(self, token, cycle: int) -> None:
+        """Memory-system callback: a load's data is back / a store was accepted."""
+        if self.accounted < cycle:
+            self.catch_up(cycle)
+        w, dst = token
+        w.pending &= ~dst
+        w.longop &= ~dst
+        w.mem_out -= 1
+        self.mem_out -= 1
+        self.after_release(w, cycle)
+        self.poke(cycle)
+
+    # -- barriers, exit, CTAs -----------------------------------------------------------------
+    def arrive_barrier(self, w: Warp, now: int) -> None:
+        cta = w.cta
+        w.at_barrier = True
+        cta.bar_arrived += 1
+        if cta.barrier_complete():
+            self.release_barrier(cta)
+
+    def release_barrier(self, cta: CTA) -> None:
+        """Released warps become eligible from the next cycle (re-evaluated after fetch)."""
+        cta.bar_arrived = 0
+        for w in cta.warps:
+            if w.at_barrier:
+                w.at_barrier = False
+                self.deferred.append(w)
+
+    def exit_warp(self, w: Warp, now: int) -> None:
+        w.exited = True
+        cta = w.cta
+        cta.n_exited += 1
+        if cta.barrier_complete():
+            self.release_barrier(cta)
+        if not w.pending and not w.mem_out:
+            self.finish_warp(w, now)
+
+    def finish_warp(self, w: Warp, now: int) -> None:
+        w.finished = True
+        w.subcore.remove(w)
+        w.state = DONE
+        cta = w.cta
+        cta.run.warp_insts += w.n_insts
+        cta.n_finished += 1
+        if cta.n_finished == cta.n_warps:
+            self.finish_cta(cta, now)
+
+    def finish_cta(self, cta: CTA, now: int) -> None:
+        for w in cta.warps:
+            self.slots[w.slot] = None
+            w.subcore.slots[w.bit.bit_length() - 1] = None
+        n = cta.n_warps
+        self.warp_used &= ~(((1 << n) - 1) << cta.warp_base)
+        self.ctas[cta.cta_slot] = None
+        self.n_ctas -= 1
+        self.n_warps -= n
+        run = cta.run
+        self.threads_used -= run.padded_threads
+        self.regs_used -= run.regs_per_cta
+        self.smem_used -= run.smem_per_cta
+        self.gpu.cta_finished(now, self, cta)
+
+    def free_warp_base(self, n: int) -> int:
+        """First free range of ``n`` warp slots starting at a multiple of ``n``, or -1."""
+        full = (1 << n) - 1
+        for base in range(0, self.n_slots - n + 1, n):
+            if not (self.warp_used >> base) & full:
+                return base
+        return -1
+
+    def fits(self, run: KernelRun) -> bool:
+        """Room for one more CTA of ``run``: CTA slot, warp slots, threads, registers, smem."""
+        return (self.n_ctas < self.max_ctas
+                and self.threads_used + run.padded_threads <= self.threads_cap
+                and self.regs_used + run.regs_per_cta <= self.regs_cap
+                and self.smem_used + run.smem_per_cta <= self.smem_cap
+                and self.free_warp_base(run.warps_per_cta) >= 0)
+
+    def launch_cta(self, now: int, run: KernelRun, cta_id: int) -> CTA:
+        """Place CTA ``cta_id`` of ``run`` in the lowest free CTA slot (at the end of cycle now)."""
+        self.catch_up(now + 1)
+        cta_slot = self.ctas.index(None)
+        n = run.warps_per_cta
+        base = self.free_warp_base(n)
+        cta = CTA(run, cta_id, self.sm_id, cta_slot, base, now)
+        stream = run.kernel.stream
+        for k in range(n):
+            s = base + k
+            sc = self.subcores[s % self.n_sub]
+            w = Warp(s, self.next_dyn_id, cta, k, stream(cta_id, k), sc, 1 << (s // self.n_sub))
+            self.next_dyn_id += 1
+            self.slots[s] = w
+            sc.add(w)
+            cta.warps.append(w)
+            self.ib_empty |= 1 << s
+        self.warp_used |= ((1 << n) - 1) << base
+        self.ctas[cta_slot] = cta
+        self.n_ctas += 1
+        self.n_warps += n
+        self.threads_used += run.padded_threads
+        self.regs_used += run.regs_per_cta
+        self.smem_used += run.smem_per_cta
+        self.ctas_launched += 1
+        self.poke(now + 1)
+        return cta
+
+    # -- power states (active-SM controller) ------------------------------------------------
+    def in_flight(self) -> bool:
+        return bool(self.wb or self.mem_out or self.retry)
+
+    def stay_paused(self, now: int) -> None:
+        """A non-active cycle: no issue; launch ports still delivered; drain acknowledged."""
+        for sc in self.subcores:
+            if sc.launch_bits:
+                sc.sched.step(ready=0, launch=sc.launch_bits)
+                sc.launch_bits = 0
+            sc.counts[R_PAUSED] += 1
+        self.paused_cycles += 1
+        if self.state == GATED:
+            self.gated_cycles += 1
+        if self.state == PAUSING and not self.in_flight():
+            self.state = PAUSED
+            self.gpu.sm_drained(now, self)
+
+    def set_state(self, now: int, state: int) -> None:
+        """Change power state at the end of cycle ``now`` (the controller runs after the SMs)."""
+        self.catch_up(now + 1)
+        self.state = state
+        self.poke(now + 1)

@@ -1,0 +1,263 @@
+"""One sub-core: warp arbiter (driven only through its ports), issue stage, functional units.
+
+The warp arbiter is any object with the port-level ``step(ready, launch) -> {grant, grant_valid,
+grant_idx}`` of ``sim.blocks.warp_sched`` (the twin, or an RTL proxy in cosim). It is stepped only
+in cycles where ``ready`` or ``launch`` is non-zero: in any other cycle the port contract leaves
+its state unchanged (no grant → last-issued pointer kept; no launch → ages kept), so skipping
+those cycles is exact.
+
+Issue stage (baselines.md §1.2/§1.4): per-warp in-order issue from the instruction buffer, a
+scoreboard of pending destination registers (RAW and WAW), one warp per scheduler per cycle and,
+with ``sm.dual_issue``, a second consecutive instruction of that warp to a different unit type.
+``sm.issue_interval``: cycles between two issuing cycles of one scheduler.
+
+Speed: ready warps are kept as bitmasks per wait state and per target unit (updated only when a
+warp's state changes), and ``wake`` is a lower bound on the next cycle this scheduler can issue,
+so the SM skips the issue stage (and idle cycles altogether) until something can happen.
+"""
+
+from __future__ import annotations
+
+from heapq import heappush
+
+from sim.stats import (BARRIER, FETCH, IDLE, INTERVAL, ISSUE_SLOT_REASONS, ISSUED, MEMORY, PAUSED,
+                       SCOREBOARD, UNIT_BUSY)
+from sim.warp import ALU, DIV, LDST, NONE, READY, UNIT_NAMES, Decoded, Warp
+from sim.warp import BARRIER as W_BARRIER
+from sim.warp import MEMORY as W_MEMORY
+from sim.warp import SCOREBOARD as W_SCOREBOARD
+from sim.warp import FETCH as W_FETCH
+from sim.warp import DONE as W_DONE
+from sim.workload.kernel import Op
+
+NEVER = 1 << 62   # "no event" cycle
+OP_BAR, OP_EXIT = Op.BAR, Op.EXIT
+
+
+class Unit:
+    """A pipelined functional unit: accepts one warp instruction every ``ii`` cycles."""
+
+    __slots__ = ("kind", "name", "latency", "ii", "free_at", "stalled")
+
+    def __init__(self, kind: int, latency: int, ii: int):
+        self.kind, self.name, self.latency, self.ii = kind, UNIT_NAMES[kind], latency, ii
+        self.free_at = 0
+        self.stalled = None     # LD/ST only: (warp, instr, token) refused by the memory system
+
+
+class SubCore:
+    """Warp arbiter + issue stage + units for the warp slots j, j+S, j+2S, … of one SM."""
+
+    __slots__ = ("sm", "index", "sched", "slots", "masks", "unit_masks", "units", "pipes",
+                 "next_issue", "issue_interval", "dual_issue", "launch_bits", "counts", "n_insts",
+                 "wake")
+
+    def __init__(self, sm, index: int, scheduler, n_slots: int, units: list, issue_interval: int,
+                 dual_issue: bool):
+        self.sm, self.index, self.sched = sm, index, scheduler
+        self.slots: list[Warp | None] = [None] * n_slots
+        self.masks = [0] * 6           # per warp wait state (sim.warp READY … DONE)
+        self.unit_masks = [0] * 6      # READY warps by the unit of their head instruction
+        self.units = units             # indexed by unit kind; NONE → None
+        self.pipes = [u for u in units if u is not None]
+        self.next_issue = 0
+        self.issue_interval, self.dual_issue = issue_interval, dual_issue
+        self.launch_bits = 0
+        self.counts = [0] * len(ISSUE_SLOT_REASONS)
+        self.n_insts = 0
+        # Lower bound on the next cycle this scheduler can issue; 0 = "re-check now". Set after
+        # each issue attempt; reset by anything that can make it earlier (a warp becoming ready,
+        # a launch, a refused LD/ST finally accepted).
+        self.wake = 0
+
+    # -- wait-state bookkeeping -------------------------------------------------------------
+    def update(self, w: Warp) -> None:
+        """Re-derive ``w``'s wait state (``Warp.wait_state``, inlined: the hottest path) and move
+        its bit between the masks."""
+        head = None
+        if w.exited:
+            new = W_DONE
+        elif w.at_barrier:
+            new = W_BARRIER
+        elif not w.ib:
+            new = W_FETCH
+        else:
+            head = w.ib[0]
+            hit = head.use_mask & w.pending
+            if hit:
+                new = W_MEMORY if hit & w.longop else W_SCOREBOARD
+            elif head.fence and w.mem_out:
+                new = W_MEMORY
+            else:
+                new = READY
+        old = w.state
+        bit = w.bit
+        if old == READY:
+            if new == READY and w.unit == head.unit:
+                return
+            self.unit_masks[w.unit] &= ~bit
+        elif old == new:
+            return
+        masks = self.masks
+        masks[old] &= ~bit
+        masks[new] |= bit
+        w.state = new
+        if new == READY:
+            u = head.unit
+            w.unit = u
+            self.unit_masks[u] |= bit
+            self.wake = 0
+
+    def add(self, w: Warp) -> None:
+        """A newly launched warp (empty instruction buffer); announced on the ``launch`` port."""
+        self.slots[w.bit.bit_length() - 1] = w
+        self.masks[W_FETCH] |= w.bit
+        self.launch_bits |= w.bit
+        self.wake = 0
+
+    def remove(self, w: Warp) -> None:
+        """A finished warp leaves every mask."""
+        if w.state == READY:
+            self.unit_masks[w.unit] &= ~w.bit
+        self.masks[w.state] &= ~w.bit
+
+    def reason(self) -> int:
+        """Why this scheduler cannot issue now (see sim.stats for the order)."""
+        m = self.masks
+        if m[READY]:
+            return UNIT_BUSY
+        if m[W_MEMORY]:
+            return MEMORY
+        if m[W_SCOREBOARD]:
+            return SCOREBOARD
+        if m[W_BARRIER]:
+            return BARRIER
+        if m[W_FETCH]:
+            return FETCH
+        return IDLE
+
+    def account_gap(self, start: int, end: int, paused: bool) -> None:
+        """Charge the skipped cycles [start, end) in which nothing changed."""
+        n = end - start
+        if paused:
+            self.counts[PAUSED] += n
+            return
+        k = (end if end < self.next_issue else self.next_issue) - start
+        if k > 0:
+            self.counts[INTERVAL] += k
+            n -= k
+        if n > 0:
+            self.counts[self.reason()] += n
+
+    # -- one cycle --------------------------------------------------------------------------
+    def issue(self, now: int) -> None:
+        """Issue stage of cycle ``now``: step the arbiter and dispatch the granted warp."""
+        launch = self.launch_bits
+        if now < self.next_issue:
+            if launch:
+                self.launch_bits = 0
+                self.sched.step(ready=0, launch=launch)
+            self.counts[INTERVAL] += 1
+            return
+        ready = self.masks[READY]
+        if ready:
+            um = self.unit_masks
+            soonest = NEVER
+            for u in self.pipes:
+                f = u.free_at
+                if f > now:
+                    m = um[u.kind]
+                    if m & ready:
+                        ready &= ~m
+                        if f < soonest:
+                            soonest = f
+        if not ready and not launch:
+            self.wake = soonest if self.masks[READY] else NEVER
+            self.counts[self.reason()] += 1
+            return
+        self.launch_bits = 0
+        out = self.sched.step(ready=ready, launch=launch)
+        if not out["grant_valid"]:
+            self.wake = soonest if self.masks[READY] else NEVER
+            self.counts[self.reason()] += 1
+            return
+        w = self.slots[out["grant_idx"]]
+        self.counts[ISSUED] += 1
+        self.next_issue = now + self.issue_interval
+        first = w.ib[0]
+        kind = first.unit
+        if kind <= DIV and len(w.ib) > 1:
+            # the common case, inlined from dispatch(): an ALU-class op, buffer not emptied
+            w.ib.popleft()
+            w.n_insts += 1
+            self.n_insts += 1
+            unit = self.units[kind]
+            unit.free_at = now + unit.ii
+            dst = first.dst_mask
+            if dst:
+                w.pending |= dst
+                sm = self.sm
+                sm.wb_seq += 1
+                heappush(sm.wb, (now + unit.latency, sm.wb_seq, w, dst))
+        else:
+            self.dispatch(w, first, now)
+        if self.dual_issue and w.ib and first.unit != NONE:
+            second = w.ib[0]
+            unit = self.units[second.unit]
+            if (second.unit != first.unit and second.unit != NONE and unit.free_at <= now
+                    and w.wait_state() == READY):
+                self.dispatch(w, second, now)
+        if not w.finished:
+            self.update(w)
+        # next chance: after the issue interval, once a unit some ready warp needs is free
+        t_issue = self.next_issue
+        ready = self.masks[READY]
+        um = self.unit_masks
+        if not ready:
+            t = NEVER
+        elif um[NONE] & ready:
+            t = t_issue
+        else:
+            t = NEVER
+            for u in self.pipes:
+                if um[u.kind] & ready:
+                    f = u.free_at
+                    if f <= t_issue:
+                        t = t_issue
+                        break
+                    if f < t:
+                        t = f
+        self.wake = t
+
+    def dispatch(self, w: Warp, d: Decoded, now: int) -> None:
+        """Send the head instruction of ``w`` to its unit; reserve its destinations."""
+        w.ib.popleft()
+        w.n_insts += 1
+        self.n_insts += 1
+        sm = self.sm
+        op = d.op
+        if not w.ib and not w.stream_done and op != OP_EXIT:
+            sm.ib_empty |= 1 << w.slot
+        kind = d.unit
+        if kind <= DIV:
+            unit = self.units[kind]
+            unit.free_at = now + unit.ii
+            dst = d.dst_mask
+            if dst:
+                w.pending |= dst
+                sm.wb_seq += 1
+                heappush(sm.wb, (now + unit.latency, sm.wb_seq, w, dst))
+        elif kind == LDST:
+            sm.memory_op(w, d, self.units[LDST], now)
+        elif op == OP_BAR:
+            sm.arrive_barrier(w, now)
+        elif op == OP_EXIT:
+            sm.exit_warp(w, now)
+
+
+def make_units(units_cfg, shared_ldst: Unit | None) -> list:
+    """The functional units of one sub-core from ``UnitsConfig`` (LD/ST possibly SM-shared)."""
+    u = units_cfg
+    ldst = shared_ldst or Unit(LDST, u.smem_latency, u.ldst_ii)
+    return [Unit(ALU, u.alu_latency, u.alu_ii), Unit(1, u.sfu_latency, u.sfu_ii),
+            Unit(2, u.fp64_latency, u.fp64_ii), Unit(DIV, u.div_latency, u.div_ii), ldst, None]

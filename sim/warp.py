@@ -1,0 +1,119 @@
+"""One hardware warp: its instruction buffer, scoreboard and wait state (baselines.md §1.2, §1.4).
+
+A warp is always in exactly one *wait state*, which the sub-core mirrors as a bit in one of its
+masks so that the warp arbiter's ``ready`` input is maintained incrementally (no per-cycle walk
+over all warps):
+
+- ``READY``: the head of its instruction buffer passes the scoreboard (RAW/WAW) and the warp is
+  not waiting; it can issue if the head's functional unit is free.
+- ``SCOREBOARD``: the head reads or writes a register with a pending write from an ALU-class op.
+- ``MEMORY``: the head collides with a long-op register (global load/atomic destination), or the
+  head is a memory fence waiting for the warp's outstanding memory requests.
+- ``BARRIER``: the warp waits at ``bar.sync`` for the rest of its CTA.
+- ``FETCH``: the instruction buffer is empty (waiting for fetch/decode, or the stream ended).
+- ``DONE``: exited (possibly still draining pending writes).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Iterator
+
+from sim.workload.kernel import Instr, Op
+
+READY, SCOREBOARD, MEMORY, BARRIER, FETCH, DONE = range(6)
+STATE_NAMES = ("ready", "scoreboard", "memory", "barrier", "fetch", "done")
+
+# Functional-unit classes of a sub-core (baselines.md §1.2 "target unit"). NONE: ops that need
+# no pipeline (barrier, fence, exit, nop); branches go to the ALU (SP) pipe as in GPGPU-Sim.
+ALU, SFU, FP64, DIV, LDST, NONE = range(6)
+UNIT_NAMES = ("alu", "sfu", "fp64", "div", "ldst", "none")
+UNIT_OF_OP = {Op.ALU: ALU, Op.BRA: ALU, Op.SFU: SFU, Op.FP64: FP64, Op.DIV: DIV,
+              Op.LDG: LDST, Op.STG: LDST, Op.LDS: LDST, Op.STS: LDST, Op.ATOM: LDST,
+              Op.BAR: NONE, Op.MEMBAR: NONE, Op.EXIT: NONE, Op.NOP: NONE}
+LONG_OPS = frozenset({Op.LDG, Op.ATOM})
+
+
+class Decoded:
+    """An instruction as the issue stage sees it: unit, register bitmasks, long-op flag."""
+
+    __slots__ = ("instr", "op", "unit", "use_mask", "dst_mask", "long", "fence")
+
+    def __init__(self, instr: Instr):
+        self.instr, self.op = instr, instr.op
+        self.fence = instr.op == Op.MEMBAR
+        self.unit = UNIT_OF_OP[instr.op]
+        dst = 0
+        for r in instr.dst:
+            dst |= 1 << r
+        use = dst
+        for r in instr.src:
+            use |= 1 << r
+        self.dst_mask, self.use_mask = dst, use
+        self.long = instr.op in LONG_OPS
+
+
+class Warp:
+    """A warp resident in an SM slot. ``bit`` is its bit in its sub-core's masks."""
+
+    __slots__ = ("slot", "dyn_id", "cta", "index", "stream", "stream_done", "ib", "pending",
+                 "longop", "mem_out", "state", "unit", "exited", "finished", "at_barrier",
+                 "subcore", "bit", "n_insts")
+
+    def __init__(self, slot: int, dyn_id: int, cta, index: int, stream: Iterator[Instr],
+                 subcore, bit: int):
+        self.slot, self.dyn_id, self.cta, self.index = slot, dyn_id, cta, index
+        self.stream, self.stream_done = stream, False
+        self.ib: deque[Decoded] = deque()
+        self.pending = 0        # registers with an outstanding write (scoreboard reg_table)
+        self.longop = 0         # the subset written by global loads / atomics (longopregs)
+        self.mem_out = 0        # memory requests in flight (loads, stores, atomics)
+        self.state = FETCH
+        self.unit = NONE        # unit of the head instruction while READY
+        self.exited = self.finished = self.at_barrier = False
+        self.subcore, self.bit = subcore, bit
+        self.n_insts = 0
+
+    def wait_state(self) -> int:
+        """The state the current head instruction and flags put this warp in."""
+        if self.exited:
+            return DONE
+        if self.at_barrier:
+            return BARRIER
+        if not self.ib:
+            return FETCH
+        head = self.ib[0]
+        hit = head.use_mask & self.pending
+        if hit:
+            return MEMORY if hit & self.longop else SCOREBOARD
+        if head.fence and self.mem_out:
+            return MEMORY
+        return READY
+
+    def drained(self) -> bool:
+        """No register write and no memory request outstanding."""
+        return not self.pending and not self.mem_out
+
+    def describe_wait(self) -> str:
+        """Human-readable reason this warp cannot issue (deadlock reports)."""
+        state = self.wait_state()
+        if state == BARRIER:
+            cta = self.cta
+            return (f"waits at barrier; {cta.bar_arrived + cta.n_exited}/{cta.n_warps} warps "
+                    f"of its CTA arrived")
+        if state == FETCH:
+            if self.stream_done:
+                return "has no instruction: its stream ended without EXIT"
+            return "waits for fetch"
+        if state in (SCOREBOARD, MEMORY):
+            head = self.ib[0]
+            both = head.use_mask & self.pending
+            regs = [r for r in range(both.bit_length()) if both >> r & 1]
+            if not regs:
+                return f"waits for {self.mem_out} memory requests at a fence"
+            kind = "memory" if state == MEMORY else "scoreboard"
+            return f"waits on {kind} (registers {regs} pending) before {head.instr!r}"
+        if state == DONE:
+            return f"exited, draining {self.mem_out} memory requests"
+        return "is ready"
+

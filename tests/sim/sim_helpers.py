@@ -1,0 +1,40 @@
+"""Test helpers: run a hand-written workload, record the warp arbiters' grants."""
+
+from __future__ import annotations
+
+from gpusched.config import get_preset, with_overrides
+from sim.run import make_warp_scheduler, simulate
+
+
+def config(preset: str = "tiny", *overrides: str):
+    return with_overrides(get_preset(preset), list(overrides))
+
+
+def run(wl, preset: str = "tiny", *overrides: str, **kw) -> dict:
+    return simulate(config(preset, *overrides), wl, **kw)
+
+
+class GrantRecorder:
+    """A warp-scheduler factory wrapping the twin; records (scheduler index, granted slot).
+
+    Scheduler index = creation order: SM 0 sub-core 0, SM 0 sub-core 1, …, SM 1 sub-core 0, …
+    """
+
+    def __init__(self):
+        self.grants: list[tuple[int, int]] = []
+        self.n = 0
+
+    def __call__(self, n_slots: int, policy: str):
+        twin, sid, grants = make_warp_scheduler(n_slots, policy), self.n, self.grants
+        self.n += 1
+
+        class Recording:
+            def step(self, ready: int, launch: int = 0) -> dict:
+                out = twin.step(ready, launch)
+                if out["grant_valid"]:
+                    grants.append((sid, out["grant_idx"]))
+                return out
+        return Recording()
+
+    def of(self, sid: int) -> list[int]:
+        return [g for s, g in self.grants if s == sid]

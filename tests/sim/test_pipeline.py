@@ -1,0 +1,102 @@
+"""Issue timing of one sub-core: latencies, initiation intervals, issue interval, dual issue,
+shared-memory bank conflicts and the fixed memory's latency (numbers from the config)."""
+
+import pytest
+
+from sim.workload.kernel import Instr, Op
+from sim_helpers import config, run
+from sim_kernels import dependent_chain, independent, make_kernel, workload
+
+
+def cycles(body, preset="tiny", *overrides, **kernel_kw):
+    return run(workload(make_kernel("k", body, **kernel_kw)), preset, *overrides)["cycles"]
+
+
+@pytest.mark.parametrize("preset,op,field", [("tiny", Op.ALU, "alu_latency"), ("tiny", Op.SFU, "sfu_latency"),
+                                              ("gtx480", Op.ALU, "alu_latency"), ("tiny", Op.FP64, "fp64_latency"),
+                                              ("tiny", Op.DIV, "div_latency")])
+def test_dependent_chain_takes_latency_per_op(preset, op, field):
+    lat = getattr(config(preset).units, field)
+    n = 12
+    extra = cycles(lambda c, w: dependent_chain(2 * n, op), preset) - cycles(lambda c, w: dependent_chain(n, op), preset)
+    assert extra == n * lat
+
+
+def test_first_issue_two_cycles_after_cta_placement():
+    # CTA placed at the end of cycle 0, fetch/decode in cycle 1, issue in cycle 2 (§1.4); the
+    # single ALU op writes back alu_latency later, then the warp (already exited) finishes.
+    lat = config().units.alu_latency
+    assert cycles(lambda c, w: [Instr(Op.ALU, dst=(1,), src=(0,))]) == 2 + lat + 1
+
+
+@pytest.mark.parametrize("overrides,per_op", [((), 1), (("units.alu_ii=2",), 2), (("sm.issue_interval=3",), 3),
+                                               (("units.alu_ii=2", "sm.issue_interval=3"), 3)])
+def test_independent_stream_rate(overrides, per_op):
+    n = 40
+    extra = cycles(lambda c, w: independent(2 * n), "tiny", *overrides) - cycles(lambda c, w: independent(n), "tiny", *overrides)
+    assert extra == n * per_op
+
+
+def test_two_schedulers_issue_in_parallel():
+    # Warps in slots 0 and 1 sit on schedulers 0 and 1 (slot i → i mod S): each issues one
+    # instruction per cycle, so n more instructions per warp cost n more cycles.
+    n = 40
+    slope = lambda block: (cycles(lambda c, w: independent(2 * n), block=block)
+                           - cycles(lambda c, w: independent(n), block=block))
+    assert slope((64, 1, 1)) == n
+    # Four warps: slots 0, 2 share scheduler 0 and 1, 3 scheduler 1 → 2n more cycles. (One fetch
+    # per cycle fills two instructions, so fetch keeps up with two issues per cycle.)
+    assert config().sm.fetch_per_cycle * config().sm.ib_entries == 2
+    assert slope((128, 1, 1)) == 2 * n
+
+
+def test_dual_issue_needs_different_units():
+    n = 40
+    alu_sfu = lambda k: [Instr(Op.ALU if i % 2 == 0 else Op.SFU, dst=(1 + i % 64,), src=(0,)) for i in range(k)]
+    sfu_ii = config().units.sfu_ii
+    base = ("sm.dual_issue=true", "units.sfu_ii=1")
+    # ALU+SFU pairs: two instructions per cycle.
+    assert cycles(lambda c, w: alu_sfu(4 * n), "tiny", *base) - cycles(lambda c, w: alu_sfu(2 * n), "tiny", *base) == n
+    # ALU only: the second instruction would use the same unit, so one per cycle.
+    assert (cycles(lambda c, w: independent(2 * n), "tiny", *base)
+            - cycles(lambda c, w: independent(n), "tiny", *base)) == n
+    # Off by default: one per cycle even for ALU+SFU pairs.
+    assert cycles(lambda c, w: alu_sfu(2 * n), "tiny", "units.sfu_ii=1") - cycles(lambda c, w: alu_sfu(n), "tiny", "units.sfu_ii=1") == n
+    assert sfu_ii > 1
+
+
+def test_war_free_waw_blocks():
+    # Writing a register whose previous write is pending (WAW) waits for it, like RAW.
+    lat = config().units.alu_latency
+    waw = lambda k: [Instr(Op.ALU, dst=(5,), src=(0,)) for _ in range(k)]
+    assert cycles(lambda c, w: waw(20)) - cycles(lambda c, w: waw(10)) == 10 * lat
+
+
+def test_shared_memory_latency_and_bank_conflicts():
+    u = config().units
+    same_word = tuple([0] * 32)                                   # broadcast: one pass
+    conflict = tuple(t * 4 * u.smem_banks for t in range(32))      # 32 words in bank 0
+    chain = lambda addrs, k: [Instr(Op.LDS, dst=(1,), src=(1,), addrs=addrs) for _ in range(k)]
+    assert cycles(lambda c, w: chain(same_word, 8)) - cycles(lambda c, w: chain(same_word, 4)) == 4 * u.smem_latency
+    passes = 32
+    per = u.smem_latency + (passes - 1) * u.ldst_ii
+    assert cycles(lambda c, w: chain(conflict, 8)) - cycles(lambda c, w: chain(conflict, 4)) == 4 * per
+
+
+def test_fixed_memory_dependent_load_latency():
+    cfg = config()
+    d = cfg.dram
+    bytes_per_cycle = d.channels * d.bus_bytes * d.data_rate * d.clock_mhz / cfg.core_clock_mhz
+    line = cfg.l1.line_bytes
+    assert line % bytes_per_cycle == 0   # keeps the expected number an integer on tiny
+    per_load = int(line / bytes_per_cycle) + d.fixed_latency + 2 * cfg.icnt.latency
+    chain = lambda k: [Instr(Op.LDG, dst=(1,), src=(1,), addrs=tuple(range(0, 128, 4))) for _ in range(k)]
+    assert cycles(lambda c, w: chain(6)) - cycles(lambda c, w: chain(3)) == 3 * per_load
+
+
+def test_issue_slots_add_up():
+    r = run(workload(make_kernel("k", lambda c, w: independent(30) + dependent_chain(5),
+                                 grid=(6, 1, 1), block=(96, 1, 1))))
+    cfg = config()
+    assert sum(r["issue"].values()) == r["cycles"] * cfg.sm.count * cfg.sm.subcores
+    assert r["issue"]["issued"] == r["warp_insts"] == 6 * 3 * (30 + 5 + 1)

@@ -1,0 +1,37 @@
+"""CLI: cosim throughput line, errors as one line with exit 2, config show."""
+
+import subprocess
+import sys
+
+import pytest
+
+
+def gpusched(*args):
+    return subprocess.run([sys.executable, "-c", "from gpusched.cli import main; main()", *args],
+                          capture_output=True, text=True)
+
+
+@pytest.mark.cosim
+def test_cosim_prints_throughput_and_ratio():
+    r = gpusched("cosim", "warp_sched", "--param", "W=8", "--cycles", "3000", "--vs", "amaranth")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.strip().splitlines()
+    assert "verilator:" in lines[0] and "cycles/s" in lines[0] and "0 mismatches" in lines[0]
+    assert "amaranth:" in lines[1] and lines[2].startswith("ratio verilator/amaranth:")
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (("cosim", "warp_sched", "--sim", "modelsim"), "--sim"),
+    (("cosim", "nosuch"), "BLOCK"),
+    (("area", "warp_sched", "--param", "W=1"), "--param W"),
+    (("area", "warp_sched", "--liberty", "tsmc5"), "--liberty"),
+])
+def test_bad_cli_input_is_one_line(args, fragment):
+    r = gpusched(*args)
+    assert r.returncode == 2
+    assert len(r.stderr.strip().splitlines()) == 1 and fragment in r.stderr
+
+
+def test_config_show_prints_toml():
+    r = gpusched("config", "show", "gtx480", "--set", "sm.count=4")
+    assert r.returncode == 0 and "[sm]" in r.stdout and "count = 4" in r.stdout

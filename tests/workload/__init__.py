@@ -1,0 +1,1 @@
+"""Tests of sim/workload: generators, catalogue, Accel-Sim traces, CLI."""

@@ -1,0 +1,170 @@
+"""Accel-Sim trace import: round trip with tracegen, address forms, errors, lazy streaming."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpusched.config import ConfigError
+from sim.workload.accelsim import TraceKernel, parse_line, read_trace_dir
+from sim.workload.kernel import Op
+from sim.workload.opcodes import op_of
+from sim.workload.synthetic import build_kernel
+from sim.workload.tracegen import format_line, write_trace_dir
+
+from .helpers import check_stream, key
+from .test_synthetic import rich_spec
+
+HEADER = """-kernel name = _Z6kernelPf
+-kernel id = 1
+-grid dim = (2,1,1)
+-block dim = (64,1,1)
+-shmem = 0
+-nregs = 16
+-binary version = 70
+-cuda stream id = 0
+-shmem base_addr = 0x00007f0000000000
+-local mem base_addr = 0x00007f1000000000
+-nvbit version = 1.5.5
+-accelsim tracer version = 4
+-some future header = 3
+-enable lineinfo = 0
+
+#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num [reg_srcs] \
+mem_width [adrrescompress?] [mem_addresses]
+
+"""
+
+
+def write_dir(tmp: Path, body: str, header: str = HEADER) -> Path:
+    (tmp / "kernelslist.g").write_text("MemcpyHtoD,0x00007f2000000000,4096\nkernel-1.traceg\n")
+    (tmp / "kernel-1.traceg").write_text(header + body)
+    return tmp
+
+
+def tb(x: int, warps: list[list[str]]) -> str:
+    out = f"#BEGIN_TB\n\nthread block = {x},0,0\n\n"
+    for w, lines in enumerate(warps):
+        out += f"warp = {w}\ninsts = {len(lines)}\n" + "".join(l + "\n" for l in lines) + "\n"
+    return out + "#END_TB\n\n"
+
+
+@pytest.mark.parametrize("fmt", ["auto", 0, 1, 2])
+def test_round_trip_identical_streams(tmp_path, fmt):
+    k = build_kernel(rich_spec(), seed=11)
+    wl = read_trace_dir(write_trace_dir(tmp_path, [k], fmt))
+    (t,) = wl.kernels
+    assert (t.grid, t.block, t.regs_per_thread) == (k.grid, k.block, k.regs_per_thread)
+    for c in range(k.n_ctas):
+        for w in range(k.warps_per_cta()):
+            assert [key(i) for i in t.stream(c, w)] == [key(i) for i in k.stream(c, w)]
+
+
+def test_three_address_forms_decode_like_accelsim(tmp_path):
+    a = "0x0000000010000000"
+    warp0 = ["0000 ffffffff 1 R1 S2R 0 0",
+             "0010 0000000f 1 R2 LDG.E.SYS 1 R4 4 0 0x100 0x104 0x180 0x2000",
+             "0020 000000f0 0 STG.E.SYS 2 R4 R2 4 1 " + a + " 8",
+             "0030 00000015 1 R5 LDG.E.64 2 R4 UR4 8 2 " + a + " 128 -64",
+             "0040 ffffffff 0 EXIT 0 0"]
+    d = write_dir(tmp_path, tb(0, [warp0, warp0]) + tb(1, [warp0, warp0]))
+    s = list(read_trace_dir(d).kernels[0].stream(1, 1))
+    base = 0x10000000
+    assert s[1].addrs == (0x100, 0x104, 0x180, 0x2000) and s[1].op == Op.LDG
+    assert s[2].addrs == tuple(base + 8 * i for i in range(4)) and s[2].op == Op.STG
+    assert s[3].addrs == (base, base + 128, base + 64) and s[3].size == 8
+    assert s[3].src == (4,)                                  # UR4 dropped
+    assert [i.next_pc for i in s] == [0x10, 0x20, 0x30, 0x40, 0x48]
+    check_stream(s, "hand-written")
+
+
+MALFORMED = [
+    ("0zz0 ffffffff 0 EXIT 0 0", "expected 'pc mask"),
+    ("0010 ffffffff 1 R2 LDG.E 1 R4 4 0 0x100", "expected address info"),
+    ("0010 ffffffff 1 X7 FFMA 0 0", "expected a register"),
+    ("0010 ffffffff 1 R2 LDG.E 1 R4 4 7 0x100 4", "expected address info"),
+    ("0010 ffffffff 0 FFMA 0 0 extra", "expected nothing after mem_width 0"),
+    ("0010 ffffffff 1 R2 LDG.E 1 R4 4 2 0x100 4 zz", "expected"),
+]
+
+
+@pytest.mark.parametrize("bad,expected", MALFORMED)
+def test_malformed_instruction_line_names_file_line(tmp_path, bad, expected):
+    d = write_dir(tmp_path, tb(0, [["0000 ffffffff 0 NOP 0 0", bad, "0020 ffffffff 0 EXIT 0 0"]]))
+    k = read_trace_dir(d).kernels[0]
+    with pytest.raises(ConfigError) as e:
+        list(k.stream(0, 0))
+    line_no = (d / "kernel-1.traceg").read_text().splitlines().index(bad) + 1
+    assert e.value.where == f"{d / 'kernel-1.traceg'}:{line_no}"
+    assert bad.strip() == e.value.value and expected in str(e.value)
+    assert "\n" not in str(e.value)
+
+
+def test_malformed_structure_and_headers(tmp_path):
+    d = write_dir(tmp_path, tb(0, [["0000 ffffffff 0 EXIT 0 0"]]).replace("insts = 1", "insts = x"))
+    with pytest.raises(ConfigError, match=r"kernel-1.traceg:\d+ = 'x': expected 'insts = K'"):
+        list(read_trace_dir(d).kernels[0].stream(0, 0))
+    d = write_dir(tmp_path, tb(0, [["0000 ffffffff 0 EXIT 0 0"]]).replace("insts = 1", "insts = 5"))
+    with pytest.raises(ConfigError, match="end of file.*expected 5 instruction lines"):
+        list(read_trace_dir(d).kernels[0].stream(0, 0))
+    d = write_dir(tmp_path, "", header=HEADER.replace("-grid dim = (2,1,1)\n", ""))
+    with pytest.raises(ConfigError, match="grid dim"):
+        read_trace_dir(d)
+    d = write_dir(tmp_path, "", header=HEADER.replace("(64,1,1)", "(64,1)"))
+    with pytest.raises(ConfigError, match=r"kernel-1.traceg:1 = '\(64,1\)'"):
+        read_trace_dir(d)
+    (tmp_path / "kernelslist.g").write_text("kernel-1.trace\n")
+    with pytest.raises(ConfigError, match=r"kernelslist.g:1 = 'kernel-1.trace'"):
+        read_trace_dir(tmp_path)
+    with pytest.raises(ConfigError, match="kernelslist.g"):
+        read_trace_dir(tmp_path / "missing")
+
+
+def test_stream_reads_only_its_warp(tmp_path):
+    k = build_kernel(rich_spec(grid=(8, 4)), seed=2)
+    d = write_trace_dir(tmp_path, [k])
+    path = d / "kernel-1.traceg"
+    tk = TraceKernel(path)
+    index = tk.index()
+    assert len(index) == k.n_ctas
+    # corrupt every other warp's instructions in place (same length): they must not be read
+    start, end, n, first_line = index[5][2]
+    data = bytearray(path.read_bytes())
+    for cta, warps in index.items():
+        for w, (s, e, _, _) in warps.items():
+            if (cta, w) != (5, 2):
+                data[s:e] = bytes(b if b == 10 else ord("#") for b in data[s:e])
+    path.write_bytes(bytes(data))
+    got = [key(i) for i in tk.stream(5, 2)]
+    assert got == [key(i) for i in k.stream(5, 2)]
+    assert tk.bytes_read == end - start < len(data) / 50
+    with pytest.raises(ConfigError, match=r"kernel-1.traceg:\d+ = '#+'"):
+        list(tk.stream(0, 0))
+
+
+def test_chunked_reading_of_long_warps(tmp_path, monkeypatch):
+    import sim.workload.accelsim as accelsim
+    monkeypatch.setattr(accelsim, "CHUNK_BYTES", 97)          # lines straddle chunk borders
+    k = build_kernel(rich_spec(), seed=4)
+    t = read_trace_dir(write_trace_dir(tmp_path, [k])).kernels[0]
+    assert [key(i) for i in t.stream(3, 1)] == [key(i) for i in k.stream(3, 1)]
+
+
+def test_opcode_table_and_registers():
+    assert op_of("LDG.E.64.SYS") == Op.LDG and op_of("BAR.SYNC") == Op.BAR
+    assert op_of("MUFU.RSQ") == Op.SFU and op_of("DFMA") == Op.FP64
+    assert op_of("ATOMG.ADD") == Op.ATOM
+    assert op_of("IMAD.WIDE") == Op.ALU and op_of("SOMETHINGNEW") == Op.ALU
+    ins = parse_line("00a0 0000ffff 2 R3 P1 ISETP.GE.AND 3 RZ PT R9 0", "f:1")
+    assert (ins.pc, ins.mask, ins.dst, ins.src, ins.addrs) == (0xA0, 0xFFFF, (3, 257), (9,), None)
+    assert format_line(ins).split()[:4] == ["00a0", "0000ffff", "2", "R3"]
+
+
+def test_lineinfo_column_is_skipped(tmp_path):
+    header = HEADER.replace("-enable lineinfo = 0", "-enable lineinfo = 1")
+    d = write_dir(tmp_path, tb(0, [["17 0000 ffffffff 1 R1 IADD3 2 R1 R2 0",
+                                    "18 0010 ffffffff 0 EXIT 0 0"]]), header)
+    s = list(read_trace_dir(d).kernels[0].stream(0, 0))
+    assert [(i.op, i.pc) for i in s] == [(Op.ALU, 0), (Op.EXIT, 0x10)]
+    assert list(read_trace_dir(d).kernels[0].stream(0, 1))[0].op == Op.EXIT   # absent warp
