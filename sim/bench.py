@@ -1,11 +1,12 @@
 """Speed reference set of the GPU model: fixed kernels on gtx480 with fixed instruction counts.
 
-Each reference runs in a fresh Python process (``python -m sim.bench NAME``) so that its peak
-RSS is its own. Rates are per CPU-second of that process (``time.process_time``), so a machine
+Each reference runs with both memory kinds (``fixed`` stand-in and the full ``hierarchy``), each
+in a fresh Python process (``python -m sim.bench NAME MEMORY``) so that its peak RSS is its own. Rates are per CPU-second of that process (``time.process_time``), so a machine
 shared with other jobs does not distort them; wall seconds are reported beside, and
 ``loop_10m_cpu_s`` (CPU seconds of a 10M-iteration ``x += i`` loop, ~0.4 s on an idle 2020s
-desktop core) calibrates the machine. Targets (reported, never asserted): ≥300k warp-instructions/s compute-bound,
-≥100k memory-bound, ≤1 GiB for 10M warp-instructions (``compute_10m``, not in the default set).
+desktop core) calibrates the machine. Targets (reported beside the figures, never asserted):
+≥300k warp-instructions/s compute-bound, ≥100k memory-bound (with either memory kind), ≤1 GiB for
+10M warp-instructions (``compute_10m``, not in the default set).
 
 - ``compute``: 120 CTAs × 8 warps × 500 ALU/SFU instructions, four interleaved dependence chains.
 - ``memory``: 120 CTAs × 8 warps × 64 iterations of coalesced load → use → store, every line
@@ -96,6 +97,8 @@ def reference(name: str) -> Workload:
 
 REFERENCES = ("compute", "memory", "mixed")
 EXTRA = ("compute_10m",)
+MEMORY_KINDS = ("fixed", "hierarchy")
+TARGETS = {"compute": 300_000, "compute_10m": 300_000, "memory": 100_000}   # warp-insts/CPU-s
 
 
 def peak_rss_mb() -> float:
@@ -111,13 +114,14 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def run_one(name: str) -> dict:
-    """Simulate one reference in this process; time it and read the peak RSS."""
+def run_one(name: str, memory: str = "fixed") -> dict:
+    """Simulate one reference with memory kind ``memory`` in this process; time it and read
+    the peak RSS."""
     from gpusched.config import get_preset
     from sim.run import simulate
     wl = reference(name)
     t0, c0 = time.perf_counter(), time.process_time()
-    r = simulate(get_preset("gtx480"), wl)
+    r = simulate(get_preset("gtx480"), wl, memory=memory)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     rss_mb = peak_rss_mb()
     c0 = time.process_time()
@@ -125,24 +129,30 @@ def run_one(name: str) -> dict:
     for i in range(10_000_000):     # calibration: this machine's speed for plain Python
         x += i
     calibration = time.process_time() - c0
-    return {"workload": name, "warp_insts": r["warp_insts"], "cycles": r["cycles"],
+    return {"workload": name, "memory": memory, "target_warp_insts_per_s": TARGETS.get(name),
+            "warp_insts": r["warp_insts"], "cycles": r["cycles"],
             "seconds": round(wall, 3), "cpu_seconds": round(cpu, 3),
             "warp_insts_per_s": round(r["warp_insts"] / cpu), "cycles_per_s": round(r["cycles"] / cpu),
             "peak_rss_mb": round(rss_mb, 1), "loop_10m_cpu_s": round(calibration, 3)}
 
 
-def bench_model(names: list[str]) -> list[dict]:
-    """Run each reference in its own process (isolated peak RSS), in order."""
+def bench_model(names: list[str], memories: list[str] | tuple = MEMORY_KINDS) -> list[dict]:
+    """Run each (reference, memory kind) in its own process (isolated peak RSS), in order."""
     from gpusched.config import ConfigError
-    rows = []
     for name in names:
         if name not in REFERENCES + EXTRA:
             raise ConfigError("--only", name, "known: " + ", ".join(REFERENCES + EXTRA))
-        out = subprocess.run([sys.executable, "-m", "sim.bench", name], capture_output=True,
-                             text=True, check=True)
-        rows.append(json.loads(out.stdout))
+    for memory in memories:
+        if memory not in MEMORY_KINDS:
+            raise ConfigError("--memory", memory, "known: " + ", ".join(MEMORY_KINDS))
+    rows = []
+    for name in names:
+        for memory in memories:
+            out = subprocess.run([sys.executable, "-m", "sim.bench", name, memory],
+                                 capture_output=True, text=True, check=True)
+            rows.append(json.loads(out.stdout))
     return rows
 
 
 if __name__ == "__main__":
-    print(json.dumps(run_one(sys.argv[1]), sort_keys=True))
+    print(json.dumps(run_one(sys.argv[1], *sys.argv[2:3]), sort_keys=True))

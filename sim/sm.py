@@ -377,7 +377,7 @@ class SM:
         """A non-active cycle: no issue; launch ports still delivered; drain acknowledged."""
         for sc in self.subcores:
             if sc.launch_bits:
-                sc.sched.step(ready=0, launch=sc.launch_bits)
+                sc.grant(0, sc.launch_bits)
                 sc.launch_bits = 0
             sc.counts[R_PAUSED] += 1
         self.paused_cycles += 1

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from heapq import heappush
 
+from sim.blocks.warp_sched import WarpSchedTwin
 from sim.stats import (BARRIER, FETCH, IDLE, INTERVAL, ISSUE_SLOT_REASONS, ISSUED, MEMORY, PAUSED,
                        SCOREBOARD, UNIT_BUSY)
 from sim.warp import ALU, DIV, LDST, NONE, READY, UNIT_NAMES, Decoded, Warp
@@ -50,11 +51,13 @@ class SubCore:
 
     __slots__ = ("sm", "index", "sched", "slots", "masks", "unit_masks", "units", "pipes",
                  "next_issue", "issue_interval", "dual_issue", "launch_bits", "counts", "n_insts",
-                 "wake")
+                 "wake", "grant")
 
     def __init__(self, sm, index: int, scheduler, n_slots: int, units: list, issue_interval: int,
                  dual_issue: bool):
         self.sm, self.index, self.sched = sm, index, scheduler
+        # the stock twin has a dict-free port (same state update); anything else gets ``step``
+        self.grant = scheduler.grant if type(scheduler) is WarpSchedTwin else self._step_grant
         self.slots: list[Warp | None] = [None] * n_slots
         self.masks = [0] * 6           # per warp wait state (sim.warp READY … DONE)
         self.unit_masks = [0] * 6      # READY warps by the unit of their head instruction
@@ -149,6 +152,11 @@ class SubCore:
         if n > 0:
             self.counts[self.reason()] += n
 
+    def _step_grant(self, ready: int, launch: int) -> int:
+        """``grant`` through the arbiter's port-level ``step`` (RTL proxies, subclassed twins)."""
+        out = self.sched.step(ready=ready, launch=launch)
+        return out["grant_idx"] if out["grant_valid"] else -1
+
     # -- one cycle --------------------------------------------------------------------------
     def issue(self, now: int) -> None:
         """Issue stage of cycle ``now``: step the arbiter and dispatch the granted warp."""
@@ -156,7 +164,7 @@ class SubCore:
         if now < self.next_issue:
             if launch:
                 self.launch_bits = 0
-                self.sched.step(ready=0, launch=launch)
+                self.grant(0, launch)
             self.counts[INTERVAL] += 1
             return
         ready = self.masks[READY]
@@ -176,27 +184,30 @@ class SubCore:
             self.counts[self.reason()] += 1
             return
         self.launch_bits = 0
-        out = self.sched.step(ready=ready, launch=launch)
-        if not out["grant_valid"]:
+        g = self.grant(ready, launch)
+        if g < 0:
             self.wake = soonest if self.masks[READY] else NEVER
             self.counts[self.reason()] += 1
             return
-        w = self.slots[out["grant_idx"]]
+        w = self.slots[g]
         self.counts[ISSUED] += 1
         self.next_issue = now + self.issue_interval
-        first = w.ib[0]
+        ib = w.ib
+        first = ib[0]
         kind = first.unit
-        if kind <= DIV and len(w.ib) > 1:
-            # the common case, inlined from dispatch(): an ALU-class op, buffer not emptied
-            w.ib.popleft()
+        if kind <= DIV:
+            # the common case, inlined from dispatch(): an ALU-class op
+            ib.popleft()
             w.n_insts += 1
             self.n_insts += 1
+            sm = self.sm
+            if not ib and not w.stream_done:
+                sm.ib_empty |= 1 << w.slot
             unit = self.units[kind]
             unit.free_at = now + unit.ii
             dst = first.dst_mask
             if dst:
                 w.pending |= dst
-                sm = self.sm
                 sm.wb_seq += 1
                 heappush(sm.wb, (now + unit.latency, sm.wb_seq, w, dst))
         else:

@@ -1,4 +1,5 @@
-"""``gpusched bench model [--json]``: speed of the GPU model on its fixed reference set."""
+"""``gpusched bench model [--json] [--only NAMES] [--memory KINDS]``: speed of the GPU model on its
+fixed reference set, each reference with both memory kinds (fixed stand-in, full hierarchy)."""
 
 from __future__ import annotations
 
@@ -11,26 +12,33 @@ bench_app = typer.Typer(no_args_is_help=True, help="Measure the speed of the too
 
 @bench_app.command("model")
 def model(as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
-          only: str = typer.Option("", "--only", help="comma-separated reference names")):
+          only: str = typer.Option("", "--only", help="comma-separated reference names"),
+          memory: str = typer.Option("", "--memory",
+                                     help="comma-separated memory kinds (default: fixed,hierarchy)")):
     """Warp-instructions/s, cycles/s and peak RSS per reference workload on gtx480.
 
     Rates are per CPU-second of the simulating process; "calib s" is the CPU time of a plain
-    10M-iteration Python loop on this machine (about 0.4 s on an idle desktop core)."""
-    from sim.bench import REFERENCES, bench_model
+    10M-iteration Python loop on this machine (about 0.4 s on an idle desktop core); "target" is
+    the speed goal (reported, not asserted)."""
+    from sim.bench import MEMORY_KINDS, REFERENCES, bench_model
     names = [n for n in only.split(",") if n] or list(REFERENCES)
-    rows = bench_model(names)
+    memories = [m for m in memory.split(",") if m] or list(MEMORY_KINDS)
+    rows = bench_model(names, memories)
     if as_json:
         typer.echo(json.dumps({"preset": "gtx480", "results": rows}, sort_keys=True))
         return
     from rich.console import Console
     from rich.table import Table
-    table = Table(title="GPU model speed (gtx480, fixed memory, one core)")
-    for col in ("workload", "warp insts", "cycles", "wall s", "CPU s", "insts/CPU-s", "cycles/CPU-s",
-                "RSS MB", "calib s"):
+    table = Table(title="GPU model speed (gtx480, one core)")
+    for col in ("workload", "memory", "warp insts", "cycles", "wall s", "CPU s", "insts/CPU-s", "cycles/CPU-s",
+                "target", "RSS MB", "calib s"):
         table.add_column(col, justify="right")
     for r in rows:
-        table.add_row(r["workload"], f"{r['warp_insts']:,}", f"{r['cycles']:,}", f"{r['seconds']:.2f}", f"{r['cpu_seconds']:.2f}",
-                      f"{r['warp_insts_per_s']:,.0f}", f"{r['cycles_per_s']:,.0f}", f"{r['peak_rss_mb']:.0f}", f"{r['loop_10m_cpu_s']:.2f}")
+        target = r["target_warp_insts_per_s"]
+        table.add_row(r["workload"], r["memory"], f"{r['warp_insts']:,}", f"{r['cycles']:,}",
+                      f"{r['seconds']:.2f}", f"{r['cpu_seconds']:.2f}", f"{r['warp_insts_per_s']:,.0f}",
+                      f"{r['cycles_per_s']:,.0f}", f"≥{target:,}" if target else "",
+                      f"{r['peak_rss_mb']:.0f}", f"{r['loop_10m_cpu_s']:.2f}")
     Console().print(table)
 
 

@@ -44,6 +44,31 @@ class WarpSchedTwin:
             ready ^= low
         return best
 
+    def grant(self, ready: int, launch: int = 0) -> int:
+        """``step`` without building the output dict (the model's fast path): the granted slot
+        or -1, with the same state update."""
+        if ready:
+            last = self.last
+            if self.lrr:
+                upper = ready >> (last + 1)
+                g = (last + 1 + ((upper & -upper).bit_length() - 1) if upper
+                     else (ready & -ready).bit_length() - 1)
+            elif (ready >> last) & 1:
+                g = last
+            else:
+                g = self.pick(ready)
+            self.last = g
+        else:
+            g = -1
+        if launch:
+            age = self.age
+            while launch:
+                low = launch & -launch
+                age[low.bit_length() - 1] = self.next_age
+                self.next_age += 1
+                launch ^= low
+        return g
+
     def step(self, ready: int, launch: int = 0) -> dict[str, int]:
         """One clock cycle: outputs for (ready, launch), then the edge's state update."""
         g = self.pick(ready)
