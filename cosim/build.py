@@ -45,17 +45,18 @@ def verilog_for(spec: BlockSpec, params: dict) -> tuple[Path, str]:
     return path, top
 
 
-def write_verilog(component, top: str) -> Path:
-    """Verilog of an arbitrary component (e.g. a multi-instance wrapper), cached by top name, the
-    hdl fingerprint and the wrapper's own source file; ``top`` must encode its parameters."""
+def write_verilog(component_cls, top: str, *args) -> Path:
+    """Verilog of ``component_cls(*args)`` (e.g. a multi-instance wrapper), cached by top name,
+    the hdl fingerprint and the class's own source file; ``top`` must encode the arguments.
+    The component is only built on a cache miss (an unused Amaranth design warns)."""
     import inspect
 
     from amaranth.back import verilog
-    wrapper_src = Path(inspect.getsourcefile(type(component))).read_bytes()
+    wrapper_src = Path(inspect.getsourcefile(component_cls)).read_bytes()
     key = hashlib.sha256(hdl_fingerprint().encode() + wrapper_src).hexdigest()[:16]
     path = cache_dir("verilog") / f"{top}_{key}.v"
     if not path.exists():
-        _write_atomic(path, verilog.convert(component, name=top, emit_src=False))
+        _write_atomic(path, verilog.convert(component_cls(*args), name=top, emit_src=False))
     return path
 
 

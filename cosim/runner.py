@@ -82,7 +82,7 @@ def run_in_loop(spec: BlockSpec, params_list: list[dict], scenario: str, kwargs:
 
     prepare_env(sim)
     top = f"loop_{spec.name}_{len(params_list)}x_" + hashlib_short(json.dumps(params_list, sort_keys=True))
-    vpath = write_verilog(MultiTop(spec, params_list), top)
+    vpath = write_verilog(MultiTop, top, spec, params_list)
     build_dir = cache_dir(f"{sim}_build") / vpath.stem
     runner = get_runner(sim)
     build_args = ["-O2", "-Wno-fatal"] if sim == "verilator" else []

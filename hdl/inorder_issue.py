@@ -28,7 +28,8 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal, Value
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .socgpu.dep_check import ignore_bits, conflict, or_tree, plane_hits, records
+from .socgpu import insert_port_fields
+from .socgpu.dep_check import conflict, ignore_bits, or_tree, plane_hits, records
 
 
 @dataclass(frozen=True)
@@ -161,12 +162,8 @@ class InorderIssue(wiring.Component):
         super().__init__(sig)
 
     def _port(self, k: int) -> dict:
-        p = self.p
-        return {"pc": self.ins_pc[k * p.PW:(k + 1) * p.PW],
-                "npc": self.ins_npc[k * p.PW:(k + 1) * p.PW],
-                "src": self.ins_src[k * p.S * p.RB:(k + 1) * p.S * p.RB],
-                "dst": self.ins_dst[k * p.D * p.RB:(k + 1) * p.D * p.RB],
-                "serial": self.ins_serial[k], "unit": self.ins_unit[2 * k:2 * k + 2]}
+        """Decoded fields of insert port k."""
+        return insert_port_fields(self, self.p, k)
 
     def elaborate(self, platform):
         m = Module()

@@ -26,7 +26,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from .common import first_one_hot, one_hot_index
-from .socgpu import LFSR_BITS, IssueParams
+from .socgpu import LFSR_BITS, IssueParams, insert_port_fields
 from .socgpu.dep_check import EntryPlanes, conflict, dep_vector, records
 from .socgpu.ib_state import IbState
 from .socgpu.ready_logic import ready_vector
@@ -50,12 +50,7 @@ class SocgpuIssue(wiring.Component):
 
     def _port(self, k: int) -> dict:
         """Decoded fields of insert port k."""
-        p = self.p
-        return {"pc": self.ins_pc[k * p.PW:(k + 1) * p.PW],
-                "npc": self.ins_npc[k * p.PW:(k + 1) * p.PW],
-                "src": self.ins_src[k * p.S * p.RB:(k + 1) * p.S * p.RB],
-                "dst": self.ins_dst[k * p.D * p.RB:(k + 1) * p.D * p.RB],
-                "serial": self.ins_serial[k], "unit": self.ins_unit[2 * k:2 * k + 2]}
+        return insert_port_fields(self, self.p, k)
 
     def elaborate(self, platform):
         # Each concern is its own submodule: Amaranth's simulator runs one process per module and

@@ -16,15 +16,9 @@ import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
+from cosim.benches import load_ref
 from cosim.lockstep import LockstepMismatch, compare
 from gpusched.blocks import get_block
-
-
-def _load(ref: str):
-    """Import "module:attr"."""
-    import importlib
-    mod, attr = ref.split(":")
-    return getattr(importlib.import_module(mod), attr)
 
 
 @cocotb.test()
@@ -32,7 +26,7 @@ async def lockstep(dut):
     cfg = json.loads(os.environ["GPUSCHED_COSIM"])
     spec = get_block(cfg["block"])
     params, cycles, seed = cfg["params"], cfg["cycles"], cfg["seed"]
-    twin = _load(cfg["twin"])(params) if cfg.get("twin") else spec.make_twin(params)
+    twin = load_ref(cfg["twin"])(params) if cfg.get("twin") else spec.make_twin(params)
     stim = spec.make_stimulus(params, seed)
     ins = [(n, getattr(dut, n)) for n in spec.inputs]
     outs = [(n, getattr(dut, n)) for n in spec.outputs]

@@ -8,7 +8,6 @@ returns is written to the result file with the per-instance step counts.
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import time
@@ -16,14 +15,10 @@ import time
 import cocotb
 from cocotb.task import bridge
 
+from cosim.benches import load_ref
 from cosim.bridge import LockstepProxy, RtlProxy
 from cosim.lockstep import LockstepMismatch
 from gpusched.blocks import get_block
-
-
-def _load(ref: str):
-    mod, attr = ref.split(":")
-    return getattr(importlib.import_module(mod), attr)
 
 
 @cocotb.test()
@@ -40,7 +35,7 @@ async def scenario_in_loop(dut):
     summary = {"result": None, "steps": [], "mismatch": None, "seconds": 0.0}
     t0 = time.perf_counter()
     try:
-        summary["result"] = await bridge(_load(cfg["scenario"]))(blocks=blocks, **cfg["kwargs"])
+        summary["result"] = await bridge(load_ref(cfg["scenario"]))(blocks=blocks, **cfg["kwargs"])
     except LockstepMismatch as e:
         summary["mismatch"] = str(e)
     summary["seconds"] = time.perf_counter() - t0

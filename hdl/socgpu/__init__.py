@@ -20,6 +20,16 @@ CNT_MAX = 15          # rdy_cnt saturates here (4 bits, §6 item 16)
 LFSR_BITS = 16        # §2.4: Fibonacci LFSR, taps 16, 14, 13, 11
 
 
+def insert_port_fields(block, p, k: int) -> dict:
+    """Decoded fields of insert port ``k`` of a block with the shared insert ports (§2.8): the
+    SOCGPU block and the in-order baseline both take ``ins_pc/npc/src/dst/serial/unit``."""
+    return {"pc": block.ins_pc[k * p.PW:(k + 1) * p.PW],
+            "npc": block.ins_npc[k * p.PW:(k + 1) * p.PW],
+            "src": block.ins_src[k * p.S * p.RB:(k + 1) * p.S * p.RB],
+            "dst": block.ins_dst[k * p.D * p.RB:(k + 1) * p.D * p.RB],
+            "serial": block.ins_serial[k], "unit": block.ins_unit[2 * k:2 * k + 2]}
+
+
 def idx_bits(n: int) -> int:
     """Width of an entry index: ceil(log2 N), at least 1."""
     return max(1, (n - 1).bit_length())
