@@ -63,7 +63,7 @@ class KernelRun:
         self.regs_per_cta = self.padded_threads * (-(-kernel.regs_per_thread // 4) * 4)
         self.smem_per_cta = kernel.smem_per_cta
         self.occupancy = occupancy_limit(sm, kernel, n_sms, clamp_small_grid=not concurrent)
-        self.next_cta = 0           # next linear CTA id to hand out
+        self.next_cta = 0           # CTAs placed so far = next linear id to hand out in order
         self.ctas_done = 0
         self.launched_at = self.ready_at = self.start = self.end = -1
         self.warp_insts = 0

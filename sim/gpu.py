@@ -69,12 +69,15 @@ class GPU:
 
     # -- services for policies ----------------------------------------------------------------
     def can_accept(self, sm: SM, run: KernelRun) -> bool:
-        """``sm`` is active, below its CTA-count limit and has the resources for one CTA of ``run``."""
-        return sm.state == ACTIVE and sm.n_ctas < self.cta_limit.limit(sm, run) and sm.fits(run)
+        """``sm`` is active, allowed by the active-SM controller, below its CTA-count limit and
+        has the resources for one CTA of ``run``."""
+        return (sm.state == ACTIVE and self.sm_controller.may_dispatch(sm.sm_id)
+                and sm.n_ctas < self.cta_limit.limit(sm, run) and sm.fits(run))
 
-    def launch_cta(self, now: int, sm: SM, run: KernelRun) -> CTA:
-        """Place the next CTA of ``run`` (linear id order) on ``sm``."""
-        cta_id = run.next_cta
+    def launch_cta(self, now: int, sm: SM, run: KernelRun, cta_id: int | None = None) -> CTA:
+        """Place a CTA of ``run`` on ``sm``: the next in linear id order, or ``cta_id`` for CTA
+        schedulers that choose ids themselves (IKRA); ``run.next_cta`` counts CTAs placed."""
+        cta_id = run.next_cta if cta_id is None else cta_id
         run.next_cta += 1
         if run.start < 0:
             run.start = now

@@ -32,6 +32,7 @@ from sim.workload.kernel import Op
 ACTIVE, PAUSING, PAUSED, GATED = range(4)
 SM_STATE_NAMES = ("active", "pausing", "paused", "gated")
 DECODE_CACHE_LIMIT = 1 << 16   # decoded static instructions kept (shared Instr objects)
+_EXIT, _LDS, _STS = Op.EXIT, Op.LDS, Op.STS
 
 
 class SM:
@@ -63,6 +64,9 @@ class SM:
         self.wb_seq = 0
         self.mem_out = 0
         self.retry: list[Unit] = []
+        # optional memory-system hook: unchanged key → a refused request is refused again
+        self.stall_key = getattr(memory, "stall_key", None)
+        self.stalled_on = None              # stall_key when every retry was last refused
         self.deferred: list[Warp] = []
         self.decode_cache = decode_cache
         self.state = ACTIVE
@@ -104,7 +108,9 @@ class SM:
         nothing else can change, and the skipped issue slots are charged later by catch_up."""
         if self.retry:
             if now < self.core_wake:
-                self.retry_memory(now)
+                key = self.stall_key
+                if key is None or key(self.sm_id) != self.stalled_on:
+                    self.retry_memory(now)
                 if self.retry:
                     self.wake = now + 1
                     return
@@ -180,6 +186,8 @@ class SM:
     def fetch(self, now: int) -> None:
         """Round-robin fetch/decode into empty instruction buffers (baselines.md §1.4)."""
         cache = self.decode_cache
+        get = cache.get
+        n_ib = self.ib_entries
         for _ in range(self.fetch_per_cycle):
             m = self.ib_empty
             if not m:
@@ -191,21 +199,22 @@ class SM:
             self.ib_empty = m & ~(1 << s)
             w = self.slots[s]
             ib = w.ib
-            for _ in range(self.ib_entries):
-                instr = next(w.stream, None)
+            stream = w.stream
+            for _ in range(n_ib):
+                instr = next(stream, None)
                 if instr is None:
                     w.stream_done = True
                     break
                 if instr.addrs:          # per-instance addresses: never seen again
                     d = Decoded(instr)
                 else:
-                    d = cache.get(instr)
+                    d = get(instr)
                     if d is None:
                         if len(cache) >= DECODE_CACHE_LIMIT:
                             cache.clear()
                         d = cache[instr] = Decoded(instr)
                 ib.append(d)
-                if d.op == Op.EXIT:
+                if d.op == _EXIT:
                     break
             if ib:
                 w.subcore.update(w)
@@ -214,7 +223,7 @@ class SM:
     def memory_op(self, w: Warp, d: Decoded, unit: Unit, now: int) -> None:
         """LD/ST unit: shared memory in the SM, global/atomic ops to the memory system."""
         op = d.op
-        if op == Op.LDS or op == Op.STS:
+        if op == _LDS or op == _STS:
             passes = self.bank_passes(d.instr)
             unit.free_at = now + unit.ii * passes
             if d.dst_mask:
@@ -234,9 +243,12 @@ class SM:
             unit.stalled = (d.instr, token)
             unit.free_at = NEVER
             self.retry.append(unit)
+            self.stalled_on = None
 
     def retry_memory(self, now: int) -> None:
         """Re-offer LD/ST instructions the memory system refused (structural stall)."""
+        key = self.stall_key
+        before = key(self.sm_id) if key is not None else None
         still = []
         for unit in self.retry:
             instr, token = unit.stalled
@@ -248,6 +260,8 @@ class SM:
             else:
                 still.append(unit)
         self.retry = still
+        if still and key is not None:   # all refused with nothing moved: skip until the key moves
+            self.stalled_on = before if key(self.sm_id) == before else None
 
     def bank_passes(self, instr) -> int:
         """Shared-memory passes: the most distinct 4-byte words that fall in one bank."""

@@ -32,6 +32,8 @@ UNIT_OF_OP = {Op.ALU: ALU, Op.BRA: ALU, Op.SFU: SFU, Op.FP64: FP64, Op.DIV: DIV,
               Op.LDG: LDST, Op.STG: LDST, Op.LDS: LDST, Op.STS: LDST, Op.ATOM: LDST,
               Op.BAR: NONE, Op.MEMBAR: NONE, Op.EXIT: NONE, Op.NOP: NONE}
 LONG_OPS = frozenset({Op.LDG, Op.ATOM})
+_MEMBAR = Op.MEMBAR
+_REG_MASKS: dict = {}   # (dst, src) register tuples → (dst mask, use mask)
 
 
 class Decoded:
@@ -40,17 +42,24 @@ class Decoded:
     __slots__ = ("instr", "op", "unit", "use_mask", "dst_mask", "long", "fence")
 
     def __init__(self, instr: Instr):
-        self.instr, self.op = instr, instr.op
-        self.fence = instr.op == Op.MEMBAR
-        self.unit = UNIT_OF_OP[instr.op]
-        dst = 0
-        for r in instr.dst:
-            dst |= 1 << r
-        use = dst
-        for r in instr.src:
-            use |= 1 << r
-        self.dst_mask, self.use_mask = dst, use
-        self.long = instr.op in LONG_OPS
+        op = instr.op
+        self.instr, self.op = instr, op
+        self.fence = op == _MEMBAR
+        self.unit = UNIT_OF_OP[op]
+        key = (instr.dst, instr.src)
+        masks = _REG_MASKS.get(key)
+        if masks is None:
+            dst = 0
+            for r in instr.dst:
+                dst |= 1 << r
+            use = dst
+            for r in instr.src:
+                use |= 1 << r
+            if len(_REG_MASKS) >= 4096:
+                _REG_MASKS.clear()
+            masks = _REG_MASKS[key] = (dst, use)
+        self.dst_mask, self.use_mask = masks
+        self.long = op in LONG_OPS
 
 
 class Warp:

@@ -35,3 +35,13 @@ def test_bad_cli_input_is_one_line(args, fragment):
 def test_config_show_prints_toml():
     r = gpusched("config", "show", "gtx480", "--set", "sm.count=4")
     assert r.returncode == 0 and "[sm]" in r.stdout and "count = 4" in r.stdout
+
+
+def test_run_selects_policies_by_name():
+    import json
+    r = gpusched("run", "--preset", "tiny", "--workload", "mem_stream", "--scale", "0.05",
+                 "--cta-scheduler", "ikra_reset", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["policies"]["cta_scheduler"] == "IkraResetCtaScheduler"
+    bad = gpusched("run", "--preset", "tiny", "--workload", "mem_stream", "--kernel-scheduler", "sjf")
+    assert bad.returncode == 2 and "kernel_scheduler = 'sjf'" in bad.stderr

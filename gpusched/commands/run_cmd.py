@@ -1,5 +1,6 @@
 """``gpusched run --preset P (--workload W | --trace DIR) [--set k=v ...] [--seed N] [--json]
-[--memory fixed|hierarchy] [--watchdog N]``: one GPU-model run.
+[--memory fixed|hierarchy] [--watchdog N] [--cta-scheduler NAME] [--kernel-scheduler NAME]
+[--cta-limit NAME] [--sm-controller NAME]``: one GPU-model run (policy names: sim/policies).
 
 Exit status 2 on bad input (one line), 3 when the deadlock watchdog fires (one line naming the
 SM, warp and wait reason).
@@ -16,6 +17,11 @@ import typer
 from gpusched.config import ConfigError
 
 
+def _policy_help(kind: str) -> str:
+    from sim.policies import BASELINES, POLICIES
+    return f"{' | '.join(POLICIES[kind])} (default {BASELINES[kind]})"
+
+
 def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or config .toml"),
         workload: Optional[str] = typer.Option(None, "--workload",
                                                help="catalogue name, or module:function / file.py:function"),
@@ -26,12 +32,19 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
         memory: str = typer.Option("hierarchy", "--memory",
                                    help="hierarchy (caches, interconnect, DRAM) | fixed (stand-in)"),
         watchdog: int = typer.Option(100_000, "--watchdog", help="cycles without progress → deadlock"),
+        cta_scheduler: Optional[str] = typer.Option(None, "--cta-scheduler", help=_policy_help("cta_scheduler")),
+        kernel_scheduler: Optional[str] = typer.Option(None, "--kernel-scheduler",
+                                                       help=_policy_help("kernel_scheduler")),
+        cta_limit: Optional[str] = typer.Option(None, "--cta-limit", help=_policy_help("cta_limit")),
+        sm_controller: Optional[str] = typer.Option(None, "--sm-controller", help=_policy_help("sm_controller")),
         as_json: bool = typer.Option(False, "--json", help="print one JSON object")):
     """Simulate a workload on a GPU preset and print the statistics."""
     from gpusched.commands.config_cmd import resolve_config
     from sim.run import MEMORY_KINDS, Deadlock, load_workload, simulate
 
     cfg = resolve_config(preset, set_)
+    policies = {k: v for k, v in (("cta_scheduler", cta_scheduler), ("kernel_scheduler", kernel_scheduler),
+                                  ("cta_limit", cta_limit), ("sm_controller", sm_controller)) if v}
     if memory not in MEMORY_KINDS:
         raise ConfigError("--memory", memory, "allowed: " + ", ".join(MEMORY_KINDS))
     if (workload is None) == (trace is None):
@@ -43,7 +56,8 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
         wl = load_workload(workload, seed=seed, scale=scale)
     try:
         with _progress_bar() as progress:
-            result = simulate(cfg, wl, seed=seed, memory=memory, progress=progress, watchdog=watchdog)
+            result = simulate(cfg, wl, seed=seed, memory=memory, progress=progress, watchdog=watchdog,
+                              **policies)
     except Deadlock as e:
         print(f"gpusched: {e}", file=sys.stderr)
         sys.exit(3)

@@ -75,6 +75,7 @@ class MemoryHierarchy:
         self.loads = self.load_latency_sum = self.stores = self.atomics = 0
         self.bytes_l1_to_l2 = self.bytes_l2_to_l1 = 0
         self.last_cycle = 0
+        self._epoch = 0     # kernel boundaries (they forget refused accesses)
 
     # --- MemorySystem protocol -------------------------------------------------------------
     def connect(self, sm_id: int, on_complete: CompletionCallback) -> None:
@@ -114,6 +115,11 @@ class MemoryHierarchy:
             del self._refused[sm_id][id(instr)]
         return ok
 
+    def stall_key(self, sm_id: int) -> tuple:
+        """What a refused access of ``sm_id`` waits on. While it is unchanged, re-offering that
+        access is refused again without side effects, so the SM may skip the retry."""
+        return self.l1s[sm_id].frees, self.up.src_waiting[sm_id], self._epoch
+
     def _refuse(self, sm_id: int, instr: Instr, lines: dict) -> None:
         """Remember a refused access with the state it waits on, so a retry is O(1) until an
         MSHR frees or the SM's injection queue moves."""
@@ -133,6 +139,7 @@ class MemoryHierarchy:
             l1.kernel_boundary(now, readonly)
         for refused in self._refused:
             refused.clear()
+        self._epoch += 1
 
     def busy(self) -> bool:
         return len(self.ev) > 0

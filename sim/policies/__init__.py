@@ -3,9 +3,10 @@
 Four kinds, each a small class with a documented protocol (see the modules):
 
 - ``kernel_scheduler`` (kernel_sched.py): fifo (baseline), sm_partition (concurrent kernels);
-- ``cta_scheduler`` (cta_sched.py): rr (baseline);
-- ``cta_limit`` (cta_limit.py): max_occupancy (baseline);
-- ``sm_controller`` (active_sm.py): all_active (baseline).
+- ``cta_scheduler`` (cta_sched.py): rr (baseline); ikra_rr, ikra_chunk, ikra_reset, ikra_flip,
+  ikra_steal (ikra_cta.py: the ``cta_sched`` block's twin driven through its ports);
+- ``cta_limit`` (cta_limit.py): max_occupancy (baseline); perf_sat (perf_sat_limit.py);
+- ``sm_controller`` (active_sm.py): all_active (baseline); onac, seq_det (onac_ctrl.py).
 
 ``make_policy(kind, spec, cfg)`` accepts a registered name, a class / factory taking ``cfg``, or
 a ready instance. New policies are added to ``POLICIES``.
@@ -19,13 +20,16 @@ from .active_sm import AllActive
 from .base import Policy
 from .cta_limit import MaxOccupancy
 from .cta_sched import RoundRobinCTAScheduler
+from .ikra_cta import IKRA_CTA_SCHEDULERS
 from .kernel_sched import FIFOKernelScheduler, SMPartitionKernelScheduler
+from .onac_ctrl import OnacController, SeqDetController
+from .perf_sat_limit import PerfSatLimit
 
 POLICIES: dict[str, dict[str, type]] = {
     "kernel_scheduler": {"fifo": FIFOKernelScheduler, "sm_partition": SMPartitionKernelScheduler},
-    "cta_scheduler": {"rr": RoundRobinCTAScheduler},
-    "cta_limit": {"max_occupancy": MaxOccupancy},
-    "sm_controller": {"all_active": AllActive},
+    "cta_scheduler": {"rr": RoundRobinCTAScheduler, **IKRA_CTA_SCHEDULERS},
+    "cta_limit": {"max_occupancy": MaxOccupancy, "perf_sat": PerfSatLimit},
+    "sm_controller": {"all_active": AllActive, "onac": OnacController, "seq_det": SeqDetController},
 }
 BASELINES = {"kernel_scheduler": "fifo", "cta_scheduler": "rr", "cta_limit": "max_occupancy",
              "sm_controller": "all_active"}

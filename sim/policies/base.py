@@ -43,3 +43,7 @@ class Policy:
 
     def on_sm_drained(self, now: int, sm) -> None:
         """A paused ``sm`` has no instruction in flight any more (pause acknowledged)."""
+
+    def may_dispatch(self, sm_id: int) -> bool:
+        """Active-SM controllers only: may SM ``sm_id`` receive new CTAs now (default: yes)."""
+        return True

@@ -1,0 +1,203 @@
+"""ONAC / Seq-Det active-SM controller: the SWM detector twin plus one CoreSampler twin per SM,
+stepped every cycle and wired to the GPU's pause / resume / gate services (thesis.md §3.2–3.4,
+§9.3; port protocols in hdl/onac_parts/swm.py and hdl/core_sampler.py).
+
+Wiring, per cycle ``now`` (after the SMs ran, so the SMs' signals are those of cycle ``now``):
+
+- every sampler is stepped with the detector's current registers (``pause_req`` / ``sample_req``
+  bit i), ``instr`` = warp instructions SM i issued this cycle, ``in_flight`` = ``sm.in_flight()``,
+  ``cta_done`` = CTAs of the detected kernel that finished on SM i this cycle and ``cta_limit`` =
+  the CTA-count policy's limit for SM i; then the detector is stepped with the samplers' pre-edge
+  outputs (``pause_ack``, ``sample_done``, packed ``sample_instr`` / ``sample_cycles``) and
+  ``sm_idle`` = SM i holds no CTA. Both are registered, so this is the RTL's cycle timing.
+- ``issue_hold`` of the next cycle (``pause_req`` or a sampler quiescing) → ``gpu.pause_sm`` (the
+  SM keeps its CTAs and stops issuing), else ``gpu.resume_sm``; ``power_gate`` → pause, then
+  ``gpu.gate_sm`` once the SM is drained. Changes take effect from cycle ``now + 1``, exactly
+  when the registered outputs would.
+- CTA placement: SM i may get a CTA only while bit i of the detector's ``dispatch_mask``
+  (active & ~pause_req & ~power_gate) is set; the GPU's ``can_accept`` asks ``may_dispatch``
+  (the active-SM controller protocol, sim/policies/active_sm.py). A quiescing SM
+  is GPU-paused and so also gets no CTA for those few cycles (a small deviation from the CST rule).
+
+Choices [S]: detection (the ``start`` pulse) begins after ``skip_waves`` × (SMs × occupancy
+limit) CTAs of the kernel completed (§9.3 skips one wave of ramp-up; 0 = at the kernel's first
+CTA). If the kernel runs out of CTAs to place before a count is chosen, detection is abandoned:
+every SM is resumed and may receive CTAs (otherwise paused SMs would hold their CTAs forever).
+Detection restarts at every kernel start (§9.3), assuming one kernel at a time.
+
+``trace``: one dict per detected kernel with the samples (N, chip IPC, cycle), the estimates,
+``n_opt`` and the start / decision / done cycles; ``events``: (cycle, sm, dispatch allowed) at
+every change of an SM's eligibility for CTAs.
+"""
+
+from __future__ import annotations
+
+from hdl.onac_parts.swm import SwmState
+from sim.blocks.core_sampler import CoreSamplerTwin
+from sim.blocks.onac import OnacTwin, SwmTwin
+from sim.blocks.seq_det import SeqDetTwin
+from sim.policies.base import Policy
+from sim.sm import ACTIVE, GATED, PAUSED
+
+DETECTORS: dict[str, type[SwmTwin]] = {"onac": OnacTwin, "seq_det": SeqDetTwin}
+_RUN, _HOLD, _GATE = 0, 1, 2            # wanted GPU-side state of an SM
+
+
+class OnacController(Policy):
+    """Active-SM controller driving ``OnacTwin`` (mode ``onac``) or ``SeqDetTwin`` (``seq_det``).
+
+    ``waves``: K of the 4-wave sampling window (§3.3, §9.3; smaller for scaled-down runs);
+    ``skip_waves``: ramp-up waves before detection starts (module docstring);
+    ``count_bits``: counter width shared by detector and samplers (§3.3 [S]: 24).
+    """
+
+    per_cycle = True
+
+    def __init__(self, cfg, mode: str = "onac", waves: int = 4, skip_waves: int = 1,
+                 count_bits: int = 24):
+        if mode not in DETECTORS:
+            raise ValueError(f"mode {mode!r}: known: {', '.join(DETECTORS)}")
+        self.mode, self.waves, self.skip_waves = mode, waves, skip_waves
+        self.count_bits = count_bits
+        self.m = cfg.sm.count
+        self.det: SwmTwin = DETECTORS[mode](self.m, count_bits)
+        self.samplers = [CoreSamplerTwin(waves, count_bits) for _ in range(self.m)]
+        self.run = None                 # kernel under detection
+        self.phase = "idle"             # idle | rampup | detect | settled | abandoned
+        self.start_after = 0            # completed CTAs of ``run`` before the start pulse
+        self.pending_start = False      # the start pulse is applied at the next step
+        self.cta_done = [0] * self.m    # completions this cycle (filled by on_cta_finish)
+        self.last_insts = [0] * self.m
+        self.allowed = [True] * self.m  # last logged dispatch eligibility per SM
+        self.trace: list[dict] = []
+        self.events: list[tuple[int, int, bool]] = []
+
+    # -- GPU hooks ----------------------------------------------------------------------------
+    def may_dispatch(self, i: int) -> bool:
+        """The controller's say in CTA placement: the detector's dispatch mask while it owns the
+        SMs (detecting or settled), else every SM."""
+        if self.phase == "settled" or self.phase == "detect" and not self.pending_start:
+            return bool(self.det.dispatch_mask >> i & 1)
+        return True
+
+    def on_kernel_start(self, now: int, run) -> None:
+        self.run, self.phase = run, "rampup"
+        self.start_after = self.skip_waves * self.m * run.occupancy.limit
+        for i in range(self.m):                    # a new kernel un-gates every SM
+            self._apply(now, i, _RUN)
+        self._log_dispatch(now)
+        if self.start_after == 0:
+            self._start(now)
+
+    def on_cta_finish(self, now: int, sm, cta) -> None:
+        if cta.run is not self.run:
+            return
+        self.cta_done[sm.sm_id] += 1
+        if self.phase == "rampup" and cta.run.ctas_done >= self.start_after:
+            self._start(now)
+
+    def next_wakeup(self, now: int) -> int | None:
+        return now + 1 if self.phase == "detect" else None
+
+    def on_cycle(self, now: int) -> None:
+        if self.phase != "detect":
+            self.cta_done = [0] * self.m
+            return
+        if not self.run.has_ctas_left() and self.det.state < SwmState.DRAIN:
+            self._abandon(now)
+            return
+        self._step(now)
+
+    # -- detection ----------------------------------------------------------------------------
+    def _start(self, now: int) -> None:
+        """The detector's ``start`` pulse, applied in this cycle's step."""
+        self.phase = "detect"
+        self.pending_start = True
+        self.samplers = [CoreSamplerTwin(self.waves, self.count_bits) for _ in range(self.m)]
+        self.last_insts = [sm.warp_insts() for sm in self.gpu.sms]
+        self.trace.append({"kernel": self.run.index, "name": self.run.name, "mode": self.mode,
+                           "start": now, "samples": [], "estimates": [], "n_opt": None,
+                           "decided": None, "done": None, "abandoned": False})
+
+    def _step(self, now: int) -> None:
+        gpu, det, w = self.gpu, self.det, self.det.w
+        pr, sr = det.pause_req, det.sample_req
+        ack = done = instr_vec = cyc_vec = idle = 0
+        for i, (sm, s) in enumerate(zip(gpu.sms, self.samplers)):
+            insts = sm.warp_insts()
+            limit = gpu.cta_limit.limit(sm, self.run)
+            out = s.step(pause_req=pr >> i & 1, sample_req=sr >> i & 1,
+                         instr=insts - self.last_insts[i], in_flight=int(sm.in_flight()),
+                         cta_done=self.cta_done[i], cta_limit=limit)
+            self.last_insts[i] = insts
+            ack |= out["pause_ack"] << i
+            done |= out["sample_done"] << i
+            instr_vec |= out["sample_instr"] << (i * w.instr_bits)
+            cyc_vec |= out["sample_cycles"] << (i * w.count_bits)
+            idle |= int(sm.n_ctas == 0) << i
+        self.cta_done = [0] * self.m
+        det.step(start=int(self.pending_start), pause_ack=ack, sample_done=done,
+                 sample_instr=instr_vec, sample_cycles=cyc_vec, sm_idle=idle)
+        self.pending_start = False
+        self._record(now)
+        pr, gate = det.pause_req, det.power_gate
+        settled = det.is_done
+        for i, s in enumerate(self.samplers):
+            want = _GATE if gate >> i & 1 else _HOLD if s.hold(pr >> i & 1) else _RUN
+            settled = self._apply(now, i, want) and settled
+        self._log_dispatch(now)
+        if settled:
+            self.phase = "settled"
+
+    def _record(self, now: int) -> None:
+        rec, det = self.trace[-1], self.det
+        f = 1 << det.w.ipc_frac
+        for n, ipc in det.samples[len(rec["samples"]):]:
+            rec["samples"].append({"n": n, "ipc": ipc / f, "cycle": now})
+        rec["estimates"] = list(det.estimates)
+        if rec["decided"] is None and det.state >= SwmState.DRAIN:
+            rec["decided"], rec["n_opt"] = now, det.n_opt
+        if rec["done"] is None and det.is_done:
+            rec["done"] = now
+
+    def _abandon(self, now: int) -> None:
+        """The kernel has no CTA left to place: give every SM back (see the module docstring)."""
+        self.phase = "abandoned"
+        self.trace[-1]["abandoned"] = True
+        for i in range(self.m):
+            self._apply(now, i, _RUN)
+        self._log_dispatch(now)
+        self.gpu.request_cta_issue()
+
+    # -- GPU side -----------------------------------------------------------------------------
+    def _apply(self, now: int, i: int, want: int) -> bool:
+        """Move SM i toward ``want``; True once it is there."""
+        gpu, state = self.gpu, self.gpu.sms[i].state
+        if want == _RUN:
+            if state != ACTIVE:
+                gpu.resume_sm(now, i)
+            return True
+        if want == _HOLD:
+            if state == ACTIVE:
+                gpu.pause_sm(now, i)
+            return True
+        if state == ACTIVE:
+            gpu.pause_sm(now, i)
+        elif state == PAUSED:
+            gpu.gate_sm(now, i)
+            return True
+        return state == GATED
+
+    def _log_dispatch(self, now: int) -> None:
+        for i, sm in enumerate(self.gpu.sms):
+            ok = sm.state == ACTIVE and self.may_dispatch(i)
+            if ok != self.allowed[i]:
+                self.allowed[i] = ok
+                self.events.append((now, i, ok))
+
+
+class SeqDetController(OnacController):
+    """Seq-Det (thesis.md §3.4): the one-SM-at-a-time baseline with ONAC's handshakes."""
+
+    def __init__(self, cfg, waves: int = 4, skip_waves: int = 1, count_bits: int = 24):
+        super().__init__(cfg, mode="seq_det", waves=waves, skip_waves=skip_waves, count_bits=count_bits)
