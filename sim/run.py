@@ -93,5 +93,6 @@ def simulate(cfg: GPUConfig, workload: Workload, seed: int = 0, memory: str | ob
     gpu.run(progress)
     meta = {"preset": cfg.name, "workload": workload.name, "seed": seed,
             "policies": {k: type(p).__name__ for k, p in policies.items()},
+            "policy_reports": {k: r for k, p in policies.items() if (r := p.report()) is not None},
             "warp_sched": cfg.sm.warp_sched}
     return collect(gpu, meta, memory if isinstance(memory, str) else type(memory).__name__)

@@ -42,6 +42,12 @@ def test_run_selects_policies_by_name():
     r = gpusched("run", "--preset", "tiny", "--workload", "mem_stream", "--scale", "0.05",
                  "--cta-scheduler", "ikra_reset", "--json")
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["policies"]["cta_scheduler"] == "IkraResetCtaScheduler"
+    out = json.loads(r.stdout)
+    assert out["policies"]["cta_scheduler"] == "IkraResetCtaScheduler"
+    report = out["policy_reports"]["cta_scheduler"]          # the policy's own record reaches the JSON
+    placed = sum(v for k, v in report["stats"].items() if k.startswith("src_"))
+    assert report["policy"] == "reset" and placed == sum(k["ctas"] for k in out["kernels"])
+    base = gpusched("run", "--preset", "tiny", "--workload", "mem_stream", "--scale", "0.05", "--json")
+    assert json.loads(base.stdout)["policy_reports"] == {}    # baselines report nothing
     bad = gpusched("run", "--preset", "tiny", "--workload", "mem_stream", "--kernel-scheduler", "sjf")
     assert bad.returncode == 2 and "kernel_scheduler = 'sjf'" in bad.stderr

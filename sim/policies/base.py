@@ -44,6 +44,11 @@ class Policy:
     def on_sm_drained(self, now: int, sm) -> None:
         """A paused ``sm`` has no instruction in flight any more (pause acknowledged)."""
 
+    def report(self) -> dict | None:
+        """JSON-ready record of what the policy decided (traces, counters) for the run's stats
+        under ``policy_reports``; None when there is nothing to report (the baselines)."""
+        return None
+
     def may_dispatch(self, sm_id: int) -> bool:
         """Active-SM controllers only: may SM ``sm_id`` receive new CTAs now (default: yes)."""
         return True

@@ -122,6 +122,12 @@ class IkraCtaScheduler(Policy):
         return {**self.twin.stats, **{f"src_{n}": c for n, c in zip(SRC_NAMES, self.src_counts)}}
 
 
+    def report(self) -> dict:
+        """Scheduler statistics and, per launch, the CTA ids stolen in it."""
+        return {"policy": self.policy, "stats": self.stats,
+                "stolen": {str(k): v for k, v in sorted(self.steal_log.items())}}
+
+
 def ikra_scheduler_class(policy: str) -> type[IkraCtaScheduler]:
     """A subclass fixed to ``policy`` (named e.g. ``IkraStealCtaScheduler``), for the registry."""
     if policy not in IKRA_POLICIES:

@@ -73,6 +73,11 @@ class OnacController(Policy):
         self.events: list[tuple[int, int, bool]] = []
 
     # -- GPU hooks ----------------------------------------------------------------------------
+    def report(self) -> dict:
+        """The detection trace per kernel (samples, estimates, n_opt, cycles) and the CTA
+        eligibility changes (cycle, sm, allowed)."""
+        return {"mode": self.mode, "trace": self.trace, "events": self.events}
+
     def may_dispatch(self, i: int) -> bool:
         """The controller's say in CTA placement: the detector's dispatch mask while it owns the
         SMs (detecting or settled), else every SM."""

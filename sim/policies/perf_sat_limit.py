@@ -49,6 +49,10 @@ class PerfSatLimit(Policy):
         self.record: list[dict | None] = [None] * m   # current trace["kernels"] entry per SM
         self.trace: dict[str, list] = {"limits": [], "kernels": []}
 
+    def report(self) -> dict:
+        """Per (kernel, SM) detection records and every limit change (cycle, sm, limit)."""
+        return self.trace
+
     def n_max(self, run) -> int:
         """The baseline CTA limit (MaxOccupancy), capped to what the N port can hold."""
         base = self.cta_slots if self.concurrent else run.occupancy.limit
