@@ -14,7 +14,7 @@ from pathlib import Path
 
 from gpusched.config import ConfigError
 
-from .point import Point, Scalar
+from .point import Point, Scalar, flatten
 from .runners import get_kind
 
 SWEEP_KEYS = ("name", "kind", "preset", "workloads", "seeds", "overrides", "params")
@@ -148,7 +148,7 @@ def load_grid(path: str | Path) -> Grid:
         if not isinstance(raw, dict):
             fail(table, raw, f"expected a table: [sweep.{table}] with key = [values]")
         axes[table] = {}
-        for key, value in _flatten(raw).items():
+        for key, value in flatten(raw).items():   # TOML dotted keys → one level
             values = _as_list(value)
             if not values or not all(isinstance(v, (str, int, float, bool)) for v in values):
                 fail(key, value, "expected a value or a non-empty list of values")
@@ -175,14 +175,3 @@ def _toml_error(path: str, text: str, e: tomllib.TOMLDecodeError) -> ConfigError
         where = f"{path}:{line}"
     reason = re.sub(r" [(]at (line|end).*", "", message)
     return ConfigError(where, lines[min(line, len(lines)) - 1].strip(), f"malformed TOML: {reason}")
-
-
-def _flatten(table: dict, prefix: str = "") -> dict:
-    """``{"sm": {"warp_sched": [...]}}`` → ``{"sm.warp_sched": [...]}`` (TOML dotted keys)."""
-    out = {}
-    for key, value in table.items():
-        if isinstance(value, dict):
-            out.update(_flatten(value, f"{prefix}{key}."))
-        else:
-            out[f"{prefix}{key}"] = value
-    return out

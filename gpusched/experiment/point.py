@@ -35,6 +35,17 @@ def model_code_fingerprint() -> str:
     return h.hexdigest()[:16]
 
 
+def flatten(value: dict, prefix: str = "") -> dict:
+    """Nested dicts → one level with dotted keys (``{"sm": {"count": 4}}`` → ``{"sm.count": 4}``)."""
+    out = {}
+    for k, v in value.items():
+        if isinstance(v, dict):
+            out.update(flatten(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
 def canonical_json(value: object) -> str:
     """JSON with sorted keys and no whitespace: equal values give equal text."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

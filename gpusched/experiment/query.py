@@ -17,21 +17,11 @@ from typing import Iterable
 
 from gpusched.config import ConfigError
 
+from .point import flatten
 from .store import Run
 
 LEAD_COLUMNS = ("key", "status", "kind", "preset", "workload", "seed")
 TAIL_COLUMNS = ("wall_s", "host", "version", "sweep", "finished_at", "error")
-
-
-def flatten(value: dict, prefix: str = "") -> dict:
-    """Nested dicts → one level with dotted keys."""
-    out = {}
-    for k, v in value.items():
-        if isinstance(v, dict):
-            out.update(flatten(v, f"{prefix}{k}."))
-        else:
-            out[f"{prefix}{k}"] = v
-    return out
 
 
 def flat_row(run: Run) -> dict:
