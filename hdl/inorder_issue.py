@@ -28,7 +28,7 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal, Value
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .socgpu import insert_port_fields
+from .socgpu import insert_port_fields, insert_ports
 from .socgpu.dep_check import conflict, ignore_bits, or_tree, plane_hits, records
 
 
@@ -59,9 +59,7 @@ class InorderParams:
     def ports(self) -> dict[str, tuple[str, int]]:
         s, d, rb, pw, w = self.S, self.D, self.RB, self.PW, self.W
         return {
-            "ins_valid": ("in", 2), "ins_pc": ("in", 2 * pw), "ins_npc": ("in", 2 * pw),
-            "ins_src": ("in", 2 * s * rb), "ins_dst": ("in", 2 * d * rb),
-            "ins_serial": ("in", 2), "ins_unit": ("in", 4),
+            **insert_ports(self),
             "grant": ("in", 1), "grant2": ("in", 1), "flush": ("in", 1),
             "wb_valid": ("in", w), "wb_dst": ("in", w * d * rb), "wb_src": ("in", w * s * rb),
             "ins_ready": ("out", 1),

@@ -20,6 +20,14 @@ CNT_MAX = 15          # rdy_cnt saturates here (4 bits, §6 item 16)
 LFSR_BITS = 16        # §2.4: Fibonacci LFSR, taps 16, 14, 13, 11
 
 
+def insert_ports(p) -> dict[str, tuple[str, int]]:
+    """The two decoded-instruction insert ports (§2.8) shared by ``socgpu_issue`` and
+    ``inorder_issue``: port name → (direction, width), port 1's fields above port 0's."""
+    return {"ins_valid": ("in", 2), "ins_pc": ("in", 2 * p.PW), "ins_npc": ("in", 2 * p.PW),
+            "ins_src": ("in", 2 * p.S * p.RB), "ins_dst": ("in", 2 * p.D * p.RB),
+            "ins_serial": ("in", 2), "ins_unit": ("in", 4)}
+
+
 def insert_port_fields(block, p, k: int) -> dict:
     """Decoded fields of insert port ``k`` of a block with the shared insert ports (§2.8): the
     SOCGPU block and the in-order baseline both take ``ins_pc/npc/src/dst/serial/unit``."""
@@ -83,11 +91,9 @@ class IssueParams:
 
     def ports(self) -> dict[str, tuple[str, int]]:
         """Port name → (direction 'in'/'out', width); one place for RTL, twin and benches."""
-        n, s, d, rb, pw, w = self.N, self.S, self.D, self.RB, self.PW, self.W
+        pw, w = self.PW, self.W
         return {
-            "ins_valid": ("in", 2), "ins_pc": ("in", 2 * pw), "ins_npc": ("in", 2 * pw),
-            "ins_src": ("in", 2 * s * rb), "ins_dst": ("in", 2 * d * rb),
-            "ins_serial": ("in", 2), "ins_unit": ("in", 4),
+            **insert_ports(self),
             "rpc_valid": ("in", 1), "rpc": ("in", pw), "unit_free": ("in", 4),
             "grant": ("in", 1), "grant2": ("in", 1), "flush": ("in", 1),
             "wb_valid": ("in", w), "wb_idx": ("in", w * self.IB),
