@@ -8,6 +8,7 @@ simulator evaluates one wide operation per level instead of thousands of 1-bit e
 from __future__ import annotations
 
 from amaranth.hdl import Const, Module, Signal, Value
+from amaranth.lib.wiring import In, Out, Signature
 
 
 def prefix_or(m: Module, vec: Value, width: int, name: str) -> Signal:
@@ -39,3 +40,9 @@ def one_hot_index(m: Module, onehot: Value, width: int, name: str) -> Signal:
         mask = sum(1 << i for i in range(width) if (i >> b) & 1)
         m.d.comb += out[b].eq((onehot & Const(mask, width)).any())
     return out
+
+
+def signature_of(ports: dict[str, tuple[str, int]]) -> Signature:
+    """A component signature from a ports table {name: ("in" | "out", width)} (the twins and the
+    cosim bridge read the same table)."""
+    return Signature({name: (In(w) if d == "in" else Out(w)) for name, (d, w) in ports.items()})

@@ -38,8 +38,8 @@ from __future__ import annotations
 
 from amaranth.hdl import Cat, Const, Module, Signal
 from amaranth.lib import wiring
-from amaranth.lib.wiring import In, Out
 
+from .common import signature_of
 from .ikra.chunk import build_chunk_unit
 from .ikra.control import Control
 from .ikra.divider import RestoringDivider
@@ -55,8 +55,7 @@ class CtaSched(wiring.Component):
 
     def __init__(self, n_cus: int, id_w: int = 32, qdepth: int = 32, policy: str = "steal"):
         self.shape = IkraShape(n_cus, id_w, qdepth, policy)
-        super().__init__({name: (In(w) if d == "in" else Out(w))
-                          for name, (d, w) in self.shape.ports().items()})
+        super().__init__(signature_of(self.shape.ports()))
 
     def elaborate(self, platform):
         m = Module()

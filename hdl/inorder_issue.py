@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 from amaranth.hdl import Cat, Const, Module, Mux, Signal, Value
 from amaranth.lib import wiring
-from amaranth.lib.wiring import In, Out
 
+from .common import signature_of
 from .socgpu import insert_port_fields, insert_ports
 from .socgpu.dep_check import conflict, ignore_bits, or_tree, plane_hits, records
 
@@ -156,8 +156,7 @@ class InorderIssue(wiring.Component):
 
     def __init__(self, **params):
         self.p = InorderParams(**params)
-        sig = {name: (In(w) if d == "in" else Out(w)) for name, (d, w) in self.p.ports().items()}
-        super().__init__(sig)
+        super().__init__(signature_of(self.p.ports()))
 
     def _port(self, k: int) -> dict:
         """Decoded fields of insert port k."""

@@ -23,9 +23,8 @@ from __future__ import annotations
 
 from amaranth.hdl import Cat, Const, Module, Mux, Signal, Value
 from amaranth.lib import wiring
-from amaranth.lib.wiring import In, Out
 
-from .common import first_one_hot, one_hot_index
+from .common import first_one_hot, one_hot_index, signature_of
 from .socgpu import LFSR_BITS, IssueParams, insert_port_fields
 from .socgpu.dep_check import EntryPlanes, conflict, dep_vector, records
 from .socgpu.ib_state import IbState
@@ -45,8 +44,7 @@ class SocgpuIssue(wiring.Component):
 
     def __init__(self, **params):
         self.p = IssueParams(**params)
-        sig = {name: (In(w) if d == "in" else Out(w)) for name, (d, w) in self.p.ports().items()}
-        super().__init__(sig)
+        super().__init__(signature_of(self.p.ports()))
 
     def _port(self, k: int) -> dict:
         """Decoded fields of insert port k."""
