@@ -6,12 +6,17 @@ proxy is stepped — the caller may step them in any order and skip idle instanc
 
 ``RtlProxy`` has the twin's ``step(**inputs) -> outputs``: it is called from a thread started with
 cocotb's ``bridge`` and blocks while a cocotb coroutine applies the inputs, samples the settled
-outputs and pulses that instance's clock. ``LockstepProxy`` steps a twin and an RTL proxy with the
-same inputs and raises LockstepMismatch on the first difference, returning the twin's outputs.
+outputs and pulses that instance's clock. ``peek() -> outputs`` reads the outputs after the last
+edge without a new one (inputs held): for a block whose outputs are registers, the values the
+next ``step`` will return — what a driver needs to react to a registered output within the
+cycle. ``LockstepProxy`` steps a twin and an RTL proxy with the same inputs and raises
+LockstepMismatch on the first difference (``peek`` included), returning the twin's outputs.
 So the GPU model (or any driver) never knows whether it talks to a twin, the RTL, or both.
 """
 
 from __future__ import annotations
+
+import copy
 
 from amaranth.hdl import ClockDomain, DomainRenamer, Module
 from amaranth.lib import wiring
@@ -62,6 +67,7 @@ class RtlProxy:
         self.rst = getattr(dut, f"u{k}_rst")
         self.cycles = 0
         self._cycle = resume(self._drive)
+        self._peek = resume(self._read)
 
     async def reset(self) -> None:
         from cocotb.triggers import Timer
@@ -88,8 +94,15 @@ class RtlProxy:
         self.cycles += 1
         return out
 
+    async def _read(self) -> dict:
+        return {n: int(h.value) for n, h in self.outs}
+
     def step(self, **inputs) -> dict:
         return self._cycle(inputs)
+
+    def peek(self) -> dict:
+        """Outputs after the last edge, inputs held, no clock edge."""
+        return self._peek()
 
 
 class LockstepProxy:
@@ -98,12 +111,22 @@ class LockstepProxy:
     def __init__(self, twin, rtl: RtlProxy, label: str, params: dict, seed: int = 0):
         self.twin, self.rtl, self.label, self.params, self.seed = twin, rtl, label, params, seed
         self.cycles = 0
+        self.last_inputs: dict = {}
 
     def step(self, **inputs) -> dict:
         expected = self.twin.step(**inputs)
         got = self.rtl.step(**inputs)
         compare(self.label, self.params, self.seed, self.cycles, inputs, expected, got)
         self.cycles += 1
+        self.last_inputs = inputs
+        return expected
+
+    def peek(self) -> dict:
+        """Both sides' ``peek``; the twin's is a step of a throw-away copy with the inputs held."""
+        expected = copy.deepcopy(self.twin).step(**self.last_inputs)
+        got = self.rtl.peek()
+        compare(self.label + " (peek)", self.params, self.seed, self.cycles, self.last_inputs,
+                expected, got)
         return expected
 
     def __getattr__(self, name):

@@ -26,6 +26,13 @@ during that launch).
 
 The kernel scheduler (FIFO) only admits kernels and runs their launch countdowns; which kernel
 runs next is the launch order. ``on_cta_finish`` rejects CTAs of any other kernel.
+
+Injected block (``block=``): any object with the twin's port-level ``step(**inputs) -> outputs``
+(cosim's RtlProxy / LockstepProxy, a twin subclass) takes the twin's place. Only the stock
+``CtaSchedTwin`` itself is driven through its fast ``cycle()`` API; anything else is wrapped in
+``CtaSchedPorts``, which presents the same method-level API built from ``step`` alone (launch
+handshake, ID_W + 2 set-up cycles and N retirements per §2.5; the twin's §7.1 counters replayed
+from the status ports). Same inputs on the same cycles, so the GPU run is the same either way.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from __future__ import annotations
 from collections import deque
 
 from hdl.ikra.params import POLICIES as IKRA_POLICIES
+from hdl.ikra.params import SRC_STOLEN_QUEUE, TB_DONE_W, IkraShape, pack, unpack, victim_order
 from sim.blocks.cta_sched import CtaSchedTwin
 from sim.policies.base import Policy
 
@@ -46,10 +54,19 @@ class IkraCtaScheduler(Policy):
     default_policy = "steal"
 
     def __init__(self, cfg, policy: str | None = None, qdepth: int = 32, id_w: int = 32,
-                 steal_extra_latency: int = 0, every_cycle: bool = False):
+                 steal_extra_latency: int = 0, every_cycle: bool = False, block=None):
+        """``block``: the scheduler to drive instead of a new ``CtaSchedTwin`` (module doc); it
+        must have been built for ``cfg.sm.count`` CUs, ``id_w``, ``qdepth`` and ``policy``."""
         self.policy = policy or self.default_policy
         self.n = cfg.sm.count
-        self.twin = CtaSchedTwin(self.n, id_w, qdepth, self.policy, steal_extra_latency)
+        if block is None:
+            block = CtaSchedTwin(self.n, id_w, qdepth, self.policy, steal_extra_latency)
+        elif type(block) is not CtaSchedTwin and steal_extra_latency:
+            raise ValueError("steal_extra_latency is a twin-only knob: inject a CtaSchedTwin")
+        self.block = block
+        self.twin = block if type(block) is CtaSchedTwin else \
+            CtaSchedPorts(block, self.n, id_w, qdepth, self.policy)
+        self.steps = 0                      # block cycles run (not part of the stats)
         self.every_cycle = every_cycle
         self.pending: deque = deque()       # runs released by the kernel scheduler, in order
         self.current = None                 # the run inside the twin (launched, not retired)
@@ -98,6 +115,7 @@ class IkraCtaScheduler(Policy):
         else:
             free = [0] * self.n
         done, self.done = self.done, [0] * self.n
+        self.steps += 1
         for cu, tb, src in tw.cycle(free, done, launch):
             self.place(now, cu, run, tb)
             self.src_counts[src] += 1
@@ -121,11 +139,128 @@ class IkraCtaScheduler(Policy):
         transfers per ``tb_src`` (§7.1 scheduler statistics)."""
         return {**self.twin.stats, **{f"src_{n}": c for n, c in zip(SRC_NAMES, self.src_counts)}}
 
-
     def report(self) -> dict:
         """Scheduler statistics and, per launch, the CTA ids stolen in it."""
         return {"policy": self.policy, "stats": self.stats,
                 "stolen": {str(k): v for k, v in sorted(self.steal_log.items())}}
+
+
+class ProtocolError(RuntimeError):
+    """An injected ``cta_sched`` block broke the §2.5 port protocol the GPU side relies on."""
+
+
+class CtaSchedPorts:
+    """``CtaSchedTwin``'s method-level API (``cycle``, ``active``, ``running``, ``launch_ready``,
+    ``stolen_wait``, ``steal_log``, ``stats``) over a block reached only through ``step``.
+
+    State the ports do not show is tracked from the protocol (§2.5): a launch is taken when
+    ``launch_valid`` meets ``launch_ready``; offers start ``ID_W + 2`` cycles later; the kernel
+    retires at the edge where the reported ``tb_done`` reach N (checked against ``kernel_done``
+    in the next cycle). Counters: launches and re-chunks at the handshake (§2.4: first kernel,
+    an overflow or new dims); steals, lost races / arbitrations and overflows by replaying the
+    thieves' choice on the status ports (§2.4, §2.5), each theft confirmed by the thief's
+    stolen offer in the next cycle, which also names the stolen id for ``steal_log``.
+    """
+
+    def __init__(self, block, n_cus: int, id_w: int, qdepth: int, policy: str):
+        self.block, self.p, self.policy = block, n_cus, policy
+        self.sh = IkraShape(n_cus, id_w, qdepth, policy)
+        self.active, self.init_left, self.n, self.retired = 0, 0, 0, 0
+        self.expect_done, self.prev_dims = 0, None
+        self.stolen_wait = [0] * n_cus          # the block offers a stolen TB in the next cycle
+        self.grants: list[tuple[int, int, int]] = []      # (thief, victim, kind) at the last edge
+        self.steal_log: list[tuple[int, int, int, int]] = []
+        self.stats = {"steals_queue": 0, "steals_chunk": 0, "steal_lost_race": 0,
+                      "steal_lost_arbitration": 0, "overflows": 0, "launches": 0, "reinits": 0}
+
+    @property
+    def launch_ready(self) -> bool:
+        return not self.active
+
+    @property
+    def running(self) -> bool:
+        return bool(self.active and self.init_left == 0)
+
+    def cycle(self, slot_free: list[int], tb_done: list[int] = (),
+              launch: tuple[int, int, int] | None = None) -> list[tuple[int, int, int]]:
+        """One ``step``: transfers ``(cu, tb_id, src)`` of this cycle, as ``CtaSchedTwin.cycle``."""
+        p, sh = self.p, self.sh
+        free, done = pack(slot_free, 1), list(tb_done) or [0] * p
+        gx, gy, gz = launch or (0, 0, 0)
+        running = self.running
+        out = self.block.step(launch_valid=int(launch is not None), grid_x=gx, grid_y=gy,
+                              grid_z=gz, slot_free=free, tb_done=pack(done, TB_DONE_W))
+        if out["launch_ready"] != int(not self.active) or out["kernel_done"] != self.expect_done:
+            raise ProtocolError(f"cta_sched: launch_ready={out['launch_ready']} kernel_done="
+                                f"{out['kernel_done']}, expected {int(not self.active)} / "
+                                f"{self.expect_done} ({self.retired} of {self.n} retired)")
+        valid = out["tb_valid"]
+        if valid and not running:
+            raise ProtocolError(f"cta_sched: offer tb_valid={valid:#x} outside a running kernel")
+        ids, srcs = unpack(out["tb_id"], sh.id_w, p), unpack(out["tb_src"], 2, p)
+        self._confirm_steals(valid, ids, srcs, unpack(out["tb_victim"], sh.cu_w, p))
+        xfer = valid & free
+        if running and self.policy == "steal":
+            self._replay_steals(out, free, valid, xfer, srcs)
+        fire, self.expect_done = launch is not None and not self.active, 0
+        if running:
+            self.retired += sum(done)
+            if self.retired >= self.n:
+                self.active, self.expect_done = 0, 1
+        if fire:
+            self._launch(launch, out)
+        elif self.init_left:
+            self.init_left -= 1
+        return [(i, ids[i], srcs[i]) for i in range(p) if xfer >> i & 1]
+
+    def _launch(self, dims: tuple[int, int, int], out: dict) -> None:
+        gx, gy, gz = dims
+        self.active, self.init_left = 1, self.sh.init_cycles
+        self.n, self.retired = (gx * gy * gz) & ((1 << self.sh.id_w) - 1), 0
+        self.stats["launches"] += 1
+        if self.policy == "steal":
+            self.stats["reinits"] += int(bool(out["st_reinit_pending"]) or dims != self.prev_dims)
+            self.prev_dims = dims
+
+    def _confirm_steals(self, valid: int, ids, srcs, victims) -> None:
+        """Each theft of the last edge must show as the thief's stolen offer now (§2.5)."""
+        for t, v, kind in self.grants:
+            if not valid >> t & 1 or srcs[t] != SRC_STOLEN_QUEUE + kind or victims[t] != v:
+                raise ProtocolError(f"cta_sched: CU {t} should offer the TB it stole from CU {v} "
+                                    f"(src {SRC_STOLEN_QUEUE + kind}); tb_valid={valid:#x} "
+                                    f"src={srcs[t]} victim={victims[t]}")
+        self.steal_log = [(t, v, kind, ids[t]) for t, v, kind in self.grants]
+        self.grants = []
+
+    def _replay_steals(self, out: dict, free: int, valid: int, xfer: int, srcs) -> None:
+        """The thieves' victim choice and arbitration at this edge, from the status ports."""
+        p, sh, ph = self.p, self.sh, out["st_phase"]
+        lo, hi, cur = (unpack(out[k], sh.id_w, p) for k in ("st_lo", "st_hi", "st_cur"))
+        ql, qh, qc = (unpack(out[k], sh.q_w, p) for k in ("st_q_lo", "st_q_hi", "st_q_cur"))
+        qmask = (1 << sh.q_w) - 1
+        c_left = [max(0, cur[i] - lo[i] if ph else hi[i] - cur[i]) for i in range(p)]
+        q_left = [((qc[i] - ql[i]) if ph else (qh[i] - qc[i])) & qmask for i in range(p)]
+        stolen = [valid >> i & 1 and srcs[i] >= SRC_STOLEN_QUEUE for i in range(p)]
+        aims: dict[tuple[int, int], int] = {}
+        for i in range(p):
+            if not free >> i & 1 or stolen[i] or c_left[i] or q_left[i]:
+                continue
+            order = victim_order(i, p)
+            aim = next(((0, v) for v in order if q_left[v]), None) or \
+                next(((1, v) for v in order if c_left[v]), None)
+            if aim in aims:
+                self.stats["steal_lost_arbitration"] += 1
+            elif aim is not None:
+                aims[aim] = i                           # ascending i: the lowest thief wins
+        for (kind, v), thief in aims.items():
+            local = 1 - srcs[v] if xfer >> v & 1 and not stolen[v] else None   # region it serves
+            if local == kind and (c_left[v] if kind else q_left[v]) == 1:
+                self.stats["steal_lost_race"] += 1      # the victim keeps its last TB
+                continue
+            self.stats["steals_chunk" if kind else "steals_queue"] += 1
+            if (qh[thief] - ql[thief]) & qmask == sh.qdepth:
+                self.stats["overflows"] += 1
+            self.grants.append((thief, v, kind))
 
 
 def ikra_scheduler_class(policy: str) -> type[IkraCtaScheduler]:

@@ -28,11 +28,18 @@ Detection restarts at every kernel start (§9.3), assuming one kernel at a time.
 ``trace``: one dict per detected kernel with the samples (N, chip IPC, cycle), the estimates,
 ``n_opt`` and the start / decision / done cycles; ``events``: (cycle, sm, dispatch allowed) at
 every change of an SM's eligibility for CTAs.
+
+Injected detector (``block=``): any twin-shaped object with ``step(**inputs) -> outputs`` and
+``peek() -> outputs`` (cosim's RtlProxy / LockstepProxy; a twin without ``peek`` uses its
+``outputs()``) replaces the detector twin; the samplers stay twins. Only the stock twin class
+itself is read through its attributes; anything else is wrapped in ``DetectorPorts``, which
+presents the same method-level API from the ports alone. ``peek`` is needed because every SWM
+output is a register and the controller acts on the post-edge values within the same cycle.
 """
 
 from __future__ import annotations
 
-from hdl.onac_parts.swm import SwmState
+from hdl.onac_parts.swm import SwmState, SwmWidths
 from sim.blocks.core_sampler import CoreSamplerTwin
 from sim.blocks.onac import OnacTwin, SwmTwin
 from sim.blocks.seq_det import SeqDetTwin
@@ -54,13 +61,21 @@ class OnacController(Policy):
     per_cycle = True
 
     def __init__(self, cfg, mode: str = "onac", waves: int = 4, skip_waves: int = 1,
-                 count_bits: int = 24):
+                 count_bits: int = 24, block=None):
+        """``block``: the detector to drive instead of a new twin (module doc), built for
+        ``M = cfg.sm.count``, ``count_bits`` and the default IPC widths (16 bits, 10 fraction)."""
         if mode not in DETECTORS:
             raise ValueError(f"mode {mode!r}: known: {', '.join(DETECTORS)}")
         self.mode, self.waves, self.skip_waves = mode, waves, skip_waves
         self.count_bits = count_bits
         self.m = cfg.sm.count
-        self.det: SwmTwin = DETECTORS[mode](self.m, count_bits)
+        twin_cls = DETECTORS[mode]
+        if block is None:
+            block = twin_cls(self.m, count_bits)
+        self.block = block
+        self.det = block if type(block) is twin_cls else \
+            DetectorPorts(block, SwmWidths(self.m, count_bits))
+        self.steps = 0                  # detector cycles run (not part of the stats)
         self.samplers = [CoreSamplerTwin(waves, count_bits) for _ in range(self.m)]
         self.run = None                 # kernel under detection
         self.phase = "idle"             # idle | rampup | detect | settled | abandoned
@@ -141,6 +156,7 @@ class OnacController(Policy):
             cyc_vec |= out["sample_cycles"] << (i * w.count_bits)
             idle |= int(sm.n_ctas == 0) << i
         self.cta_done = [0] * self.m
+        self.steps += 1
         det.step(start=int(self.pending_start), pause_ack=ack, sample_done=done,
                  sample_instr=instr_vec, sample_cycles=cyc_vec, sm_idle=idle)
         self.pending_start = False
@@ -204,5 +220,77 @@ class OnacController(Policy):
 class SeqDetController(OnacController):
     """Seq-Det (thesis.md §3.4): the one-SM-at-a-time baseline with ONAC's handshakes."""
 
-    def __init__(self, cfg, waves: int = 4, skip_waves: int = 1, count_bits: int = 24):
-        super().__init__(cfg, mode="seq_det", waves=waves, skip_waves=skip_waves, count_bits=count_bits)
+    def __init__(self, cfg, waves: int = 4, skip_waves: int = 1, count_bits: int = 24,
+                 block=None):
+        super().__init__(cfg, mode="seq_det", waves=waves, skip_waves=skip_waves,
+                         count_bits=count_bits, block=block)
+
+
+class DetectorPorts:
+    """The SWM twin's method-level API over a detector reached only through its ports.
+
+    After every ``step`` the post-edge registers are read with ``peek`` (and the next step's
+    outputs must equal them); they drive ``pause_req`` … ``dispatch_mask``. The detection log
+    is rebuilt from them: a sample ``(n_est, chip IPC)`` is taken at each DECIDE, the chip IPC
+    being the saturating sum of ``sm_ipc`` over the SMs of the last SAMPLE's ``sample_req``;
+    every change of ``n_est`` after the start is an estimate (a new count only ever differs
+    from the one before it).
+    """
+
+    def __init__(self, block, widths: SwmWidths):
+        self.block, self.w = block, widths
+        self._peek = getattr(block, "peek", None) or block.outputs
+        self.regs = self._peek()
+        self.sampled = 0                # sample_req of the last SAMPLE state
+        self.samples: list[tuple[int, int]] = []
+        self.estimates: list[int] = []
+
+    def step(self, **inputs) -> dict[str, int]:
+        """One cycle: the block's outputs of this cycle; the registers after its edge are kept."""
+        before = self.block.step(**inputs)
+        if before != self.regs:
+            raise RuntimeError(f"SWM detector: outputs {before} differ from the registers read "
+                               f"after the last edge {self.regs} (every output is a register)")
+        self.regs = regs = self._peek()
+        if inputs.get("start"):
+            self.samples, self.estimates = [], []
+        else:
+            if before["state"] == SwmState.DECIDE:
+                w = self.w
+                ipc = sum(before["sm_ipc"] >> (i * w.ipc_bits) & w.ipc_max
+                          for i in range(w.m) if self.sampled >> i & 1)
+                self.samples.append((before["n_est"], min(ipc, w.ipc_max)))
+            if regs["n_est"] != before["n_est"]:
+                self.estimates.append(regs["n_est"])
+        if regs["state"] == SwmState.SAMPLE:
+            self.sampled = regs["sample_req"]
+        return before
+
+    @property
+    def pause_req(self) -> int:
+        return self.regs["pause_req"]
+
+    @property
+    def sample_req(self) -> int:
+        return self.regs["sample_req"]
+
+    @property
+    def power_gate(self) -> int:
+        return self.regs["power_gate"]
+
+    @property
+    def dispatch_mask(self) -> int:
+        r = self.regs
+        return r["active"] & ~r["pause_req"] & ~r["power_gate"] & self.w.all_sms
+
+    @property
+    def state(self) -> int:
+        return self.regs["state"]
+
+    @property
+    def is_done(self) -> bool:
+        return bool(self.regs["done"])
+
+    @property
+    def n_opt(self) -> int:
+        return self.regs["n_opt"]
