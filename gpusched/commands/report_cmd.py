@@ -8,10 +8,12 @@ rerun everything, Dask) and a non-zero exit when points failed.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import List, Optional
 
 import typer
 
+from gpusched.config import ConfigError
 from gpusched.commands.sweep_cmd import (JOBS_HELP, PLUGIN_HELP, SCHEDULER_HELP, execute_points,
                                          plugin_list)
 
@@ -38,7 +40,13 @@ def make_report(paper: str, quick: bool, db: str | None, out: str | None, jobs: 
         failures = len(summary.failures)
     with ResultStore(db) as store:
         runs = store.runs([p.key for p in points])
-    files = write_report(exp, points, runs, out or f"reports/{exp.name}", quick)
+    out = out or f"reports/{exp.name}"
+    if not run and points and not runs and (Path(out) / "report.md").exists():
+        # Keys include a fingerprint of the model code: after a code change nothing matches, and
+        # rendering would replace an existing report with an empty one.
+        raise ConfigError("--no-run", exp.name, f"none of the {len(points)} points is stored for "
+                          f"the current code (changed since the sweep?); {out}/ left as it is")
+    files = write_report(exp, points, runs, out, quick)
     typer.echo(f"report {exp.name}: {files.markdown}, {files.headline}, {len(files.images)} plots")
     return failures
 

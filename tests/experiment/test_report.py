@@ -61,6 +61,15 @@ def test_report_lists_failed_points(cli, tmp_path):
     assert all(h["ours"] is None for h in json.loads((out / "headline.json").read_text()))
 
 
+def test_no_run_keeps_an_existing_report_when_nothing_is_stored(cli, tmp_path):
+    db, out = tmp_path / "r.sqlite", tmp_path / "rep"
+    out.mkdir()
+    (out / "report.md").write_text("an earlier report")
+    r = cli("report", "toy_paper", "--quick", "--db", db, "--out", out, "--no-run")
+    assert r.returncode == 2 and "none of the 12 points is stored" in r.stderr
+    assert (out / "report.md").read_text() == "an earlier report"
+
+
 def test_baseline_warp_is_declared_against_the_model_api():
     assert "baseline_warp" in experiment_names()
     exp = get_experiment("baseline_warp")
