@@ -5,7 +5,10 @@ the kernel scheduler; the memory system ticks (delivering completions); every SM
 cycle; per-cycle policies run; the CTA scheduler places CTAs. Idle cycles are skipped: each SM
 knows the next cycle at which it can change (``wake``) and the loop jumps to the earliest of
 those, the memory system's ``next_event()``, the next launch countdown or arrival, and any
-policy's ``next_wakeup``. Skipped cycles are charged to the issue-slot reason that held.
+policy's ``next_wakeup``. Skipped cycles are charged to the issue-slot reason that held. While an
+SM holds a memory request the memory system refused, no cycle is skipped, as if the SM re-offered
+it every cycle (it may in fact sleep until the request can be accepted, sim/sm_memory.py): the
+cycles visited, hence occupancy samples and per-cycle policies, do not depend on that.
 
 Deadlock watchdog: if no warp instruction issues and no CTA is placed for ``watchdog`` cycles
 while work remains, ``Deadlock`` is raised naming the SM, warp and wait reason.
@@ -56,6 +59,8 @@ class GPU:
         self.slot_may_be_free = True        # False after a refused launch, until a kernel ends
         self.kernel_wake = NEVER            # next launch-countdown expiry
         self.policy_acted = False           # an SM's state changed from a policy hook
+        self.in_tick = False                # the memory system is delivering this cycle's events
+        self.n_retrying = 0                 # SMs holding a memory request the memory refused
         self.n_finished = 0
         self.cta_pending = False
         self.now = 0
@@ -189,7 +194,9 @@ class GPU:
             self.now = now
             if self.arrivals and self.slot_may_be_free and self.arrivals[0].kernel.arrival <= now:
                 self.offer_arrivals(now)
+            self.in_tick = True
             mem.tick(now)
+            self.in_tick = False
             soonest = NEVER
             for sm in sms:
                 if sm.wake <= now:
@@ -214,7 +221,11 @@ class GPU:
                 if per_cycle or self.policy_acted:   # a policy may have woken an SM already passed
                     self.policy_acted = False
                     nxt = min(sm.wake for sm in sms)
-                if nxt > now + 1:
+                    if nxt <= now:              # poked after it ran this cycle: runs next cycle
+                        nxt = now + 1
+                if self.n_retrying:     # an SM waits to re-offer a refused memory request: as
+                    nxt = now + 1       # when it retried each cycle, visit every cycle
+                elif nxt > now + 1:
                     nxt, benign = self.next_event(now, nxt)
             iters += 1
             if benign:              # waiting for a kernel arrival or launch countdown

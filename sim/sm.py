@@ -25,18 +25,21 @@ import heapq
 
 from sim.cta import CTA, KernelRun
 from sim.stats import INTERVAL as R_INTERVAL, ISSUE_SLOT_REASONS, PAUSED as R_PAUSED, add_counts
-from sim.subcore import NEVER, SubCore, Unit, make_units
+from sim.issue import build_subcores
+from sim.sm_memory import SMMemory
+from sim.subcore import NEVER, Unit
 from sim.warp import DONE, LDST, MEMORY, SCOREBOARD, Decoded, Warp
 from sim.workload.kernel import Op
 
 ACTIVE, PAUSING, PAUSED, GATED = range(4)
 SM_STATE_NAMES = ("active", "pausing", "paused", "gated")
 DECODE_CACHE_LIMIT = 1 << 16   # decoded static instructions kept (shared Instr objects)
-_EXIT, _LDS, _STS = Op.EXIT, Op.LDS, Op.STS
+_EXIT = Op.EXIT
 
 
-class SM:
-    """A streaming multiprocessor. ``gpu`` receives CTA/warp events (finish, drain ack)."""
+class SM(SMMemory):
+    """A streaming multiprocessor. ``gpu`` receives CTA/warp events (finish, drain ack). The
+    memory paths (LD/ST issue, retries, completions) are in ``sim.sm_memory``."""
 
     def __init__(self, sm_id: int, cfg, memory, make_scheduler, gpu, decode_cache: dict):
         s = cfg.sm
@@ -46,11 +49,8 @@ class SM:
         self.smem_latency, self.smem_banks = cfg.units.smem_latency, cfg.units.smem_banks
         self.max_ctas, self.threads_cap = s.max_ctas_per_sm, s.threads_per_sm
         self.regs_cap, self.smem_cap = s.regs_per_sm, s.smem_per_sm
-        per_sub = s.warps_per_sm // s.subcores
         shared = Unit(LDST, cfg.units.smem_latency, cfg.units.ldst_ii) if cfg.units.ldst_shared else None
-        self.subcores = [SubCore(self, j, make_scheduler(per_sub, s.warp_sched), per_sub,
-                                 make_units(cfg.units, shared), s.issue_interval, s.dual_issue)
-                         for j in range(s.subcores)]
+        self.subcores = build_subcores(self, cfg, make_scheduler, shared)  # sm.issue; socgpu sets fetch
         self.ldst_units = list({id(sc.units[LDST]): sc.units[LDST] for sc in self.subcores}.values())
         self.slots: list[Warp | None] = [None] * s.warps_per_sm
         self.ctas: list[CTA | None] = [None] * s.max_ctas_per_sm
@@ -62,11 +62,6 @@ class SM:
         self.next_dyn_id = 0                # dynamic warp id, never reset (baselines.md §1.2)
         self.wb: list = []                  # heap of (cycle, seq, warp, dst mask)
         self.wb_seq = 0
-        self.mem_out = 0
-        self.retry: list[Unit] = []
-        # optional memory-system hook: unchanged key → a refused request is refused again
-        self.stall_key = getattr(memory, "stall_key", None)
-        self.stalled_on = None              # stall_key when every retry was last refused
         self.deferred: list[Warp] = []
         self.decode_cache = decode_cache
         self.state = ACTIVE
@@ -74,7 +69,7 @@ class SM:
         self.wake = self.core_wake = NEVER
         self.accounted = 0                  # first cycle whose issue slots are not yet counted
         self.ctas_launched = self.paused_cycles = self.gated_cycles = 0
-        memory.connect(sm_id, self.on_memory_complete)
+        self.init_memory(memory)            # sim.sm_memory: retries, completions
 
     # -- statistics -------------------------------------------------------------------------
     def warp_insts(self) -> int:
@@ -107,15 +102,11 @@ class SM:
         While only a refused memory request is pending (``now < core_wake``) just the retry runs:
         nothing else can change, and the skipped issue slots are charged later by catch_up."""
         if self.retry:
-            if now < self.core_wake:
-                key = self.stall_key
-                if key is None or key(self.sm_id) != self.stalled_on:
-                    self.retry_memory(now)
-                if self.retry:
-                    self.wake = now + 1
-                    return
-            else:
+            if self.stalled_on is None:     # else nothing changed since all were refused
                 self.retry_memory(now)
+            if self.retry and now < self.core_wake:
+                self.wake = now + 1 if self.stalled_on is None else self.core_wake
+                return
         if self.accounted < now:
             self.catch_up(now)
         self.accounted = now + 1    # this cycle's slots are counted directly below
@@ -146,7 +137,7 @@ class SM:
                     w.subcore.update(w)
             self.deferred.clear()
         self.core_wake = self.next_wake(now)
-        self.wake = now + 1 if self.retry else self.core_wake
+        self.wake = now + 1 if self.retry and self.stalled_on is None else self.core_wake
 
     def poke(self, cycle: int) -> None:
         """Something outside the SM changed its state: run it at ``cycle``."""
@@ -218,76 +209,6 @@ class SM:
                     break
             if ib:
                 w.subcore.update(w)
-
-    # -- memory -----------------------------------------------------------------------------
-    def memory_op(self, w: Warp, d: Decoded, unit: Unit, now: int) -> None:
-        """LD/ST unit: shared memory in the SM, global/atomic ops to the memory system."""
-        op = d.op
-        if op == _LDS or op == _STS:
-            passes = self.bank_passes(d.instr)
-            unit.free_at = now + unit.ii * passes
-            if d.dst_mask:
-                w.pending |= d.dst_mask
-                self.schedule_writeback(now + self.smem_latency + (passes - 1) * unit.ii, w, d.dst_mask)
-            return
-        if d.dst_mask:
-            w.pending |= d.dst_mask
-            if d.long:
-                w.longop |= d.dst_mask
-        w.mem_out += 1
-        self.mem_out += 1
-        token = (w, d.dst_mask)
-        if self.memory.issue(now, self.sm_id, d.instr, token):
-            unit.free_at = now + unit.ii
-        else:
-            unit.stalled = (d.instr, token)
-            unit.free_at = NEVER
-            self.retry.append(unit)
-            self.stalled_on = None
-
-    def retry_memory(self, now: int) -> None:
-        """Re-offer LD/ST instructions the memory system refused (structural stall)."""
-        key = self.stall_key
-        before = key(self.sm_id) if key is not None else None
-        still = []
-        for unit in self.retry:
-            instr, token = unit.stalled
-            if self.memory.issue(now, self.sm_id, instr, token):
-                unit.stalled = None
-                unit.free_at = now + unit.ii
-                for sc in self.subcores:
-                    sc.wake = 0
-            else:
-                still.append(unit)
-        self.retry = still
-        if still and key is not None:   # all refused with nothing moved: skip until the key moves
-            self.stalled_on = before if key(self.sm_id) == before else None
-
-    def bank_passes(self, instr) -> int:
-        """Shared-memory passes: the most distinct 4-byte words that fall in one bank."""
-        addrs = instr.addrs
-        if not addrs:
-            return 1
-        n = self.smem_banks
-        if (max(addrs) >> 2) - (min(addrs) >> 2) < n:   # one window of n words: distinct banks
-            return 1
-        banks: dict[int, set] = {}
-        for a in addrs:
-            word = a >> 2
-            banks.setdefault(word % n, set()).add(word)
-        return max(len(v) for v in banks.values())
-
-    def on_memory_complete(self, token, cycle: int) -> None:
-        """Memory-system callback: a load's data is back / a store was accepted."""
-        if self.accounted < cycle:
-            self.catch_up(cycle)
-        w, dst = token
-        w.pending &= ~dst
-        w.longop &= ~dst
-        w.mem_out -= 1
-        self.mem_out -= 1
-        self.after_release(w, cycle)
-        self.poke(cycle)
 
     # -- barriers, exit, CTAs -----------------------------------------------------------------
     def arrive_barrier(self, w: Warp, now: int) -> None:

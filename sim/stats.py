@@ -36,7 +36,9 @@ def add_counts(total: list[int], more: list[int]) -> None:
 
 
 def collect(gpu, meta: dict, kind: str) -> dict:
-    """The result of a finished run as a JSON-ready dict; ``kind``: the memory system's name."""
+    """The result of a finished run as a JSON-ready dict; ``kind``: the memory system's name.
+    ``issue_stage``: fetches and the SOCGPU counters (``sim.issue.stage_stats``)."""
+    from sim.issue import stage_stats
     cycles = gpu.cycles
     insts = gpu.warp_insts()
     issue = gpu.issue_totals()
@@ -78,4 +80,5 @@ def collect(gpu, meta: dict, kind: str) -> dict:
             "warp_slots": gpu.cfg.sm.warps_per_sm * gpu.cfg.sm.count,
         },
         "memory": {"kind": kind, **gpu.memory.stats()},
+        "issue_stage": stage_stats(sms, cycles),
     }

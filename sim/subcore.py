@@ -6,9 +6,10 @@ in cycles where ``ready`` or ``launch`` is non-zero: in any other cycle the port
 its state unchanged (no grant → last-issued pointer kept; no launch → ages kept), so skipping
 those cycles is exact.
 
-Issue stage (baselines.md §1.2/§1.4): per-warp in-order issue from the instruction buffer, a
-scoreboard of pending destination registers (RAW and WAW), one warp per scheduler per cycle and,
-with ``sm.dual_issue``, a second consecutive instruction of that warp to a different unit type.
+Issue stage ``sm.issue = inorder`` (baselines.md §1.2/§1.4; SOCGPU: ``sim.issue.socgpu``):
+per-warp in-order issue from the instruction buffer, a scoreboard of pending destination
+registers (RAW and WAW), one warp per scheduler per cycle and, with ``sm.dual_issue``, a second
+consecutive instruction of that warp to a different unit type.
 ``sm.issue_interval``: cycles between two issuing cycles of one scheduler.
 
 Speed: ready warps are kept as bitmasks per wait state and per target unit (updated only when a
@@ -51,7 +52,7 @@ class SubCore:
 
     __slots__ = ("sm", "index", "sched", "slots", "masks", "unit_masks", "units", "pipes",
                  "next_issue", "issue_interval", "dual_issue", "launch_bits", "counts", "n_insts",
-                 "wake", "grant")
+                 "wake", "grant", "n_dual", "n_fetches")
 
     def __init__(self, sm, index: int, scheduler, n_slots: int, units: list, issue_interval: int,
                  dual_issue: bool):
@@ -67,7 +68,7 @@ class SubCore:
         self.issue_interval, self.dual_issue = issue_interval, dual_issue
         self.launch_bits = 0
         self.counts = [0] * len(ISSUE_SLOT_REASONS)
-        self.n_insts = 0
+        self.n_insts = self.n_dual = self.n_fetches = 0
         # Lower bound on the next cycle this scheduler can issue; 0 = "re-check now". Set after
         # each issue attempt; reset by anything that can make it earlier (a warp becoming ready,
         # a launch, a refused LD/ST finally accepted).
@@ -217,6 +218,7 @@ class SubCore:
             unit = self.units[second.unit]
             if (second.unit != first.unit and second.unit != NONE and unit.free_at <= now
                     and w.wait_state() == READY):
+                self.n_dual += 1
                 self.dispatch(w, second, now)
         if not w.finished:
             self.update(w)
@@ -263,6 +265,9 @@ class SubCore:
         elif op == OP_BAR:
             sm.arrive_barrier(w, now)
         elif op == OP_EXIT:
+            # a fetch decodes ib_entries consecutive instructions into an empty buffer and
+            # stops after EXIT, so this warp needed exactly ceil(n / ib_entries) fetches
+            self.n_fetches += -(-w.n_insts // sm.ib_entries)
             sm.exit_warp(w, now)
 
 

@@ -67,7 +67,7 @@ class Warp:
 
     __slots__ = ("slot", "dyn_id", "cta", "index", "stream", "stream_done", "ib", "pending",
                  "longop", "mem_out", "state", "unit", "exited", "finished", "at_barrier",
-                 "subcore", "bit", "n_insts")
+                 "subcore", "bit", "n_insts", "soc")
 
     def __init__(self, slot: int, dyn_id: int, cta, index: int, stream: Iterator[Instr],
                  subcore, bit: int):
@@ -82,6 +82,7 @@ class Warp:
         self.exited = self.finished = self.at_barrier = False
         self.subcore, self.bit = subcore, bit
         self.n_insts = 0
+        self.soc = None         # SOCGPU issue state (sim/issue/socgpu.py), None for in-order
 
     def wait_state(self) -> int:
         """The state the current head instruction and flags put this warp in."""
@@ -105,6 +106,8 @@ class Warp:
 
     def describe_wait(self) -> str:
         """Human-readable reason this warp cannot issue (deadlock reports)."""
+        if self.soc is not None:
+            return self.soc.describe(self)
         state = self.wait_state()
         if state == BARRIER:
             cta = self.cta

@@ -1,6 +1,7 @@
 """``gpusched run --preset P (--workload W | --trace DIR) [--set k=v ...] [--seed N] [--json]
-[--memory fixed|hierarchy] [--watchdog N] [--cta-scheduler NAME] [--kernel-scheduler NAME]
-[--cta-limit NAME] [--sm-controller NAME]``: one GPU-model run (policy names: sim/policies).
+[--issue STAGE] [--memory fixed|hierarchy] [--watchdog N] [--cta-scheduler NAME]
+[--kernel-scheduler NAME] [--cta-limit NAME] [--sm-controller NAME]``: one GPU-model run
+(policy names: sim/policies; ``--issue socgpu`` = ``--set sm.issue=socgpu --set sm.ib_entries=8``).
 
 Exit status 2 on bad input (one line), 3 when the deadlock watchdog fires (one line naming the
 SM, warp and wait reason).
@@ -27,6 +28,9 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
                                                help="catalogue name, or module:function / file.py:function"),
         trace: Optional[str] = typer.Option(None, "--trace", help="Accel-Sim trace directory"),
         set_: Optional[List[str]] = typer.Option(None, "--set", help="section.field=value"),
+        issue: Optional[str] = typer.Option(None, "--issue",
+                                            help="issue stage: inorder | socgpu (N = 8, the "
+                                                 "spec default) | inorder_issue; --set wins"),
         seed: int = typer.Option(0, "--seed"),
         scale: float = typer.Option(1.0, "--scale", help="workload size factor (catalogue)"),
         memory: str = typer.Option("hierarchy", "--memory",
@@ -42,7 +46,8 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
     from gpusched.commands.config_cmd import resolve_config
     from sim.run import MEMORY_KINDS, Deadlock, load_workload, simulate
 
-    cfg = resolve_config(preset, set_)
+    stage = [f"sm.issue={issue}"] + (["sm.ib_entries=8"] if issue == "socgpu" else [])
+    cfg = resolve_config(preset, (stage if issue else []) + list(set_ or []))
     policies = {k: v for k, v in (("cta_scheduler", cta_scheduler), ("kernel_scheduler", kernel_scheduler),
                                   ("cta_limit", cta_limit), ("sm_controller", sm_controller)) if v}
     if memory not in MEMORY_KINDS:

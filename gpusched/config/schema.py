@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .errors import ConfigError
+
 
 def rule(default, *, lo=None, hi=None, choices=None, pow2=False, doc=""):
     """A dataclass field with a validation rule: bounds, allowed choices, power of two."""
@@ -16,7 +18,8 @@ def rule(default, *, lo=None, hi=None, choices=None, pow2=False, doc=""):
 
 
 WARP_POLICIES = ("lrr", "gto")
-ISSUE_STAGES = ("inorder", "socgpu")
+ISSUE_STAGES = ("inorder", "socgpu", "inorder_issue")
+LOCAL_POLICIES = ("first", "oldest", "youngest", "most_ready", "least_ready", "random")
 WRITE_POLICIES = ("write_through", "write_back")
 
 
@@ -35,9 +38,26 @@ class SMConfig:
     warp_sched: str = rule("gto", choices=WARP_POLICIES, doc="warp scheduler policy (baselines.md)")
     issue_interval: int = rule(1, lo=1, hi=16, doc="cycles between two issues of one scheduler")
     dual_issue: bool = rule(False, doc="up to two instructions of one warp per cycle, different units")
-    issue: str = rule("inorder", choices=ISSUE_STAGES, doc="per-warp issue stage")
-    ib_entries: int = rule(2, lo=1, hi=64, doc="instruction-buffer entries per warp")
+    issue: str = rule("inorder", choices=ISSUE_STAGES,
+                      doc="per-warp issue stage: inorder scoreboard (baselines.md §1.4), socgpu "
+                          "(IB + dependence matrix, socgpu.md §2; set ib_entries, spec default 8) "
+                          "or inorder_issue (socgpu.md §5 baseline block: WAR held to write-back, "
+                          "fetch and flush as for socgpu)")
+    ib_entries: int = rule(2, lo=1, hi=64,
+                           doc="instruction-buffer entries per warp: inorder decodes this many per "
+                               "fetch into an empty buffer (2, GPGPU-Sim); socgpu: N, 2..64, the "
+                               "spec's default is 8 (the field keeps the in-order default 2)")
+    local_policy: str = rule("first", choices=LOCAL_POLICIES,
+                             doc="socgpu: entry chosen among a warp's ready entries "
+                                 "(socgpu.md §2.4)")
+    smart_dual: bool = rule(False, doc="socgpu with dual_issue: the second candidate only among "
+                                       "entries of another, free unit (socgpu.md §2.6)")
     fetch_per_cycle: int = rule(1, lo=1, hi=16, doc="fetch+decode slots per SM per cycle (2 instr each)")
+
+    def __post_init__(self):
+        if self.issue == "socgpu" and isinstance(self.ib_entries, int) and self.ib_entries < 2:
+            raise ConfigError("sm.ib_entries", self.ib_entries,
+                              "must be >= 2 with sm.issue = socgpu")
 
 
 @dataclass(frozen=True)

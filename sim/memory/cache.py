@@ -38,11 +38,14 @@ class SectorCache:
 
     def probe(self, line_addr: int) -> Line | None:
         """The line if present, without touching the LRU order."""
-        return self.set_of(line_addr).get(line_addr)
+        key = self.line_key
+        return self.sets[(line_addr >> self.line_shift if key is None else key(line_addr))
+                         % self.n_sets].get(line_addr)
 
     def touch(self, line_addr: int) -> Line | None:
         """The line if present, moved to the most-recently-used position."""
-        s = self.set_of(line_addr)
+        key = self.line_key
+        s = self.sets[(line_addr >> self.line_shift if key is None else key(line_addr)) % self.n_sets]
         line = s.pop(line_addr, None)
         if line is not None:
             s[line_addr] = line
@@ -52,20 +55,21 @@ class SectorCache:
              prefetched: bool = False) -> tuple[int, Line] | None:
         """Install sectors (merging into a present line, which becomes MRU). Returns the evicted
         (line address, Line) when a valid line had to make room, else None."""
-        s = self.set_of(line_addr)
+        key = self.line_key
+        s = self.sets[(line_addr >> self.line_shift if key is None else key(line_addr)) % self.n_sets]
         line = s.pop(line_addr, None)
-        victim = None
         if line is None:
+            victim = None
             if len(s) >= self.ways:
                 victim_addr = next(iter(s))
                 victim = (victim_addr, s.pop(victim_addr))
-            line = Line(valid, dirty, epoch, prefetched)
-        else:
-            line.valid |= valid
-            line.dirty |= dirty
-            line.epoch = epoch
+            s[line_addr] = Line(valid, dirty, epoch, prefetched)
+            return victim
+        line.valid |= valid
+        line.dirty |= dirty
+        line.epoch = epoch
         s[line_addr] = line
-        return victim
+        return None
 
     def lines(self):
         """Iterate (line address, Line) over every resident line."""

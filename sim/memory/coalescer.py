@@ -8,9 +8,6 @@ the same word are served by one broadcast).
 
 from __future__ import annotations
 
-from itertools import repeat
-from operator import add, rshift
-
 from sim.workload.kernel import Instr
 
 
@@ -18,15 +15,34 @@ def coalesce(addrs, size: int, line_bytes: int, sector_bytes: int) -> dict[int, 
     """Map line address → sector mask, lines in ascending address order.
 
     An access that straddles a sector or line boundary marks every sector it touches. Accesses
-    no wider than a sector touch at most two sectors (first and last byte), which lets the
-    common case run as two C-level set constructions.
+    no wider than a sector touch at most two sectors (first and last byte); when the first
+    bytes alone fill a sector range within one line (a coalesced access) the mask follows from
+    the range, without a second pass for the last bytes.
     """
     if size <= sector_bytes:
+        if not addrs:
+            return {}
         shift = sector_bytes.bit_length() - 1
-        sectors = set(map(rshift, addrs, repeat(shift, len(addrs))))
+        lo, span = addrs[0], len(addrs) * size
+        if ((lo ^ (lo + span - 1)) < line_bytes and addrs[-1] == lo + span - size
+                and addrs == tuple(range(lo, lo + span, size))):
+            # the fully coalesced case: consecutive elements within one line
+            s0, s1 = lo >> shift, (lo + span - 1) >> shift
+            low = (line_bytes >> shift) - 1
+            return {lo - (lo & (line_bytes - 1)): ((1 << (s1 - s0 + 1)) - 1) << (s0 & low)}
+        sectors = {a >> shift for a in addrs}
+        s0, s1 = min(sectors), max(sectors)
+        if len(sectors) == s1 - s0 + 1:
+            # the first bytes cover [s0, s1]; last bytes reach at most one sector further, and
+            # the highest address's last byte reaches the end: contiguous [s0, end]
+            end = (max(addrs) + size - 1) >> shift
+            to_line = (line_bytes >> shift).bit_length() - 1
+            if s0 >> to_line == end >> to_line:     # one line
+                low = (line_bytes >> shift) - 1
+                return {(s0 >> to_line) << (to_line + shift): ((1 << (end - s0 + 1)) - 1) << (s0 & low)}
         if size > 1:
-            sectors.update(map(rshift, map(add, addrs, repeat(size - 1, len(addrs))),
-                               repeat(shift, len(addrs))))
+            last = size - 1
+            sectors.update({(a + last) >> shift for a in addrs})
         per_line = line_bytes >> shift
         to_line = per_line.bit_length() - 1
         low = per_line - 1

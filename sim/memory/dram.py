@@ -69,8 +69,15 @@ class AddressMap:
         return self.line_in_channel(addr) // self.spc
 
     def slice_of(self, addr: int) -> int:
-        ch = (addr >> self.channel_bit) % self.channels
-        return ch * self.spc + self.line_in_channel(addr) % self.spc
+        hi = addr >> self.channel_bit
+        line = ((hi // self.channels) << self.low_bits) | ((addr & self.low_mask) >> self.line_shift)
+        return (hi % self.channels) * self.spc + line % self.spc
+
+    def slice_line_key(self):
+        """``line_in_slice`` as one closure over the constants (the L2 tag arrays' set key)."""
+        cb, n, lb, lm, ls, spc = (self.channel_bit, self.channels, self.low_bits, self.low_mask,
+                                  self.line_shift, self.spc)
+        return lambda addr: ((((addr >> cb) // n) << lb) | ((addr & lm) >> ls)) // spc
 
 
 class _Channel:
@@ -141,7 +148,12 @@ class DRAM:
                 ch.wake_at = now
                 self._schedule(now, ch)
             else:                       # nothing can issue before the command bus is free
-                self._wake(ch, max(now, self.cycle_of(ch.cmd_free)))
+                cycle = -(-ch.cmd_free * self.beat_den // self.beat_num)    # cycle_of
+                if cycle < now:
+                    cycle = now
+                if ch.wake_at < 0 or cycle < ch.wake_at:                    # _wake
+                    ch.wake_at = cycle
+                    self.ev.at(cycle, self._schedule, ch)
         else:
             ch.overflow.append(req)
             if len(ch.overflow) > self.max_overflow:
@@ -183,16 +195,21 @@ class DRAM:
         if ch.wake_at != now:
             return                      # superseded by an earlier wake-up
         ch.wake_at = -1
-        c = self.beat_of(now)           # the next command edge (less than one DRAM cycle away)
+        num, den, dr = self.beat_num, self.beat_den, self.dr
+        c = -(-(-(-now * num // den)) // dr) * dr       # beat_of(now): the next command edge
         if c < ch.cmd_free:             # command bus taken this DRAM cycle
-            self._wake(ch, self.cycle_of(ch.cmd_free))
+            self._wake(ch, -(-ch.cmd_free * den // num))
             return
         best = None
+        soonest = -1                    # earliest bank-free beat among the skipped requests
         bank_free, open_row = ch.bank_free, ch.open_row
         for req in ch.queue:
-            if bank_free[req.bank] > c:
+            f = bank_free[req.bank]
+            if f > c:
                 if self.fifo:
                     break
+                if soonest < 0 or f < soonest:
+                    soonest = f
                 continue
             if open_row[req.bank] == req.row:
                 best = req
@@ -203,42 +220,51 @@ class DRAM:
                     break
         if best is None:
             if ch.queue:
-                self._wake(ch, self.cycle_of(min(bank_free[r.bank] for r in ch.queue)))
+                if self.fifo:           # in order: only the head's bank matters
+                    soonest = bank_free[ch.queue[0].bank]
+                self._wake(ch, -(-soonest * den // num))
             return
         ch.queue.remove(best)
         self.queue_wait_sum += now - best.t_dram
         self._issue(ch, best, c)
-        ch.cmd_free = c + self.dr
+        ch.cmd_free = c + dr
         if ch.overflow:
             self._admit(now, ch, ch.overflow.popleft())
             if self.on_space is not None and len(ch.overflow) == self.queue_size - 1:
                 self.on_space(now, ch.index)
         if ch.queue:
-            self._wake(ch, self.cycle_of(ch.cmd_free))
+            cycle = -(-ch.cmd_free * den // num)
+            if ch.wake_at < 0 or cycle < ch.wake_at:                        # _wake
+                ch.wake_at = cycle
+                self.ev.at(cycle, self._schedule, ch)
 
     def _issue(self, ch: _Channel, req: MemRequest, c: int) -> None:
+        """Issue ``req`` at command edge ``c``: row commands, data burst, completion event."""
         b, row = req.bank, req.row
-        if ch.open_row[b] == row:
+        open_row = ch.open_row
+        if open_row[b] == row:
             col = c
             self.row_hits += 1
         else:
-            if ch.open_row[b] < 0:
+            if open_row[b] < 0:
                 act = c
                 self.row_closed += 1
             else:
-                act = max(c, ch.act_at[b] + self.tRAS) + self.tRP
+                act = ch.act_at[b] + self.tRAS
+                act = (act if act > c else c) + self.tRP
                 self.row_conflicts += 1
-            ch.open_row[b], ch.act_at[b] = row, act
+            open_row[b] = row
+            ch.act_at[b] = act
             col = act + self.tRCD
             self.activations += 1
-        nbytes = req.mask.bit_count() * self.sector_bytes
-        bursts = -(-nbytes // self.burst_bytes)
-        start = max(col + self.tCL, ch.bus_free)
-        end = start + bursts * self.burst_beats
-        ch.bus_free = end
-        free = start - self.tCL + bursts * self.burst_beats
-        ch.bank_free[b] = -(-free // self.dr) * self.dr
-        self.ev.at(self.cycle_of(end), self._done, req)
+        burst = -(-(req.mask.bit_count() * self.sector_bytes) // self.burst_bytes) * self.burst_beats
+        start = col + self.tCL
+        if start < ch.bus_free:
+            start = ch.bus_free
+        ch.bus_free = end = start + burst
+        dr = self.dr
+        ch.bank_free[b] = -(-(start - self.tCL + burst) // dr) * dr
+        self.ev.at(-(-end * self.beat_den // self.beat_num), self._done, req)     # cycle_of(end)
 
     def full(self, channel: int) -> bool:
         """The channel's input buffer (another ``queue_size`` requests waiting behind the
@@ -259,9 +285,11 @@ class DRAM:
             self.first_done = now
         self.last_done = now
         ch = self.channels[req.channel]
-        self._account(ch, now)
-        ch.outstanding[req.bank] -= 1
-        if ch.outstanding[req.bank] == 0:
+        if now != ch.last_t or now != self.g_last_t:
+            self._account(ch, now)
+        outstanding = ch.outstanding
+        outstanding[req.bank] -= 1
+        if outstanding[req.bank] == 0:
             ch.busy_banks -= 1
             self.g_busy -= 1
         self.on_done(now, req)

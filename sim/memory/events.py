@@ -3,43 +3,61 @@
 Every component schedules work as ``at(cycle, fn, arg)``; the hierarchy's ``tick(now)`` runs all
 events due by ``now`` in (cycle, insertion) order, so results are deterministic and an idle
 hierarchy costs nothing per cycle (``next_event`` is the head of the heap).
+
+Speed: events are kept in one bucket (a flat ``[fn, arg, fn, arg, …]`` list) per cycle plus a
+min-heap of the cycles that have a bucket, so scheduling is a dict lookup and an append, and the
+heap only sees distinct cycles. An event scheduled while its own cycle runs joins the end of
+that cycle's bucket, exactly where a (cycle, sequence) heap would put it. An event may not be
+scheduled for a cycle before the one being run (no component does).
 """
 
 from __future__ import annotations
 
-import heapq
+from heapq import heappop, heappush
 from typing import Callable
 
 
 class EventQueue:
-    """Min-heap of (cycle, seq, fn, arg); ``fn(cycle, arg)`` is called when the cycle is reached."""
+    """Per-cycle buckets of (fn, arg); ``fn(cycle, arg)`` is called when the cycle is reached."""
 
-    __slots__ = ("_heap", "_seq", "now", "running")
+    __slots__ = ("_cycles", "_buckets", "now", "running")
 
     def __init__(self) -> None:
-        self._heap: list = []
-        self._seq = 0
+        self._cycles: list[int] = []            # min-heap of cycles with a bucket
+        self._buckets: dict[int, list] = {}
         self.now = 0
         self.running = False    # True while run_until dispatches (``now`` = current event cycle)
 
     def at(self, cycle: int, fn: Callable[[int, object], None], arg: object = None) -> None:
-        self._seq += 1
-        heapq.heappush(self._heap, (cycle, self._seq, fn, arg))
+        b = self._buckets.get(cycle)
+        if b is None:
+            if self.running and cycle < self.now:
+                raise ValueError(f"event for cycle {cycle} scheduled while cycle {self.now} runs")
+            self._buckets[cycle] = [fn, arg]
+            heappush(self._cycles, cycle)
+        else:
+            b.append(fn)
+            b.append(arg)
 
     def run_until(self, now: int) -> None:
         """Run every event with cycle <= now (events added meanwhile run too if due)."""
-        heap = self._heap
-        pop = heapq.heappop
+        cycles, buckets = self._cycles, self._buckets
         self.running = True
-        while heap and heap[0][0] <= now:
-            cycle, _, fn, arg = pop(heap)
+        while cycles and cycles[0] <= now:
+            cycle = cycles[0]
             self.now = cycle
-            fn(cycle, arg)
+            b = buckets[cycle]
+            i = 0
+            while i < len(b):           # the bucket may grow while it runs
+                b[i](cycle, b[i + 1])
+                i += 2
+            heappop(cycles)
+            del buckets[cycle]
         self.running = False
         self.now = now
 
     def next_cycle(self) -> int | None:
-        return self._heap[0][0] if self._heap else None
+        return self._cycles[0] if self._cycles else None
 
     def __len__(self) -> int:
-        return len(self._heap)
+        return sum(len(b) for b in self._buckets.values()) // 2

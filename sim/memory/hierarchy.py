@@ -13,9 +13,12 @@ An L1 hit takes ``l1.hit_latency``; an L2 hit skips the DRAM term. Shared-memory
 a time per SM. Stores are accepted (``on_complete``) one cycle after issue; their packets still
 consume interconnect, L2 and DRAM bandwidth. Everything is driven by one event queue, so an idle
 hierarchy has ``next_event() is None`` and ``tick`` costs nothing. A refused access is remembered
-with the state it waits on, so an SM retrying it every cycle costs one dict lookup.
+with the state it waits on (MSHR frees, the SM's queued packets): re-offered while neither moved,
+it is refused at once without side effects, and ``watch_stalls`` tells the SM when one moves, so
+a stalled SM need not retry every cycle.
 
-Beyond the protocol: ``prefetch_l1`` / ``prefetch_l2`` (OWL-style prefetch ports), ``open_row``;
+Beyond the protocol: ``watch_stalls`` (optional hook, see interface.py), ``prefetch_l1`` /
+``prefetch_l2`` (OWL-style prefetch ports), ``open_row``;
 SMs that model shared memory themselves can call ``coalescer.smem_conflict_cycles``. ``stats()``
 keys: ``l1.*``, ``l2.*`` (summed over SMs / slices), ``icnt.{up,down}.*``, ``dram.*``,
 ``traffic.*`` (bytes L1↔L2, L2↔DRAM), ``mem.*`` (per-load latency), ``smem.*``, ``energy.*``.
@@ -41,6 +44,10 @@ _DATA_UP = (False, True, True, True, False)    # request carries data: write, at
 _DATA_DOWN = (True, False, True, False, True)  # reply carries data: read, atom, prefetch
 
 
+def _nothing() -> None:
+    pass
+
+
 class MemoryHierarchy:
     """Drop-in ``MemorySystem`` built from a validated ``GPUConfig``."""
 
@@ -59,14 +66,18 @@ class MemoryHierarchy:
                              self._at_sm)
         self.dram = DRAM(ev, cfg.dram, cfg.core_clock_mhz, self.sector_bytes, self._dram_done)
         spc = self.map.spc
-        self.slices = [L2Slice(i, cfg.l2, self.map.line_in_slice, self._to_dram, self._l2_reply,
-                               ev, self._full_check(i // spc))
+        self.slices = [L2Slice(i, cfg.l2, self.map.slice_line_key(), self._to_dram, self._l2_reply,
+                               ev, self.dram.channels[i // spc].overflow, self.dram.queue_size)
                        for i in range(n_slices)]
         self.dram.on_space = self._dram_space
         self.controller_latency = cfg.dram.controller_latency
-        self.l1s = [L1(i, cfg.l1, self._send, self._complete, self._queue_room)
+        self.l1s = [L1(i, cfg.l1, self._send, self._complete, self.up.src_waiting, self.inject_queue)
                     for i in range(n_sm)]
         self.callbacks: list[CompletionCallback | None] = [None] * n_sm
+        # bound methods looked up once (hot paths)
+        self._slice_of, self._dram_enqueue = self.map.slice_of, self.dram.enqueue
+        self._l1_fill = [l1.fill for l1 in self.l1s]
+        self._l1_atomic_done = [l1.atomic_done for l1 in self.l1s]
         # refused accesses per SM, by id(instr): (instr, lines, MSHR frees, queued packets)
         self._refused: list[dict[int, tuple]] = [{} for _ in range(n_sm)]
         self.smem_latency, self.smem_banks = cfg.units.smem_latency, cfg.units.smem_banks
@@ -75,14 +86,16 @@ class MemoryHierarchy:
         self.loads = self.load_latency_sum = self.stores = self.atomics = 0
         self.bytes_l1_to_l2 = self.bytes_l2_to_l1 = 0
         self.last_cycle = 0
-        self._epoch = 0     # kernel boundaries (they forget refused accesses)
+        self._watchers = [_nothing] * n_sm             # watch_stalls hooks
+        self.up.src_changed = [_nothing] * n_sm
 
     # --- MemorySystem protocol -------------------------------------------------------------
     def connect(self, sm_id: int, on_complete: CompletionCallback) -> None:
         self.callbacks[sm_id] = on_complete
 
     def issue(self, now: int, sm_id: int, instr: Instr, token: object) -> bool:
-        refused = self._refused[sm_id].get(id(instr))
+        pending = self._refused[sm_id]
+        refused = pending.get(id(instr)) if pending else None
         l1 = self.l1s[sm_id]
         if refused is not None and refused[0] is instr:     # an SM retrying a stalled access
             if refused[2] == l1.frees and refused[3] == self.up.src_waiting[sm_id]:
@@ -115,10 +128,12 @@ class MemoryHierarchy:
             del self._refused[sm_id][id(instr)]
         return ok
 
-    def stall_key(self, sm_id: int) -> tuple:
-        """What a refused access of ``sm_id`` waits on. While it is unchanged, re-offering that
-        access is refused again without side effects, so the SM may skip the retry."""
-        return self.l1s[sm_id].frees, self.up.src_waiting[sm_id], self._epoch
+    def watch_stalls(self, sm_id: int, fn) -> None:
+        """``fn()`` is called whenever what a refused access of ``sm_id`` waits on changes (an
+        MSHR frees, its injection queue moves, a kernel boundary): until then re-offering it is
+        refused again without side effects (see ``issue``), so the SM need not retry."""
+        self._watchers[sm_id] = fn
+        self.l1s[sm_id].stall_changed = self.up.src_changed[sm_id] = fn
 
     def _refuse(self, sm_id: int, instr: Instr, lines: dict) -> None:
         """Remember a refused access with the state it waits on, so a retry is O(1) until an
@@ -139,7 +154,8 @@ class MemoryHierarchy:
             l1.kernel_boundary(now, readonly)
         for refused in self._refused:
             refused.clear()
-        self._epoch += 1
+        for fn in self._watchers:
+            fn()
 
     def busy(self) -> bool:
         return len(self.ev) > 0
@@ -175,19 +191,15 @@ class MemoryHierarchy:
         self.ev.at(start + cycles - 1 + self.smem_latency, self._finish_token, (sm_id, token))
         return True
 
-    def _queue_room(self, sm_id: int, packets: int) -> bool:
-        waiting = self.up.src_waiting[sm_id]
-        return waiting == 0 or waiting + packets <= self.inject_queue
-
     def _send(self, now: int, req: MemRequest) -> None:
         """L1 → L2 request packet."""
-        req.slice = self.map.slice_of(req.line)
+        req.slice = dst = self._slice_of(req.line)
         nbytes = self.header
         if _DATA_UP[req.kind]:
             data = req.mask.bit_count() * self.sector_bytes
             nbytes += data
             self.bytes_l1_to_l2 += data
-        self.up.send(now, req.sm, req.slice, nbytes, req)
+        self.up.send(now, req.sm, dst, nbytes, req)
 
     def _at_slice(self, arrival: int, req: MemRequest) -> None:
         self.slices[req.slice].arrive(arrival, req)
@@ -203,24 +215,18 @@ class MemoryHierarchy:
         self.down.send(now, req.slice, req.sm, nbytes, req)
 
     def _at_sm(self, arrival: int, req: MemRequest) -> None:
-        self.ev.at(arrival, self._reply_arrived, req)
-
-    def _reply_arrived(self, now: int, req: MemRequest) -> None:
-        if req.kind == ATOM:
-            self.l1s[req.sm].atomic_done(now, req)
-        else:
-            self.l1s[req.sm].fill(now, req)
+        """The reply reaches its L1 at ``arrival``: an atomic's completion, else a fill."""
+        self.ev.at(arrival, (self._l1_atomic_done if req.kind == ATOM else self._l1_fill)[req.sm], req)
 
     def _to_dram(self, now: int, req: MemRequest) -> None:
-        req.channel, req.bank, req.row = self.map.locate(req.line)
+        m, addr = self.map, req.line        # map.locate, inlined
+        req.channel = (addr >> m.channel_bit) % m.channels
+        req.bank = (addr >> m.bank_bit) % m.banks
+        req.row = addr >> m.row_bit
         if self.controller_latency:
-            self.ev.at(now + self.controller_latency, self.dram.enqueue, req)
+            self.ev.at(now + self.controller_latency, self._dram_enqueue, req)
         else:
             self.dram.enqueue(now, req)
-
-    def _full_check(self, channel: int):
-        full = self.dram.full
-        return lambda: full(channel)
 
     def _dram_space(self, now: int, channel: int) -> None:
         spc = self.map.spc
@@ -233,10 +239,13 @@ class MemoryHierarchy:
             self.slices[req.slice].fill(now, req)
 
     def _complete(self, cycle: int, rec: LoadRecord) -> None:
-        if cycle <= self.ev.now and self.ev.running:
-            self._finish_load(cycle, rec)      # a fill finishing the load in this very cycle
+        ev = self.ev
+        if cycle <= ev.now and ev.running:  # a fill finishing the load in this very cycle
+            self.loads += 1
+            self.load_latency_sum += cycle - rec.t_issue
+            self.callbacks[rec.sm](rec.token, cycle)
         else:
-            self.ev.at(cycle, self._finish_load, rec)
+            ev.at(cycle, self._finish_load, rec)
 
     def _finish_load(self, now: int, rec: LoadRecord) -> None:
         self.loads += 1

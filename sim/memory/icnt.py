@@ -36,7 +36,7 @@ class _Port:
 class Crossbar:
     """One direction of the interconnect (n_src sources → n_dst destination ports)."""
 
-    __slots__ = ("ev", "n_src", "latency", "bw", "deliver", "ports", "src_waiting",
+    __slots__ = ("ev", "n_src", "latency", "bw", "deliver", "ports", "src_waiting", "src_changed",
                  "packets", "bytes", "flits", "max_waiting", "wait_cycles")
 
     def __init__(self, ev: EventQueue, n_src: int, n_dst: int, latency: int, bytes_per_cycle: int,
@@ -45,6 +45,7 @@ class Crossbar:
         self.deliver = deliver
         self.ports = [_Port(n_src) for _ in range(n_dst)]
         self.src_waiting = [0] * n_src     # packets per source not yet on the wire
+        self.src_changed = None            # optional per-source callables, on src_waiting changes
         self.packets = self.bytes = self.flits = self.max_waiting = self.wait_cycles = 0
 
     def send(self, now: int, src: int, dst: int, nbytes: int, payload: object) -> None:
@@ -52,11 +53,18 @@ class Crossbar:
         port = self.ports[dst]
         if port.waiting == 0 and port.free_at <= now:
             port.rr = (src + 1) % self.n_src      # this source was just served
-            self._start(port, now, nbytes, payload)
+            flits = -(-nbytes // self.bw)           # _start, inlined (the common case)
+            port.free_at = now + flits
+            self.packets += 1
+            self.bytes += nbytes
+            self.flits += flits
+            self.deliver(now + flits - 1 + self.latency, payload)
             return
         port.queues[src].append((now, nbytes, payload))
         port.waiting += 1
         self.src_waiting[src] += 1
+        if self.src_changed is not None:
+            self.src_changed[src]()
         if port.waiting > self.max_waiting:
             self.max_waiting = port.waiting
         if not port.wake_pending:
@@ -73,20 +81,21 @@ class Crossbar:
 
     def _serve(self, now: int, port: _Port) -> None:
         """The port is free: start the next source's packet in round-robin order."""
-        port.wake_pending = False
         queues, n = port.queues, self.n_src
         src = port.rr
-        for _ in range(n):
-            q = queues[src]
-            if q:
-                t_in, nbytes, payload = q.popleft()
-                port.waiting -= 1
-                self.src_waiting[src] -= 1
-                self.wait_cycles += now - t_in
-                port.rr = (src + 1) % n
-                self._start(port, now, nbytes, payload)
-                break
-            src = (src + 1) % n
+        while not queues[src]:
+            src += 1
+            if src == n:
+                src = 0
+        t_in, nbytes, payload = queues[src].popleft()
+        port.waiting -= 1
+        self.src_waiting[src] -= 1
+        if self.src_changed is not None:
+            self.src_changed[src]()
+        self.wait_cycles += now - t_in
+        port.rr = src + 1 if src + 1 < n else 0
+        self._start(port, now, nbytes, payload)
         if port.waiting:
-            port.wake_pending = True
             self.ev.at(port.free_at, self._serve, port)
+        else:
+            port.wake_pending = False

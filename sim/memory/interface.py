@@ -19,6 +19,10 @@ SMs run, and may skip cycles up to ``next_event()`` when nothing else is active)
 - ``kernel_boundary(now, finished, next_kernel)``: a kernel ended / another starts (L1
   invalidate-vs-keep policies hook here). ``busy()``: requests still in flight.
 - ``stats() -> dict``: counters gathered at the end (flat, JSON-ready).
+- optional ``watch_stalls(sm_id, fn)``: the system promises that re-offering a refused request
+  is refused again, with no side effect, until it calls ``fn()`` (what the request waits on has
+  changed); the SM then skips retries in between (sim/sm_memory.py). Without it the SM
+  re-offers a refused request every cycle.
 """
 
 from __future__ import annotations

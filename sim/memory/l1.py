@@ -28,6 +28,10 @@ from .cache import SectorCache
 from .request import ATOM, READ, WRITE, WRITEBACK, MemRequest
 
 
+def _nothing() -> None:
+    pass
+
+
 class LoadRecord:
     """One warp load/atomic in flight: completes when ``remaining`` lines are back and not before
     ``ready`` (the hit latency of its hitting lines)."""
@@ -48,9 +52,12 @@ class _Mshr:
 
 class L1:
     """L1 of one SM. ``send(now, req)`` injects a packet towards the L2; ``complete(cycle, rec)``
-    finishes a load record (the hierarchy schedules the SM callback)."""
+    finishes a load record (the hierarchy schedules the SM callback). ``src_waiting[sm_id]``:
+    this SM's packets waiting in the interconnect; a packet may join them while they are fewer
+    than ``inject_queue`` after it (or none wait)."""
 
-    def __init__(self, sm_id: int, c, send: Callable, complete: Callable, queue_room: Callable):
+    def __init__(self, sm_id: int, c, send: Callable, complete: Callable, src_waiting: list,
+                 inject_queue: int):
         self.sm = sm_id
         self.cache = SectorCache(c.sets, c.ways, c.line_bytes)
         self.line_bytes, self.sector_bytes = c.line_bytes, c.sector_bytes
@@ -58,10 +65,12 @@ class L1:
         self.write_back = c.write_policy == "write_back"
         self.bypass, self.keep = c.bypass_global_loads, c.keep_across_kernels
         self.self_invalidate = c.self_invalidate
-        self.send, self.complete, self.queue_room = send, complete, queue_room
+        self.send, self.complete = send, complete
+        self.src_waiting, self.inject_queue = src_waiting, inject_queue
         self.mshr: dict[int, _Mshr] = {}
         self.atomics_inflight = 0
         self.frees = 0                  # MSHR entries released so far (cheap stall re-check)
+        self.stall_changed = _nothing   # called after each free (the hierarchy wires it)
         self.epoch = 0
         self.hits = self.misses = self.sector_misses = self.merges = self.hits_prev_kernel = 0
         self.store_hits = self.store_misses = self.writebacks = 0
@@ -77,30 +86,50 @@ class L1:
         used = self.mshrs_used()
         if new_entries and used + new_entries > self.n_mshrs and used:
             return False
-        return packets == 0 or self.queue_room(self.sm, packets)
+        return packets == 0 or self.queue_room(packets)
+
+    def queue_room(self, packets: int) -> bool:
+        """``packets`` more fit in the injection queue (always when nothing waits)."""
+        waiting = self.src_waiting[self.sm]
+        return waiting == 0 or waiting + packets <= self.inject_queue
 
     # --- loads -----------------------------------------------------------------------------
+    def _load_blocked(self, lines: dict[int, int]) -> bool:
+        """``load``'s exact check: the MSHRs and packets the lines need do not fit."""
+        cache, mshr = self.cache, self.mshr
+        sets, n_sets, shift = cache.sets, cache.n_sets, cache.line_shift
+        new = packets = 0
+        for addr, mask in lines.items():
+            line = None if self.bypass else sets[(addr >> shift) % n_sets].get(addr)
+            missing = mask if line is None else mask & ~line.valid
+            if missing:
+                entry = mshr.get(addr)
+                if entry is None:
+                    new += 1
+                    packets += 1
+                elif missing & ~entry.pending:
+                    packets += 1
+        return not self._room(new, packets)
+
     def load(self, now: int, lines: dict[int, int], token: object) -> bool:
         """Accept a warp load (all its lines) or refuse it whole (structural stall)."""
         cache, mshr = self.cache, self.mshr
-        if self.mshrs_used() + len(lines) > self.n_mshrs or not self.queue_room(self.sm, len(lines)):
-            new = packets = 0           # exact check only when the quick one fails
-            for addr, mask in lines.items():
-                line = None if self.bypass else cache.probe(addr)
-                missing = mask if line is None else mask & ~line.valid
-                if missing:
-                    entry = mshr.get(addr)
-                    if entry is None:
-                        new += 1
-                        packets += 1
-                    elif missing & ~entry.pending:
-                        packets += 1
-            if not self._room(new, packets):
-                self.stalls += 1
-                return False
+        n = len(lines)
+        waiting = self.src_waiting[self.sm]
+        if ((len(mshr) + self.atomics_inflight + n > self.n_mshrs
+                or (waiting and waiting + n > self.inject_queue)) and self._load_blocked(lines)):
+            self.stalls += 1
+            return False
+        sets, n_sets, shift = cache.sets, cache.n_sets, cache.line_shift
         rec = LoadRecord(token, self.sm, now)
         for addr, mask in lines.items():
-            line = None if self.bypass else cache.touch(addr)
+            if self.bypass:
+                line = None
+            else:                       # cache.touch, inlined
+                s = sets[(addr >> shift) % n_sets]
+                line = s.pop(addr, None)
+                if line is not None:
+                    s[addr] = line
             missing = mask if line is None else mask & ~line.valid
             if not missing:
                 self.hits += 1
@@ -147,6 +176,7 @@ class L1:
             return
         del self.mshr[addr]
         self.frees += 1
+        self.stall_changed()
         self.miss_latency_sum += now - entry.t_alloc
         self.miss_count += 1
         for rec in entry.waiters:
@@ -164,12 +194,17 @@ class L1:
     def store(self, now: int, lines: dict[int, int]) -> bool:
         """Write-through: one packet per line. Write-back: packets only for evicted dirty lines
         (at most one per line), so the room check is the same."""
-        if not self._room(0, len(lines)):
+        waiting = self.src_waiting[self.sm]
+        if waiting and lines and waiting + len(lines) > self.inject_queue:    # not _room(0, n)
             self.stalls += 1
             return False
         cache = self.cache
+        sets, n_sets, shift = cache.sets, cache.n_sets, cache.line_shift
         for addr, mask in lines.items():
-            line = cache.touch(addr)
+            s = sets[(addr >> shift) % n_sets]      # cache.touch, inlined
+            line = s.pop(addr, None)
+            if line is not None:
+                s[addr] = line
             self.sector_accesses += mask.bit_count()
             if line is not None:
                 self.store_hits += 1
@@ -200,6 +235,7 @@ class L1:
     def atomic_done(self, now: int, req: MemRequest) -> None:
         self.atomics_inflight -= 1
         self.frees += 1
+        self.stall_changed()
         rec = req.waiter
         rec.remaining -= 1
         if rec.remaining == 0:

@@ -33,8 +33,10 @@ class L2Slice:
     wired by the hierarchy."""
 
     def __init__(self, index: int, c, line_key: Callable[[int], int], to_dram: Callable,
-                 reply: Callable, ev, dram_full: Callable[[], bool]):
-        self.index, self.ev, self.dram_full = index, ev, dram_full
+                 reply: Callable, ev, dram_input: deque, dram_input_size: int):
+        self.index, self.ev = index, ev
+        # the DRAM channel's input buffer: full at ``dram_input_size`` requests (back-pressure)
+        self.dram_input, self.dram_input_size = dram_input, dram_input_size
         self.cache = SectorCache(c.sets, c.ways, c.line_bytes, line_key=line_key)
         self.hit_latency, self.n_mshrs = c.hit_latency, c.mshrs
         self.to_dram, self.reply = to_dram, reply
@@ -55,8 +57,11 @@ class L2Slice:
         self.next_lookup = t + 1
         self.ev.at(t, self.access, req)
 
+    def dram_full(self) -> bool:
+        return len(self.dram_input) >= self.dram_input_size
+
     def access(self, now: int, req: MemRequest) -> None:
-        if self.stalled or self.dram_full():
+        if self.stalled or len(self.dram_input) >= self.dram_input_size:
             if not self.stalled:
                 self.stall_events += 1
             self.stalled.append(req)
@@ -66,7 +71,7 @@ class L2Slice:
     def drain(self, now: int) -> None:
         """Retry stalled requests in order (an MSHR or DRAM queue space was freed)."""
         stalled = self.stalled
-        while stalled and not self.dram_full():
+        while stalled and len(self.dram_input) < self.dram_input_size:
             if not self._access(now, stalled[0]):
                 break
             stalled.popleft()
@@ -75,7 +80,11 @@ class L2Slice:
         """Process one request; False (and nothing done) when it needs an MSHR and none is free."""
         kind, addr, mask = req.kind, req.line, req.mask
         if kind == READ or kind == ATOM or kind == PREFETCH:
-            line = self.cache.touch(addr)
+            cache = self.cache          # cache.touch, inlined
+            s = cache.sets[cache.line_key(addr) % cache.n_sets]
+            line = s.pop(addr, None)
+            if line is not None:
+                s[addr] = line
             missing = mask if line is None else mask & ~line.valid
             if kind == PREFETCH and (line is not None or addr in self.mshr):
                 return True             # already here or on its way: nothing to fetch
@@ -164,7 +173,8 @@ class L2Slice:
             if w.kind == ATOM:
                 self.atomics += 1
             self.reply(now, w)
-        self.drain(now)
+        if self.stalled:
+            self.drain(now)
 
     def stats(self) -> dict:
         return {"hits": self.hits, "misses": self.misses, "sector_misses": self.sector_misses,

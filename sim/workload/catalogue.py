@@ -15,6 +15,7 @@ from gpusched.config import ConfigError
 
 from . import paper_kernels as pk
 from . import recipes as rc
+from .socgpu_suite import SUITE as SOCGPU_SUITE
 from .kernel import Kernel, Workload
 
 
@@ -147,6 +148,8 @@ _ENTRIES: dict[str, Entry] = {
                       "16 KB smem)", rc.owl_small),
     "owl_t_compute": _e("Type-2 apps, e.g. MM/CP (OWL T-COMPUTE)", "PMEM < 1.4×: 40 ALU per "
                         "load", rc.owl_compute),
+    # socgpu.md §7 suite (sim/workload/socgpu_suite.py)
+    **{name: _e(*entry) for name, entry in SOCGPU_SUITE.items()},
 }
 ENTRIES = MappingProxyType(_ENTRIES)
 _PARAMETRIC = re.compile(r"^(add|stream)_(\d+)_(loops|words)$")

@@ -34,6 +34,7 @@ class _Builder:
         self.n_written = 0
         self.history: list[int] = []
         self.last_load = PARAM_REG
+        self.loaded: set[int] = set()   # registers holding a global load's result (avoid_loads)
         self.prog = Program()
         self.pc = 0
         self.divergent = 0          # > 0 inside If bodies / per-lane loops (no BAR allowed)
@@ -61,6 +62,7 @@ class _Builder:
         r = POOL_BASE + self.n_written % self.pool
         self.n_written += 1
         self.history.append(r)
+        self.loaded.discard(r)
         return r
 
     # -- emission ------------------------------------------------------------------------------
@@ -104,6 +106,8 @@ class _Builder:
                                    self._bind(pattern), slot))
             if op in _LOADS:
                 self.last_load = dst[0]
+                if op != Op.LDS:
+                    self.loaded.add(dst[0])
             return dst[0] if dst else None
         if op == Op.BAR:
             if self.divergent:
@@ -153,15 +157,16 @@ class _Builder:
         ops, weights = b.mix.weights()
         if b.pred > 0:
             self.setp(GUARD_PRED)
+        ex = self.loaded if b.avoid_loads else frozenset()
         for _ in range(b.n):
             op = self.rng.choices(ops, weights)[0]
             if op in _MEMORY:
                 pat = b.store if op == Op.STG and b.store is not None else b.load
-                self.instr(op, b.shared if op in (Op.LDS, Op.STS) else pat)
+                self.instr(op, b.shared if op in (Op.LDS, Op.STS) else pat, exclude=ex)
             elif op == Op.ALU and b.pred > 0 and self.rng.random() < b.pred:
-                self.instr(op, pred=True, extra_src=(GUARD_PRED,))
+                self.instr(op, pred=True, extra_src=(GUARD_PRED,), exclude=ex)
             else:
-                self.instr(op)
+                self.instr(op, exclude=ex)
 
     def phase(self, p: Phase) -> None:
         loaded: set[int] = set()

@@ -106,13 +106,16 @@ class LaneWork:
 class Block:
     """``n`` instructions drawn once (static code) from ``mix``; LDG/ATOM use ``load``, STG uses
     ``store`` (default ``load``), LDS/STS use ``shared``; a fraction ``pred`` of ALU ops is
-    predicated (guard register written just before, per-warp random lane subset)."""
+    predicated (guard register written just before, per-warp random lane subset).
+    ``avoid_loads`` (default off): sources skip registers still holding a global load's result
+    (software prefetch: the block computes while the next tile's loads are in flight)."""
     n: int
     mix: Mix = Mix()
     load: Pattern | None = None
     store: Pattern | None = None
     shared: Pattern | None = None
     pred: float = 0.0
+    avoid_loads: bool = False
 
 
 @dataclass(frozen=True)

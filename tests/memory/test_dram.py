@@ -137,6 +137,21 @@ def test_frfcfs_serves_row_hit_before_older_conflict():
     assert hits == {"frfcfs": 1, "fifo": 0}
 
 
+
+def test_fifo_waits_for_the_head_while_frfcfs_serves_a_free_bank():
+    """Bank 0 busy; the older request queues for bank 0, a younger one for idle bank 1. FIFO keeps
+    order (and must wake when bank 0 frees, not spin); FR-FCFS serves the free bank first."""
+    for sched in ("fifo", "frfcfs"):
+        cfg = config("tiny", dram={"scheduler": sched})
+        drv = Driver(cfg)
+        a0, = lines_in(cfg, 0, 0, 1, 1)
+        b0, = lines_in(cfg, 0, 0, 2, 1)
+        c0, = lines_in(cfg, 0, 1, 1, 1)
+        for name, addr in (("a0", a0), ("b0", b0), ("c0", c0)):
+            drv.issue(0, warp_load(addr), name)
+        drv.drain()
+        assert (drv.done["b0"] < drv.done["c0"]) == (sched == "fifo"), (sched, drv.done)
+
 def test_write_stream_back_pressure_reaches_the_sms():
     """Full-line stores from both SMs outrun DRAM: dirty L2 evictions fill the channel queue,
     the L2 slices stall, the interconnect fills and the SMs see structural stalls; the DRAM

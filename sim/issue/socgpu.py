@@ -1,0 +1,365 @@
+"""SOCGPU issue stage in the GPU model (spec/socgpu.md §2): per-warp IB + dependence matrix.
+
+Each warp owns one issue block (``FastSocgpuIssue`` by default; any object with its model API,
+e.g. the twin behind ``TwinBlock`` in the tests). The sub-core's warp arbiter (GTO/LRR twin) is
+unchanged: a warp is *ready* when its block offers a candidate whose unit is free (§2.6: the
+first pick ignores units; the picker skips a warp whose candidate unit is busy). Dual issue sends
+``cand2`` too when it goes to another unit kind that is free (``none``-unit ops never pair).
+
+Per cycle, in the SM's stage order: write-backs free entries and clear DM columns (§2.5a), the
+granted instruction issues (b) and, if its dynamic successor is not its fall-through, flushes the
+warp's non-issued entries (c: §2.7 trace proxy); fetch then inserts 2 instructions per fetch into
+warps with ≥ 2 free entries (d: §6 item 3), one fetch per warp per cycle, ``sm.fetch_per_cycle``
+per SM, round-robin, none into a warp flushed in this cycle. Fetch runs sequentially past an
+unresolved redirect, so the slots behind it are wrong-path placeholders until the flush.
+
+Write-back (§2.1 "entry held until write-back"): ALU-class ops after their unit latency; shared
+memory after its latency; global loads, stores and atomics when the memory system answers (a
+store's answer is its acceptance); MEMBAR/NOP the next cycle; BAR when the CTA barrier releases
+(§6 item 15); EXIT at issue (the warp ends; the IB is then empty, asserted). At most
+``WB_PORTS`` = 4 write-backs per warp per cycle; the excess waits a cycle (§6 item 19).
+
+Model glue: ``Warp.pending`` holds the bits of issued entries awaiting write-back (the SM clears
+them exactly as it clears registers for the in-order stage) and ``Warp.state`` stays
+``SCOREBOARD`` so that the SM hands every write-back to ``update``; the wait state that feeds
+the masks and the stall reasons lives in ``WarpIssue.mstate``.
+"""
+
+from __future__ import annotations
+
+from heapq import heappush
+
+from sim.issue.block import VOLATILE, FastSocgpuIssue
+from sim.issue.decode import decode, placeholder
+from sim.issue.warp_state import MemReq, SocgpuFetch, WarpIssue
+from sim.stats import INTERVAL, ISSUED
+from sim.subcore import NEVER, SubCore
+from sim.warp import DIV, LDST, NONE, READY, Warp
+from sim.warp import BARRIER as W_BARRIER
+from sim.warp import DONE as W_DONE
+from sim.warp import FETCH as W_FETCH
+from sim.warp import MEMORY as W_MEMORY
+from sim.warp import SCOREBOARD as W_SCOREBOARD
+from sim.workload.kernel import Op
+
+WB_PORTS = 4
+OP_BAR, OP_EXIT, OP_MEMBAR = Op.BAR, Op.EXIT, Op.MEMBAR
+COUNTERS = ("fetches", "fetched_slots", "wrong_path_slots", "flushes", "flushed_entries",
+            "dual_issues", "serial_issued")
+FETCHES, SLOTS, WRONG, FLUSHES, FLUSHED, DUALS, SERIALS = range(len(COUNTERS))
+
+
+class SocgpuSubCore(SubCore):
+    """Warp arbiter + SOCGPU issue blocks + units for one sub-core."""
+
+    __slots__ = ("n_entries", "policy", "dual_mode", "volatile", "make_block", "fetcher",
+                 "multi", "stage_counts", "lvl", "acc", "t_lvl")
+
+    def __init__(self, sm, index: int, scheduler, n_slots: int, units: list,
+                 issue_interval: int, fetcher: SocgpuFetch, n_entries: int = 8,
+                 policy: str = "first", dual_mode: str = "on", make_block=None):
+        super().__init__(sm, index, scheduler, n_slots, units, issue_interval, dual_mode != "off")
+        self.n_entries, self.policy, self.dual_mode = n_entries, policy, dual_mode
+        self.volatile = policy in VOLATILE and make_block is None
+        self.make_block = make_block        # None: FastSocgpuIssue (looked up at each launch)
+        self.fetcher = fetcher
+        self.multi = 0              # volatile policies: warps with ≥ 2 ready entries
+        self.stage_counts = [0] * len(COUNTERS)
+        self.lvl = [0, 0, 0, 0]     # valid entries, ready entries, candidate warps, warps
+        self.acc = [0, 0, 0, 0]     # their integrals over cycles
+        self.t_lvl = 0
+
+    # -- statistics ---------------------------------------------------------------------------
+    def _level(self, eff: int, k: int, delta: int) -> None:
+        dt = eff - self.t_lvl
+        if dt > 0:
+            lvl, acc = self.lvl, self.acc
+            for i in range(4):
+                acc[i] += lvl[i] * dt
+            self.t_lvl = eff
+        self.lvl[k] += delta
+
+    def close_levels(self, end: int) -> None:
+        self._level(end, 0, 0)
+
+    # -- warps --------------------------------------------------------------------------------
+    def add(self, w: Warp) -> None:
+        super().add(w)
+        w.state = W_SCOREBOARD      # SM-visible: every write-back reaches update()
+        make = self.make_block or FastSocgpuIssue
+        w.soc = WarpIssue(make(N=self.n_entries, policy=self.policy, dual=self.dual_mode,
+                               slot=w.slot))
+        self._level(self.sm.gpu.now + 1, 3, 1)
+
+    def remove(self, w: Warp) -> None:
+        st = w.soc
+        bit = w.bit
+        if st.mstate == READY:
+            self.unit_masks[w.unit] &= ~bit
+            self._level(self.sm.gpu.now + 1, 2, -1)
+        self.masks[st.mstate] &= ~bit
+        self.multi &= ~bit
+        st.mstate = W_DONE
+        now = self.sm.gpu.now + 1
+        self._level(now, 0, -st.n_valid)
+        self._level(now, 1, -st.n_ready)
+        self._level(now, 3, -1)
+        st.n_valid = st.n_ready = 0
+
+    def update(self, w: Warp) -> None:
+        """Write-backs (the SM cleared their bits in ``w.pending``) or a barrier release."""
+        if w.finished:
+            return
+        st = w.soc
+        now = self.sm.gpu.now
+        if w.exited:            # in-order block: EXIT issued, older instructions drain
+            if not w.pending and not w.mem_out:
+                self.sm.finish_warp(w, now)
+            return
+        done = st.inflight & ~w.pending
+        if done:
+            if st.wb_cycle != now:
+                st.wb_cycle, st.wb_used = now, 0
+            room = WB_PORTS - st.wb_used
+            if done.bit_count() > room:         # §6 item 19: the excess waits a cycle
+                keep = 0
+                for _ in range(room):
+                    keep |= (done & ~keep) & -(done & ~keep)
+                late = done & ~keep
+                w.pending |= late
+                self.sm.schedule_writeback(now + 1, w, late)
+                done = keep
+            st.wb_used += done.bit_count()
+            st.inflight &= ~done
+            if done:
+                st.blk.writeback(now, done)
+        if st.bar and not w.at_barrier:         # released in this cycle: WB at its edge
+            st.blk.writeback(now + 1, st.bar)
+            st.bar = 0
+            self.refresh(w, now + 1)
+        else:
+            self.refresh(w, now)
+
+    def refresh(self, w: Warp, eff: int) -> None:
+        """Re-derive the warp's wait state from its block (effective from cycle ``eff``),
+        move its bit between the masks and keep its fetch eligibility."""
+        st = w.soc
+        blk = st.blk
+        bit = w.bit
+        nv, nr = blk.valid.bit_count(), blk.rdy.bit_count()
+        if nv != st.n_valid:
+            self._level(eff, 0, nv - st.n_valid)
+            st.n_valid = nv
+        if nr != st.n_ready:
+            self._level(eff, 1, nr - st.n_ready)
+            st.n_ready = nr
+        free2 = blk.n - nv >= 2
+        unit = NONE
+        if w.at_barrier:                        # (SOCGPU: BAR is serial, so nothing is ready)
+            new = W_BARRIER
+        elif nr:
+            x = blk.instr[blk.cand(eff)]
+            new, unit = READY, x.unit
+            if x.op == OP_MEMBAR and w.mem_out:  # in-order block: a fence waits for memory
+                new = W_MEMORY
+        elif not blk.valid & ~blk.issued and free2 and not st.done:
+            new = W_FETCH
+        elif w.longop & w.pending:
+            new = W_MEMORY
+        else:
+            new = W_SCOREBOARD
+        if self.volatile:
+            self.multi = self.multi | bit if nr >= 2 else self.multi & ~bit
+        if free2 and not st.done:
+            self.sm.ib_empty |= 1 << w.slot
+        old = st.mstate
+        if old == READY:
+            if new == READY and w.unit == unit:
+                return
+            self.unit_masks[w.unit] &= ~bit
+            if new != READY:
+                self._level(eff, 2, -1)
+        elif old == new:
+            return
+        elif new == READY:
+            self._level(eff, 2, 1)
+        masks = self.masks
+        masks[old] &= ~bit
+        masks[new] |= bit
+        st.mstate = new
+        if new == READY:
+            w.unit = unit
+            self.unit_masks[unit] |= bit
+            self.wake = 0
+
+    def reassess(self, now: int) -> None:
+        """Volatile policies: this cycle's candidate (hence its unit) may differ from the last."""
+        um, slots = self.unit_masks, self.slots
+        m = self.multi
+        while m:
+            low = m & -m
+            m ^= low
+            w = slots[low.bit_length() - 1]
+            unit = w.soc.blk.instr[w.soc.blk.cand(now)].unit
+            if unit != w.unit:
+                um[w.unit] &= ~low
+                um[unit] |= low
+                w.unit = unit
+
+    # -- fetch --------------------------------------------------------------------------------
+    def fetch_into(self, w: Warp, now: int) -> None:
+        """One fetch: two sequential slots (correct path from the stream, else placeholders)."""
+        st = w.soc
+        entries = []
+        for _ in range(2):
+            if st.wrong_path:
+                entries.append(placeholder(st.fetch_pc))
+                st.fetch_pc += 8
+                self.stage_counts[WRONG] += 1
+                continue
+            ins = next(w.stream, None)
+            if ins is None:
+                st.done = w.stream_done = True
+                break
+            e = decode(ins, self.sm.decode_cache)
+            entries.append(e)
+            if e.op == OP_EXIT:
+                st.done = True
+                break
+            if e.redirect:
+                st.wrong_path, st.fetch_pc = True, e.pc + 8
+        c = self.stage_counts
+        c[FETCHES] += 1
+        c[SLOTS] += len(entries)
+        if entries:
+            st.blk.insert(now, entries)
+        self.refresh(w, now + 1)
+
+    # -- issue --------------------------------------------------------------------------------
+    def issue(self, now: int) -> None:
+        """Step the arbiter over warps offering an issuable candidate; issue the granted one."""
+        launch = self.launch_bits
+        if now < self.next_issue:
+            if launch:
+                self.launch_bits = 0
+                self.grant(0, launch)
+            self.counts[INTERVAL] += 1
+            return
+        if self.multi:
+            self.reassess(now)
+        ready = self.masks[READY]
+        soonest = NEVER
+        if ready:
+            um = self.unit_masks
+            for u in self.pipes:
+                f = u.free_at
+                if f > now:
+                    m = um[u.kind]
+                    if m & ready:
+                        ready &= ~m
+                        if f < soonest:
+                            soonest = f
+        if not ready and not launch:
+            self._idle(now, soonest)
+            return
+        self.launch_bits = 0
+        g = self.grant(ready, launch)
+        if g < 0:
+            self._idle(now, soonest)
+            return
+        w = self.slots[g]
+        st = w.soc
+        blk = st.blk
+        self.counts[ISSUED] += 1
+        self.next_issue = now + self.issue_interval
+        units = self.units
+        unit_free = 0
+        if self.dual_mode == "smart":
+            for u in self.pipes:
+                if u.free_at <= now:
+                    unit_free |= 1 << u.kind
+        c, c2 = blk.candidates(now, unit_free)
+        x = blk.instr[c]
+        g2, y = -1, None
+        if c2 >= 0:
+            y = blk.instr[c2]
+            k2 = y.unit
+            if k2 != x.unit and k2 != NONE and x.unit != NONE and units[k2].free_at <= now:
+                g2 = c2
+        flush = x.redirect
+        if flush:
+            pend = blk.valid & ~blk.issued
+            self.stage_counts[FLUSHES] += 1
+            self.stage_counts[FLUSHED] += (pend & ~(1 << c)).bit_count()
+            st.wrong_path = False
+            f = self.fetcher
+            if f.hold_at != now:
+                f.hold, f.hold_at = 0, now
+            f.hold |= 1 << w.slot
+        tok, tok2 = blk.grant(now, c, g2, flush)
+        self.dispatch_entry(w, st, tok, x, now)
+        if g2 >= 0:
+            self.stage_counts[DUALS] += 1
+            self.dispatch_entry(w, st, tok2, y, now)
+        if not w.finished:
+            self.refresh(w, now + 1)
+        self._after_issue()
+
+    def _idle(self, now: int, soonest: int) -> None:
+        self.wake = soonest if self.masks[READY] else NEVER
+        if self.multi and self.wake > now + 1:
+            self.wake = now + 1
+        self.counts[self.reason()] += 1
+
+    def _after_issue(self) -> None:
+        """Next chance: after the issue interval, once a unit some ready warp needs is free."""
+        t_issue = self.next_issue
+        ready = self.masks[READY]
+        um = self.unit_masks
+        if not ready:
+            t = NEVER
+        elif um[NONE] & ready or self.multi:
+            t = t_issue
+        else:
+            t = NEVER
+            for u in self.pipes:
+                if um[u.kind] & ready:
+                    f = u.free_at
+                    if f <= t_issue:
+                        t = t_issue
+                        break
+                    if f < t:
+                        t = f
+        self.wake = t
+
+    def dispatch_entry(self, w: Warp, st: WarpIssue, bit: int, x, now: int) -> None:
+        """Send instruction ``x`` to its unit; ``bit`` (its entry, or token) is cleared from
+        ``w.pending`` at its write-back."""
+        w.n_insts += 1
+        self.n_insts += 1
+        if x.serial:
+            self.stage_counts[SERIALS] += 1
+        sm = self.sm
+        kind = x.unit
+        if kind <= DIV:
+            unit = self.units[kind]
+            unit.free_at = now + unit.ii
+            w.pending |= bit
+            st.inflight |= bit
+            sm.wb_seq += 1
+            heappush(sm.wb, (now + unit.latency, sm.wb_seq, w, bit))
+        elif kind == LDST:
+            st.inflight |= bit
+            sm.memory_op(w, MemReq(x, bit), self.units[LDST], now)
+        elif x.op == OP_BAR:
+            st.bar = bit
+            sm.arrive_barrier(w, now)
+        elif x.op == OP_EXIT:
+            blk = st.blk
+            blk.writeback(now + 1, bit)
+            assert not blk.valid, f"EXIT with other IB entries live: {blk.valid:#x}"
+            sm.exit_warp(w, now)
+        else:                                   # MEMBAR, NOP: no pipeline
+            w.pending |= bit
+            st.inflight |= bit
+            sm.schedule_writeback(now + 1, w, bit)

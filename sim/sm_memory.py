@@ -1,0 +1,129 @@
+"""The SM's side of the memory system: LD/ST issue, structural-stall retries, completions,
+shared-memory bank conflicts (a mixin of ``sim.sm.SM``).
+
+Retries: an instruction the memory system refuses stays in its LD/ST unit (``unit.stalled``) and
+is re-offered at the start of the SM's cycles. A memory system with ``watch_stalls`` tells the SM
+when what a refused request waits on changes (an MSHR frees, the SM's injection queue moves, a
+kernel boundary); until then a re-offer would be refused again with no side effect, so the SM
+skips it and, if nothing else is due, sleeps (it is woken at the change). Without that hook the
+SM re-offers every cycle. Either way the GPU loop still visits every cycle while an SM holds a
+refused request (``gpu.n_retrying``), as when such SMs re-offered every cycle: occupancy samples
+and per-cycle policies see the same cycles."""
+
+from __future__ import annotations
+
+from sim.subcore import NEVER
+from sim.warp import LDST, MEMORY, SCOREBOARD
+from sim.workload.kernel import Op
+
+_LDS, _STS = Op.LDS, Op.STS
+
+
+class SMMemory:
+    """Memory paths of an SM (expects the SM's ``memory``, ``retry``, ``subcores``, … fields)."""
+
+    def init_memory(self, memory) -> None:
+        """Retry state and the memory-system hooks (called by ``SM.__init__``)."""
+        self.mem_out = 0
+        self.retry: list = []               # LD/ST units holding a refused instruction
+        watch = getattr(memory, "watch_stalls", None)
+        self.watched = watch is not None
+        if watch is not None:
+            watch(self.sm_id, self.stall_changed)
+        self.stalled_on = None              # True: every retry refused, nothing changed since
+        memory.connect(self.sm_id, self.on_memory_complete)
+
+    def memory_op(self, w, d, unit, now: int) -> None:
+        """LD/ST unit: shared memory in the SM, global/atomic ops to the memory system."""
+        op = d.op
+        if op == _LDS or op == _STS:
+            passes = self.bank_passes(d.instr)
+            unit.free_at = now + unit.ii * passes
+            if d.dst_mask:
+                w.pending |= d.dst_mask
+                self.schedule_writeback(now + self.smem_latency + (passes - 1) * unit.ii, w, d.dst_mask)
+            return
+        dst = d.dst_mask
+        if dst:
+            w.pending |= dst
+            if d.long:
+                w.longop |= dst
+        w.mem_out += 1
+        self.mem_out += 1
+        token = (w, dst)
+        if self.memory.issue(now, self.sm_id, d.instr, token):
+            unit.free_at = now + unit.ii
+        else:
+            unit.stalled = (d.instr, token)
+            unit.free_at = NEVER
+            if not self.retry:
+                self.gpu.n_retrying += 1
+            self.retry.append(unit)
+            # with watch_stalls the memory system re-checks it once something changes
+            self.stalled_on = None
+
+    def retry_memory(self, now: int) -> None:
+        """Re-offer LD/ST instructions the memory system refused (structural stall)."""
+        if self.watched:
+            self.stalled_on = True      # stall_changed (an MSHR freed, a packet moved) resets it
+        still = []
+        issue, sm_id = self.memory.issue, self.sm_id
+        for unit in self.retry:
+            instr, token = unit.stalled
+            if issue(now, sm_id, instr, token):
+                unit.stalled = None
+                unit.free_at = now + unit.ii
+                for sc in self.subcores:    # the schedulers that feed this unit re-check
+                    if sc.units[LDST] is unit:
+                        sc.wake = 0
+            else:
+                still.append(unit)
+        if not still:
+            self.gpu.n_retrying -= 1
+            self.stalled_on = None
+        self.retry = still
+
+    def stall_changed(self) -> None:
+        """Memory-system hook: what a refused request waits on has changed; retry at the current
+        cycle (or the next, if this SM has already run in it)."""
+        if self.stalled_on:
+            self.stalled_on = None
+            gpu = self.gpu
+            now = gpu.now
+            if now < self.wake:
+                self.wake = now
+                if not gpu.in_tick:     # the GPU loop may have passed this SM: let it re-check
+                    gpu.policy_acted = True
+
+    def bank_passes(self, instr) -> int:
+        """Shared-memory passes: the most distinct 4-byte words that fall in one bank."""
+        addrs = instr.addrs
+        if not addrs:
+            return 1
+        n = self.smem_banks
+        if (max(addrs) >> 2) - (min(addrs) >> 2) < n:   # one window of n words: distinct banks
+            return 1
+        banks: dict[int, set] = {}
+        for a in addrs:
+            word = a >> 2
+            banks.setdefault(word % n, set()).add(word)
+        return max(len(v) for v in banks.values())
+
+    def on_memory_complete(self, token, cycle: int) -> None:
+        """Memory-system callback: a load's data is back / a store was accepted."""
+        if self.accounted < cycle:
+            self.catch_up(cycle)
+        w, dst = token
+        w.pending &= ~dst
+        w.longop &= ~dst
+        w.mem_out -= 1
+        self.mem_out -= 1
+        st = w.state                    # after_release, inlined
+        if st == SCOREBOARD or st == MEMORY:
+            w.subcore.update(w)
+        elif w.exited and not w.pending and not w.mem_out:
+            self.finish_warp(w, cycle)
+        if cycle < self.wake:           # poke, inlined
+            self.wake = cycle
+        if cycle < self.core_wake:
+            self.core_wake = cycle
