@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from .query import ResultSet
 from .registry import Experiment, Plot
+
+
+@dataclass(frozen=True)
+class FigurePlot(Plot):
+    """A plot the experiment draws itself (layouts the bar/line charts cannot express, e.g.
+    traces over time or several panels): ``draw(exp, results, plt)`` returns a matplotlib
+    figure, saved as ``filename``. ``metric`` only names the plot here."""
+    draw: Callable | None = None
 
 
 def _pyplot():
@@ -18,6 +28,12 @@ def _pyplot():
 def render(exp: Experiment, spec: Plot, results: ResultSet, out_dir: Path) -> Path:
     """Draw one declared plot into ``out_dir/spec.filename`` and return its path."""
     plt = _pyplot()
+    if isinstance(spec, FigurePlot) and spec.draw is not None:
+        fig = spec.draw(exp, results, plt)
+        path = out_dir / spec.filename
+        fig.savefig(path)
+        plt.close(fig)
+        return path
     metric = exp.metric(spec.metric)
     xs = results.levels(spec.x)
     series = results.levels(spec.series) if spec.series else [None]

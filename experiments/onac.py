@@ -1,0 +1,302 @@
+"""ONAC vs Seq-Det vs all SMs (thesis.md §3): the active-SM count each controller chooses against
+the oracle, detection time, performance retained and energy saved, on the ``thesis`` preset.
+
+Workloads (sim/workload/catalogue.py): kernels mimicking the thesis's saturating, bandwidth-bound
+"type A" kernels (TP, BP-K2, BT-K2: r ALU instructions per 128-B load) and a compute-bound
+"type B" kernel that scales to every core (Hotspot/Pathfinder). Type is the mimicked kernel's
+class in the thesis (Table 4.4), not our oracle's verdict.
+
+Points (runner kind ``thesis_model``, experiments/thesis_runs.py), scale 0.25 (one trip of each
+kernel's 4-load loop per CTA, to afford long grids):
+
+- controller runs: ``all_active`` / ``onac`` / ``seq_det`` on ``LONG_WAVES`` CTA waves, so that
+  detection (4-wave samples, §3.3) is a modest part of the run (§10.2);
+- oracle sweep: ``active_n`` (sim/policies/fixed_active.py: SMs ≥ n power-gated throughout) for
+  n = 1..M, each on ``ORACLE_WAVES`` waves of its own n SMs. N_oracle = the smallest n whose
+  steady-state IPC (``steady_of``: whole waves between 20 % and 80 % of CTAs completed) is
+  ≥ 98 % of the all-SM one (§3.1, §3.7). Whole-run IPC of such short runs would include ramp-up
+  and tail. CTAs that start together stay in step for the first few waves (on one SM, an
+  8-wave run of BP-K2 reaches only 0.59 IPC, a 20-wave run 0.94, a 40-wave one 0.97), so the
+  sweep uses 20 waves; at 8 of 16 SMs 20 and 40 waves agree within 0.1 %.
+
+Metrics (§3.7): chosen N (the detector's n_opt; M for all SMs), detection time = cycles from the
+detector's start pulse (after one ramp-up wave, onac_ctrl.py) to its decision, performance
+retained = all-SM cycles / controller cycles, energy = dynamic (memory events + warp
+instructions) + static (un-gated SM-cycles + uncore), sim/memory/energy.py. For scale, the
+energy per warp instruction of the oracle sweep at N_oracle vs all SMs gives the saving an exact
+detector with no detection phase would reach.
+
+Static power (§3.9 [S]: calibrate static to 30–50 % of GPU power at full load on a memory-bound
+kernel, report the sensitivity): the preset's static powers are scaled by one factor so that the
+all-SM run of ``REFERENCE`` has static fraction f; headline at f = 40 % (our choice: the middle of
+the range), f = 30 % and 50 % as sensitivity rows. Averages over kernels are arithmetic means of
+per-kernel values.
+
+Quick grid: a quarter of the chip (8 SMs, 3 memory partitions: the same bandwidth per SM), BP-K2
+and the compute kernel, shorter grids: a smoke test of the pipeline, with coarse N steps (one SM
+of 8 is four of 32) and a larger detection share of the run.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from experiments.onac_figures import draw_estimates, draw_scaling, draw_summary
+from experiments.thesis_runs import KIND, grid_union, steady_of
+from gpusched.config import get_preset
+from gpusched.experiment.grid import Grid
+from gpusched.experiment.plots import FigurePlot
+from gpusched.experiment.query import ResultSet
+from gpusched.experiment.registry import Experiment, Headline, Metric, Table
+from sim.memory.energy import gpu_energy
+
+TYPE_A = ["onac_tp_like", "onac_bp_k2_like", "onac_bt_k2_like"]
+TYPE_B = ["onac_compute"]
+PAPER_ORACLE = {"onac_tp_like": 8, "onac_bp_k2_like": 12, "onac_bt_k2_like": 31,
+                "onac_compute": 32}                       # §3.6 known N_oracle values [P]
+PAPER_ONAC = {"onac_bp_k2_like": 12, "onac_compute": 32}  # §3.2 traces: BP 12, Pathfinder 32
+CONTROLLERS = ["all_active", "onac", "seq_det"]
+REFERENCE = "onac_bp_k2_like"     # memory-bound kernel the static share is calibrated on
+STATIC_SHARE = 0.40               # headline static fraction (middle of §3.9's 30–50 %)
+THRESHOLD = 0.98                  # §3.1 / §3.7: within 2 % of all-SM performance
+SCALE, LONG_WAVES, ORACLE_WAVES = 0.25, 120, 20
+QUICK_LONG_WAVES, QUICK_ORACLE_WAVES = 48, 16
+QUARTER_CHIP = {"sm.count": 8, "dram.channels": 3, "l2.slices": 3, "dram.bank_bit": 13,
+                "dram.row_bit": 16}  # row/bank bits re-laid so a row stays 2 KB (validate.py)
+
+
+# ---- per-run metrics ----------------------------------------------------------------------------
+
+def _trace(stats: dict) -> dict | None:
+    trace = ((stats.get("policy_reports") or {}).get("sm_controller") or {}).get("trace")
+    return trace[0] if trace else None
+
+
+def n_chosen(stats: dict) -> float | None:
+    """Active SMs the controller settled on: n_opt (ONAC / Seq-Det; None if it never decided),
+    n for ``active_n``, every SM otherwise."""
+    report = (stats.get("policy_reports") or {}).get("sm_controller") or {}
+    if "n_active" in report:
+        return report["n_active"]
+    if "trace" in report:
+        t = _trace(stats)
+        return t["n_opt"] if t else None
+    return len(stats["sm"]["warp_insts"])
+
+
+def detect_cycles(stats: dict) -> float | None:
+    """Cycles from the detector's start pulse to its decision (None: no decision)."""
+    t = _trace(stats)
+    return t["decided"] - t["start"] if t and t["decided"] is not None else None
+
+
+def _energy(stats: dict) -> dict:
+    cfg = get_preset(stats["preset"])
+    ungated = sum(stats["cycles"] - g for g in stats["sm"]["gated_cycles"])
+    return gpu_energy(stats["memory"], cfg.energy, stats["warp_insts"], stats["cycles"],
+                      cfg.core_clock_mhz, ungated)
+
+
+def dynamic_uj(stats: dict) -> float:
+    e = _energy(stats)
+    return (e["energy.memory_pj"] + e["energy.core_pj"]) / 1e6
+
+
+def static_uj(stats: dict) -> float:
+    """Static energy at the preset's static powers (before calibration)."""
+    e = _energy(stats)
+    return (e["energy.static_sm_pj"] + e["energy.static_uncore_pj"]) / 1e6
+
+
+def mean_active_sms(stats: dict) -> float:
+    return sum(stats["cycles"] - g for g in stats["sm"]["gated_cycles"]) / stats["cycles"]
+
+
+# ---- cross-run analysis -------------------------------------------------------------------------
+
+def oracle_n(perf: dict[int, float], threshold: float = THRESHOLD) -> int:
+    """Smallest n whose performance is ≥ ``threshold`` × that of the largest n (all SMs)."""
+    full = perf[max(perf)]
+    return min(n for n, p in perf.items() if p >= threshold * full)
+
+
+def oracle_curve(results: ResultSet, workload: str) -> dict[int, float]:
+    """n → steady-state IPC of the ``active_n`` runs of ``workload`` (mean over seeds)."""
+    curve = {}
+    rows = results.select(workload=workload)
+    for level in rows.levels("sm_controller"):
+        m = re.fullmatch(r"active_(\d+)", str(level))
+        if m:
+            v = rows.mean("steady_ipc", {"sm_controller": level})
+            if not math.isnan(v):
+                curve[int(m.group(1))] = v
+    return curve
+
+
+def oracle_of(results: ResultSet, workload: str) -> int:
+    curve = oracle_curve(results, workload)
+    if not curve:
+        raise ValueError(f"no oracle sweep for {workload}")
+    return oracle_n(curve)
+
+
+def _long(results: ResultSet, workload: str, controller: str, column: str) -> float:
+    return results.mean(column, {"workload": workload, "sm_controller": controller})
+
+
+def static_factor(results: ResultSet, share: float) -> float:
+    """Factor on the preset's static powers that gives the all-SM run of ``REFERENCE`` a static
+    share ``share`` of its energy (§3.9 calibration)."""
+    dyn = _long(results, REFERENCE, "all_active", "e_dyn")
+    stat = _long(results, REFERENCE, "all_active", "e_static")
+    if not dyn > 0 or not stat > 0:
+        raise ValueError(f"no all-SM run of {REFERENCE} to calibrate static power on")
+    return share / (1 - share) * dyn / stat
+
+
+def energy_saving(results: ResultSet, workload: str, controller: str,
+                  share: float = STATIC_SHARE) -> float:
+    """1 − E(controller) / E(all SMs), in %, with calibrated static power."""
+    k = static_factor(results, share)
+    def energy(c: str) -> float:
+        return _long(results, workload, c, "e_dyn") + k * _long(results, workload, c, "e_static")
+    return 100 * (1 - energy(controller) / energy("all_active"))
+
+
+def oracle_saving(results: ResultSet, workload: str, share: float = STATIC_SHARE) -> float:
+    """1 − E/instruction at the oracle N / E/instruction at all SMs, in %, from the oracle
+    sweep (fixed counts, no detection): the saving an exact, free detector would reach."""
+    k = static_factor(results, share)
+    curve = oracle_curve(results, workload)
+    def per_inst(n: int) -> float:
+        where = {"workload": workload, "sm_controller": f"active_{n}"}
+        return (results.mean("e_dyn", where) + k * results.mean("e_static", where)) / \
+            results.mean("warp_insts", where)
+    return 100 * (1 - per_inst(oracle_n(curve)) / per_inst(max(curve)))
+
+
+def perf_retained(results: ResultSet, workload: str, controller: str) -> float:
+    """All-SM cycles / controller cycles, in % (same grid, so this is the IPC ratio)."""
+    return 100 * _long(results, workload, "all_active", "cycles") / _long(
+        results, workload, controller, "cycles")
+
+
+def detection_reduction(results: ResultSet, workload: str) -> float:
+    """1 − ONAC detection time / Seq-Det detection time, in %."""
+    return 100 * (1 - _long(results, workload, "onac", "detect_cycles")
+                  / _long(results, workload, "seq_det", "detect_cycles"))
+
+
+def mean_over(fn, workloads: list[str], *args):
+    """Arithmetic mean of ``fn(results, w, *args)`` over the workloads present in the results."""
+    def ours(results: ResultSet) -> float:
+        vals = [fn(results, w, *args) for w in workloads if results.select(workload=w).rows]
+        vals = [v for v in vals if not math.isnan(v)]
+        if not vals:
+            raise ValueError("none of " + ", ".join(workloads) + " in the results")
+        return sum(vals) / len(vals)
+    return ours
+
+
+def static_share_at_defaults(results: ResultSet) -> float:
+    dyn = _long(results, REFERENCE, "all_active", "e_dyn")
+    stat = _long(results, REFERENCE, "all_active", "e_static")
+    return 100 * stat / (dyn + stat)
+
+
+def _chosen(controller: str, workload: str):
+    return lambda results: _long(results, workload, controller, "n_chosen")
+
+
+# ---- grids and declaration ----------------------------------------------------------------------
+
+def _grid(name: str, workloads: list[str], n_sms: int, long_waves: int, oracle_waves: int,
+          overrides: dict) -> Grid:
+    common = dict(preset=["thesis"], workloads=workloads, seeds=[0], kind=KIND,
+                  overrides=overrides, source=__file__)
+    runs = Grid(name=f"{name}_controllers", params={
+        "sm_controller": CONTROLLERS, "waves": [long_waves], "scale": [SCALE]}, **common)
+    sweep = Grid(name=f"{name}_oracle", params={
+        "sm_controller": [f"active_{n}" for n in range(1, n_sms + 1)], "waves": [oracle_waves],
+        "scale": [SCALE]}, **common)
+    return grid_union(name, [runs, sweep], source=__file__)
+
+
+def _headline() -> list[Headline]:
+    a, b = TYPE_A, TYPE_B
+    rows = [
+        Headline("type A: ONAC energy saving vs all SMs", "%", mean_over(energy_saving, a, "onac"),
+                 paper=20.0, note=f"static share {STATIC_SHARE:.0%} at full load on {REFERENCE}"),
+        Headline("type A: Seq-Det energy saving vs all SMs", "%",
+                 mean_over(energy_saving, a, "seq_det"), paper=10.0,
+                 note=f"static share {STATIC_SHARE:.0%}"),
+        Headline("type A: energy saving at the oracle N (fixed, no detection)", "%",
+                 mean_over(oracle_saving, a), note="energy per warp instruction, oracle sweep; "
+                 "the ceiling for a detector"),
+        Headline("type A: detection-time reduction, ONAC vs Seq-Det", "%",
+                 mean_over(detection_reduction, a), paper=45.0,
+                 note="1 − T_ONAC/T_SeqDet per kernel, mean; T = start pulse → decision"),
+        Headline("type A: performance retained by ONAC", "%", mean_over(perf_retained, a, "onac"),
+                 paper=98.0, note="paper: < 2 % loss; all-SM cycles / ONAC cycles"),
+        Headline("type A: performance retained by Seq-Det", "%",
+                 mean_over(perf_retained, a, "seq_det"), note="no paper number"),
+        Headline("type B: ONAC energy saving vs all SMs", "%", mean_over(energy_saving, b, "onac"),
+                 paper=-2.0, note="paper: +2 % energy on type B (errata 7)"),
+        Headline("type B: performance retained by ONAC", "%", mean_over(perf_retained, b, "onac"),
+                 note="no paper number"),
+    ]
+    for share in (0.30, 0.50):
+        for ctrl, label in (("onac", "ONAC"), ("seq_det", "Seq-Det")):
+            rows.append(Headline(f"type A: {label} energy saving, static share {share:.0%}", "%",
+                                 mean_over(energy_saving, a, ctrl, share),
+                                 note="sensitivity (§3.9)"))
+    rows.append(Headline(f"static share at the preset's defaults ({REFERENCE}, all SMs)", "%",
+                         static_share_at_defaults, note="before calibration"))
+    for w in TYPE_A + TYPE_B:
+        rows += [Headline(f"{w}: oracle N", "SMs", lambda r, w=w: oracle_of(r, w),
+                          paper=PAPER_ORACLE.get(w),
+                          note="smallest n with ≥ 98 % steady IPC; paper: of 32 cores (§3.6)"),
+                 Headline(f"{w}: ONAC N", "SMs", _chosen("onac", w), paper=PAPER_ONAC.get(w)),
+                 Headline(f"{w}: Seq-Det N", "SMs", _chosen("seq_det", w)),
+                 Headline(f"{w}: ONAC detection", "% of run",
+                          lambda r, w=w: 100 * _long(r, w, "onac", "detect_cycles")
+                          / _long(r, w, "onac", "cycles")),
+                 Headline(f"{w}: Seq-Det detection", "% of run",
+                          lambda r, w=w: 100 * _long(r, w, "seq_det", "detect_cycles")
+                          / _long(r, w, "seq_det", "cycles"))]
+    return rows
+
+
+EXPERIMENT = Experiment(
+    name="onac",
+    title="ONAC vs Seq-Det vs all SMs: active-SM count, detection time, energy (thesis)",
+    description=__doc__,
+    grid=_grid("onac", TYPE_A + TYPE_B, 32, LONG_WAVES, ORACLE_WAVES, {}),
+    quick=_grid("onac_quick", ["onac_bp_k2_like", "onac_compute"], 8, QUICK_LONG_WAVES,
+                QUICK_ORACLE_WAVES, QUARTER_CHIP),
+    metrics=[
+        Metric("cycles", "Run time", "core cycles"),
+        Metric("ipc", "IPC", "warp instructions/cycle"),
+        Metric("warp_insts", "Warp instructions", "instructions"),
+        Metric("steady_ipc", "Steady-state IPC", "warp instructions/cycle", compute=steady_of),
+        Metric("n_chosen", "Active SMs chosen", "SMs", compute=n_chosen),
+        Metric("detect_cycles", "Detection time", "cycles", compute=detect_cycles),
+        Metric("e_dyn", "Dynamic energy", "µJ", compute=dynamic_uj),
+        Metric("e_static", "Static energy (preset defaults)", "µJ", compute=static_uj),
+        Metric("active_sms", "Mean un-gated SMs", "SMs", compute=mean_active_sms),
+    ],
+    # rows = SM controller: the long runs (all_active, onac, seq_det), then the oracle sweep
+    tables=[Table("steady_ipc", rows="sm_controller", columns="workload",
+                  title="Steady-state IPC per SM controller (active_n: the oracle sweep)"),
+            Table("cycles", rows="sm_controller", columns="workload",
+                  title="Run time (core cycles; long runs and the shorter oracle-sweep runs)")],
+    plots=[FigurePlot("n_chosen", "estimates.png", title="ONAC / Seq-Det estimates over time",
+                      draw=draw_estimates),
+           FigurePlot("steady_ipc", "scaling.png", title="IPC vs active SMs (oracle sweep)",
+                      draw=draw_scaling),
+           FigurePlot("e_dyn", "summary.png", title="Energy, performance, detection time",
+                      draw=draw_summary)],
+    headline=_headline(),
+    labels={"sm_controller": "SM controller", "workload": "workload"},
+)

@@ -1,0 +1,169 @@
+"""Figures of the ONAC experiment (experiments/onac.py), drawn through ``FigurePlot``: the
+detectors' estimates over time next to the oracle, IPC scaling with the oracle's threshold, and a
+per-kernel summary of energy, performance and detection time.
+
+Each ``draw_*(exp, results, plt)`` returns a matplotlib figure; kernels or controllers missing
+from the results are skipped, so a partial sweep still draws.
+"""
+
+from __future__ import annotations
+
+import math
+
+from gpusched.experiment.query import ResultSet
+
+TRACE = "policy_reports.sm_controller.trace"
+STYLE = {"onac": ("ONAC", "tab:blue", "-"), "seq_det": ("Seq-Det", "tab:orange", "--")}
+
+
+def _run(results: ResultSet, workload: str, controller: str) -> dict | None:
+    rows = results.select(workload=workload, sm_controller=controller).rows
+    return rows[0] if rows else None
+
+
+def _trace(row: dict | None) -> dict | None:
+    trace = (row or {}).get(TRACE)
+    return trace[0] if trace else None
+
+
+def _plot_kernels(results: ResultSet) -> list[str]:
+    """One saturating (the calibration reference if present) and one scaling kernel."""
+    from experiments.onac import REFERENCE, TYPE_A, TYPE_B
+    present = set(results.levels("workload"))
+    a = [w for w in [REFERENCE] + TYPE_A if w in present][:1]
+    b = [w for w in TYPE_B if w in present][:1]
+    return a + b or sorted(present)[:2]
+
+
+def _n_sms(results: ResultSet, workload: str) -> int:
+    row = _run(results, workload, "all_active")
+    return len(row["sm.warp_insts"]) if row else 0
+
+
+def _oracle(results: ResultSet, workload: str) -> int | None:
+    from experiments.onac import oracle_of
+    try:
+        return oracle_of(results, workload)
+    except ValueError:
+        return None
+
+
+def draw_estimates(exp, results: ResultSet, plt):
+    """Top: N under test over time for ONAC and Seq-Det, with the oracle N. Bottom: each
+    sample's chip IPC / its own IPC_all sample at the N tested, over the oracle sweep's IPC(N)."""
+    from experiments.onac import THRESHOLD, oracle_curve
+    kernels = _plot_kernels(results)
+    fig, axes = plt.subplots(2, max(1, len(kernels)), figsize=(6.2 * max(1, len(kernels)), 7.2),
+                             dpi=120, squeeze=False)
+    for col, w in enumerate(kernels):
+        top, bottom = axes[0][col], axes[1][col]
+        oracle, m = _oracle(results, w), _n_sms(results, w)
+        end = 0.0
+        for ctrl, (label, color, ls) in STYLE.items():
+            t = _trace(_run(results, w, ctrl))
+            if not t or not t["samples"]:
+                continue
+            xs = [t["start"]] + [s["cycle"] for s in t["samples"]]
+            ns = [s["n"] for s in t["samples"]]
+            top.step([x / 1e3 for x in xs], ns + ns[-1:], where="post", color=color, ls=ls,
+                     label=f"{label} (N={t['n_opt']})")
+            if t["decided"] is not None:
+                top.plot([t["decided"] / 1e3], [t["n_opt"]], "o", color=color)
+                end = max(end, t["decided"])
+            full = t["samples"][0]["ipc"]
+            bottom.plot([s["n"] for s in t["samples"]], [s["ipc"] / full for s in t["samples"]],
+                        "o", color=color, mfc="none", label=f"{label} samples")
+            for i, s in enumerate(t["samples"]):
+                bottom.annotate(str(i), (s["n"], s["ipc"] / full), fontsize=7, color=color,
+                                xytext=(3, 3), textcoords="offset points")
+        if oracle is not None:
+            top.axhline(oracle, color="k", ls=":", label=f"oracle N={oracle}")
+        top.set_xlim(0, end * 1.1 / 1e3 if end else None)
+        top.set_ylim(0, (m or 32) + 1)
+        top.set_xlabel("cycle (thousands)")
+        top.set_ylabel("active SMs in the sample")
+        top.set_title(f"{w}: estimates over time")
+        top.legend(fontsize="small")
+        curve = oracle_curve(results, w)
+        if curve:
+            full = curve[max(curve)]
+            ns = sorted(curve)
+            bottom.plot(ns, [curve[n] / full for n in ns], "-", color="gray",
+                        label="oracle sweep (steady IPC)")
+        bottom.axhline(THRESHOLD, color="k", ls=":", label=f"{THRESHOLD:.0%} threshold")
+        if oracle is not None:
+            bottom.axvline(oracle, color="k", ls=":", lw=0.8)
+        bottom.set_xlabel("active SMs")
+        bottom.set_ylabel("IPC / IPC(all SMs)")
+        bottom.set_title(f"{w}: samples (numbered in order) vs oracle")
+        bottom.legend(fontsize="small", loc="lower right")
+        bottom.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def draw_scaling(exp, results: ResultSet, plt):
+    """Steady IPC(N) / IPC(all) of every kernel, with the threshold and the chosen Ns."""
+    from experiments.onac import THRESHOLD, oracle_curve
+    fig, ax = plt.subplots(figsize=(7.5, 4.5), dpi=120)
+    for w in results.levels("workload"):
+        curve = oracle_curve(results, w)
+        if not curve:
+            continue
+        full, ns = curve[max(curve)], sorted(curve)
+        line, = ax.plot(ns, [curve[n] / full for n in ns], "-", label=w)
+        oracle = _oracle(results, w)
+        ax.plot([oracle], [curve[oracle] / full], "s", color=line.get_color(), ms=8)
+        for ctrl, marker, dx in (("onac", "^", -0.15), ("seq_det", "v", 0.15)):
+            n = results.mean("n_chosen", {"workload": w, "sm_controller": ctrl})
+            if not math.isnan(n) and int(n) in curve:   # nudged sideways: Ns often coincide
+                ax.plot([n + dx], [curve[int(n)] / full], marker, color=line.get_color(),
+                        ms=8, mec="k")
+    ax.axhline(THRESHOLD, color="k", ls=":", lw=1)
+    ax.set_xlabel("active SMs")
+    ax.set_ylabel("steady IPC / IPC(all SMs)")
+    ax.set_title("IPC scaling (■ oracle N, ▲ ONAC N, ▼ Seq-Det N; dotted: 98 %)")
+    ax.legend(fontsize="small")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def draw_summary(exp, results: ResultSet, plt):
+    """Per kernel: energy and performance relative to all SMs, and detection time."""
+    from experiments.onac import STATIC_SHARE, energy_saving, perf_retained
+    kernels = [w for w in results.levels("workload")
+               if _run(results, w, "onac") or _run(results, w, "seq_det")]
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4), dpi=120)
+    panels = [
+        (f"energy / all SMs (static {STATIC_SHARE:.0%})",
+         lambda w, c: 1 - energy_saving(results, w, c) / 100),
+        ("performance / all SMs", lambda w, c: perf_retained(results, w, c) / 100),
+        ("detection time (% of run)",
+         lambda w, c: 100 * results.mean("detect_cycles", {"workload": w, "sm_controller": c})
+         / results.mean("cycles", {"workload": w, "sm_controller": c})),
+    ]
+    width = 0.38
+    for p, (ax, (title, value)) in enumerate(zip(axes, panels)):
+        shown = []
+        for i, (ctrl, (label, color, _)) in enumerate(STYLE.items()):
+            vals = []
+            for w in kernels:
+                try:
+                    vals.append(value(w, ctrl))
+                except (ValueError, ZeroDivisionError):
+                    vals.append(float("nan"))
+            ax.bar([j + (i - 0.5) * width for j in range(len(kernels))], vals, width,
+                   color=color, label=label)
+            shown += [v for v in vals if not math.isnan(v)]
+        if p < 2 and shown:       # ratios near 1: zoom so that a few % are visible
+            ax.set_ylim(min(0.9, min(shown) - 0.03), max(1.05, max(shown) + 0.02))
+        ax.set_xticks(range(len(kernels)), [w.replace("onac_", "") for w in kernels],
+                      rotation=15)
+        ax.set_title(title)
+        ax.grid(axis="y", alpha=0.3)
+    for ax in axes[:2]:
+        ax.axhline(1.0, color="k", lw=0.8)
+    axes[2].legend(fontsize="small")
+    fig.tight_layout()
+    return fig
