@@ -14,8 +14,10 @@ per SM, round-robin, none into a warp flushed in this cycle. Fetch runs sequenti
 unresolved redirect, so the slots behind it are wrong-path placeholders until the flush.
 
 Write-back (§2.1 "entry held until write-back"): ALU-class ops after their unit latency; shared
-memory after its latency; global loads, stores and atomics when the memory system answers (a
-store's answer is its acceptance); MEMBAR/NOP the next cycle; BAR when the CTA barrier releases
+loads after the shared-memory latency (plus bank-conflict passes); global loads, stores and
+atomics when the memory system answers; a store's answer is its acceptance, so an STS writes
+back when the LD/ST unit has taken all its bank passes (it has no result to wait for; until
+issue 7 it was held for the full shared-memory latency, unlike STG); MEMBAR/NOP the next cycle; BAR when the CTA barrier releases
 (§6 item 15); EXIT at issue (the warp ends; the IB is then empty, asserted). At most
 ``WB_PORTS`` = 4 write-backs per warp per cycle; the excess waits a cycle (§6 item 19).
 
@@ -43,10 +45,10 @@ from sim.warp import SCOREBOARD as W_SCOREBOARD
 from sim.workload.kernel import Op
 
 WB_PORTS = 4
-OP_BAR, OP_EXIT, OP_MEMBAR = Op.BAR, Op.EXIT, Op.MEMBAR
+OP_BAR, OP_EXIT, OP_MEMBAR, OP_STS = Op.BAR, Op.EXIT, Op.MEMBAR, Op.STS
 COUNTERS = ("fetches", "fetched_slots", "wrong_path_slots", "flushes", "flushed_entries",
-            "dual_issues", "serial_issued")
-FETCHES, SLOTS, WRONG, FLUSHES, FLUSHED, DUALS, SERIALS = range(len(COUNTERS))
+            "dropped_slots", "dual_issues", "serial_issued")
+FETCHES, SLOTS, WRONG, FLUSHES, FLUSHED, DROPPED, DUALS, SERIALS = range(len(COUNTERS))
 
 
 class SocgpuSubCore(SubCore):
@@ -162,7 +164,8 @@ class SocgpuSubCore(SubCore):
             new, unit = READY, x.unit
             if x.op == OP_MEMBAR and w.mem_out:  # in-order block: a fence waits for memory
                 new = W_MEMORY
-        elif not blk.valid & ~blk.issued and free2 and not st.done:
+        elif not blk.valid & ~blk.issued and (free2 and not st.done
+                                               or st.fetch_buf is not None):
             new = W_FETCH
         elif w.longop & w.pending:
             new = W_MEMORY
@@ -207,8 +210,9 @@ class SocgpuSubCore(SubCore):
                 w.unit = unit
 
     # -- fetch --------------------------------------------------------------------------------
-    def fetch_into(self, w: Warp, now: int) -> None:
-        """One fetch: two sequential slots (correct path from the stream, else placeholders)."""
+    def fetch_slots(self, w: Warp) -> list:
+        """One fetch: two sequential slots (correct path from the stream, else placeholders),
+        read when the fetch starts; ``SocgpuFetch`` inserts them ``latency`` cycles later."""
         st = w.soc
         entries = []
         for _ in range(2):
@@ -231,9 +235,17 @@ class SocgpuSubCore(SubCore):
         c = self.stage_counts
         c[FETCHES] += 1
         c[SLOTS] += len(entries)
+        return entries
+
+    def insert_fetched(self, w: Warp, entries: list, now: int) -> None:
+        """Decode writes a fetch's slots into the warp's block in cycle ``now`` (§2.5 d)."""
         if entries:
-            st.blk.insert(now, entries)
+            w.soc.blk.insert(now, entries)
         self.refresh(w, now + 1)
+
+    def fetch_into(self, w: Warp, now: int) -> None:
+        """Fetch and insert in the same cycle (``FETCH_TO_INSERT = 0``; tests)."""
+        self.insert_fetched(w, self.fetch_slots(w), now)
 
     # -- issue --------------------------------------------------------------------------------
     def issue(self, now: int) -> None:
@@ -296,6 +308,9 @@ class SocgpuSubCore(SubCore):
             if f.hold_at != now:
                 f.hold, f.hold_at = 0, now
             f.hold |= 1 << w.slot
+            if st.fetch_buf is not None:
+                self.stage_counts[DROPPED] += len(st.fetch_buf)
+                f.drop(w)
         tok, tok2 = blk.grant(now, c, g2, flush)
         self.dispatch_entry(w, st, tok, x, now)
         if g2 >= 0:
@@ -350,7 +365,13 @@ class SocgpuSubCore(SubCore):
             heappush(sm.wb, (now + unit.latency, sm.wb_seq, w, bit))
         elif kind == LDST:
             st.inflight |= bit
-            sm.memory_op(w, MemReq(x, bit), self.units[LDST], now)
+            unit = self.units[LDST]
+            if x.op == OP_STS:      # a store's answer is its acceptance, as for STG
+                sm.memory_op(w, MemReq(x, 0), unit, now)
+                w.pending |= bit
+                sm.schedule_writeback(unit.free_at, w, bit)
+            else:
+                sm.memory_op(w, MemReq(x, bit), unit, now)
         elif x.op == OP_BAR:
             st.bar = bit
             sm.arrive_barrier(w, now)
