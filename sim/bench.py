@@ -118,6 +118,7 @@ def run_one(name: str, memory: str = "fixed") -> dict:
     """Simulate one reference with memory kind ``memory`` in this process; time it and read
     the peak RSS."""
     from gpusched.config import get_preset
+    from sim import accel
     from sim.run import simulate
     wl = reference(name)
     t0, c0 = time.perf_counter(), time.process_time()
@@ -133,7 +134,8 @@ def run_one(name: str, memory: str = "fixed") -> dict:
             "warp_insts": r["warp_insts"], "cycles": r["cycles"],
             "seconds": round(wall, 3), "cpu_seconds": round(cpu, 3),
             "warp_insts_per_s": round(r["warp_insts"] / cpu), "cycles_per_s": round(r["cycles"] / cpu),
-            "peak_rss_mb": round(rss_mb, 1), "loop_10m_cpu_s": round(calibration, 3)}
+            "peak_rss_mb": round(rss_mb, 1), "loop_10m_cpu_s": round(calibration, 3),
+            "compiled_memory": accel.active()}
 
 
 def bench_model(names: list[str], memories: list[str] | tuple = MEMORY_KINDS) -> list[dict]:

@@ -1,1 +1,7 @@
-"""Memory system behind the SMs: the interface (``interface.py``) and its implementations."""
+"""Memory system behind the SMs: the interface (``interface.py``) and its implementations.
+
+The modules of this package may run compiled (see ``sim.accel``): same sources, faster."""
+
+from sim.accel import use_compiled
+
+use_compiled(__name__, __path__)

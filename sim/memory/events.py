@@ -14,7 +14,7 @@ scheduled for a cycle before the one being run (no component does).
 from __future__ import annotations
 
 from heapq import heappop, heappush
-from typing import Callable
+from typing import Any, Callable
 
 
 class EventQueue:
@@ -28,7 +28,7 @@ class EventQueue:
         self.now = 0
         self.running = False    # True while run_until dispatches (``now`` = current event cycle)
 
-    def at(self, cycle: int, fn: Callable[[int, object], None], arg: object = None) -> None:
+    def at(self, cycle: int, fn: Callable[[int, Any], None], arg: object = None) -> None:
         b = self._buckets.get(cycle)
         if b is None:
             if self.running and cycle < self.now:

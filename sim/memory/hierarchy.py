@@ -26,6 +26,8 @@ keys: ``l1.*``, ``l2.*`` (summed over SMs / slices), ``icnt.{up,down}.*``, ``dra
 
 from __future__ import annotations
 
+from typing import Any
+
 from gpusched.config import GPUConfig
 from sim.workload.kernel import Instr, Kernel, Op
 
@@ -73,7 +75,7 @@ class MemoryHierarchy:
         self.controller_latency = cfg.dram.controller_latency
         self.l1s = [L1(i, cfg.l1, self._send, self._complete, self.up.src_waiting, self.inject_queue)
                     for i in range(n_sm)]
-        self.callbacks: list[CompletionCallback | None] = [None] * n_sm
+        self.callbacks: list[Any] = [None] * n_sm
         # bound methods looked up once (hot paths)
         self._slice_of, self._dram_enqueue = self.map.slice_of, self.dram.enqueue
         self._l1_fill = [l1.fill for l1 in self.l1s]

@@ -17,7 +17,7 @@ receiver schedules its own event and no per-hop event is needed.
 from __future__ import annotations
 
 from collections import deque
-from typing import Callable
+from typing import Any, Callable
 
 from .events import EventQueue
 
@@ -26,7 +26,7 @@ class _Port:
     __slots__ = ("queues", "rr", "free_at", "waiting", "wake_pending")
 
     def __init__(self, n_src: int):
-        self.queues = [deque() for _ in range(n_src)]
+        self.queues: list[deque] = [deque() for _ in range(n_src)]
         self.rr = 0             # next source to consider
         self.free_at = 0        # first cycle the port can start a new packet
         self.waiting = 0        # packets queued (not started)
@@ -40,12 +40,12 @@ class Crossbar:
                  "packets", "bytes", "flits", "max_waiting", "wait_cycles")
 
     def __init__(self, ev: EventQueue, n_src: int, n_dst: int, latency: int, bytes_per_cycle: int,
-                 deliver: Callable[[int, object], None]):
+                 deliver: Callable[[int, Any], None]):
         self.ev, self.n_src, self.latency, self.bw = ev, n_src, latency, bytes_per_cycle
         self.deliver = deliver
         self.ports = [_Port(n_src) for _ in range(n_dst)]
         self.src_waiting = [0] * n_src     # packets per source not yet on the wire
-        self.src_changed = None            # optional per-source callables, on src_waiting changes
+        self.src_changed: Any = None            # optional per-source callables, on src_waiting changes
         self.packets = self.bytes = self.flits = self.max_waiting = self.wait_cycles = 0
 
     def send(self, now: int, src: int, dst: int, nbytes: int, payload: object) -> None:

@@ -22,7 +22,7 @@ earlier kernel are counted either way (``hits_prev_kernel``).
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from .cache import SectorCache
 from .request import ATOM, READ, WRITE, WRITEBACK, MemRequest
@@ -47,7 +47,8 @@ class _Mshr:
     __slots__ = ("pending", "waiters", "t_alloc", "prefetch")
 
     def __init__(self, pending: int, t_alloc: int, prefetch: bool = False):
-        self.pending, self.waiters, self.t_alloc, self.prefetch = pending, [], t_alloc, prefetch
+        self.pending, self.t_alloc, self.prefetch = pending, t_alloc, prefetch
+        self.waiters: list = []
 
 
 class L1:
@@ -124,7 +125,7 @@ class L1:
         rec = LoadRecord(token, self.sm, now)
         for addr, mask in lines.items():
             if self.bypass:
-                line = None
+                line: Any = None
             else:                       # cache.touch, inlined
                 s = sets[(addr >> shift) % n_sets]
                 line = s.pop(addr, None)

@@ -25,7 +25,8 @@ class _Mshr:
     __slots__ = ("pending", "waiters", "t_alloc")
 
     def __init__(self, pending: int, t_alloc: int):
-        self.pending, self.waiters, self.t_alloc = pending, [], t_alloc
+        self.pending, self.t_alloc = pending, t_alloc
+        self.waiters: list = []
 
 
 class L2Slice:

@@ -1,0 +1,59 @@
+"""The compiled memory model (sim.accel) is the same model: byte-identical results, and a build
+is only used while it matches the current sources."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from sim import accel
+
+RUN = ("import json; from gpusched.config import get_preset; from sim.run import simulate; "
+       "from sim.bench import reference; from sim import accel; "
+       "r = simulate(get_preset('gtx480'), reference('mixed'), memory='hierarchy'); "
+       "print(json.dumps({'compiled': accel.active(), 'result': r}, sort_keys=True, default=str))")
+
+
+def _run(pure: bool) -> dict:
+    env = dict(os.environ)
+    env.pop("GPUSCHED_PURE", None)
+    if pure:
+        env["GPUSCHED_PURE"] = "1"
+    out = subprocess.run([sys.executable, "-c", RUN], capture_output=True, text=True, check=True,
+                         env=env, cwd=accel.ROOT)
+    return json.loads(out.stdout)
+
+
+def test_compiled_and_plain_python_give_identical_results():
+    if not (accel.build_dir() / "ok").is_file():
+        if os.environ.get("CI"):
+            pytest.fail("CI must build the compiled memory model (make setup runs sim.accel build)")
+        pytest.skip("compiled memory model not built (python -m sim.accel build)")
+    compiled, plain = _run(pure=False), _run(pure=True)
+    assert compiled["compiled"] is True and plain["compiled"] is False
+    assert compiled["result"]["warp_insts"] > 0
+    assert json.dumps(compiled["result"], sort_keys=True) == json.dumps(plain["result"], sort_keys=True)
+
+
+def test_an_edited_source_never_runs_a_stale_build(tmp_path, monkeypatch):
+    for rel in [str(p.relative_to(accel.ROOT)) for p in accel.compiled_sources()] + list(accel.HASHED_TOO):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(accel.ROOT / rel, tmp_path / rel)
+    monkeypatch.setattr(accel, "ROOT", tmp_path)
+    monkeypatch.setattr(accel, "ACCEL_ROOT", tmp_path / ".accel")
+    before = accel.source_hash()
+    (accel.build_dir() / "sim" / "memory").mkdir(parents=True)
+    (accel.build_dir() / "ok").write_text("pretend build\n")
+    path: list[str] = []
+    assert accel.use_compiled("sim.memory", path) and path[0].startswith(str(tmp_path / ".accel" / before))
+    dram = tmp_path / "sim" / "memory" / "dram.py"
+    dram.write_text(dram.read_text() + "\n# edited\n")
+    assert accel.source_hash() != before
+    path = []
+    assert not accel.use_compiled("sim.memory", path) and path == []
+    monkeypatch.setenv("GPUSCHED_PURE", "1")
+    dram.write_text(dram.read_text()[:-len("\n# edited\n")])
+    assert accel.source_hash() == before and not accel.use_compiled("sim.memory", path)
