@@ -15,7 +15,9 @@ Ports (twin: sim/blocks/core_sampler.py, same names and timing):
   captured when counting starts, 0 counts as 1) or the cycle counter is full. ``sample_done`` then
   stays high with ``sample_instr`` / ``sample_cycles`` (out) held until ``sample_req`` falls.
   A pause request aborts a sample in progress (the SWM never asks for both).
-- ``in_flight`` (in, 1): some instruction of this SM is still in the pipeline or memory system.
+- ``in_flight`` (in, 1): some instruction of this SM is still in flight; what counts is the
+  integrator's choice (the GPU model: pipeline and memory while a pause is requested, the pipeline
+  only during the pre-sample quiesce of thesis §9.3; sim/policies/onac_ctrl.py).
 - ``issue_hold`` (out, 1, combinational): the warp schedulers must not issue this cycle.
 - ``state`` (out, 2): SamplerState (debug).
 """

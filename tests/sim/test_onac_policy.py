@@ -2,7 +2,9 @@
 (thesis.md §2.5–2.6, §3.2–3.4, §9.2–9.3), on a scaled-down ``thesis`` preset.
 
 8 SMs with half the DRAM clock (so the transpose-like kernel saturates well below 8 SMs on the
-fixed-bandwidth memory) and 1-wave sampling windows, so detection fits the small grids.
+fixed-bandwidth memory) and 1-wave sampling windows, so detection fits the small grids. Detection
+starts after one ramp-up wave (§9.3, the controller's default): an all-SM sample taken from the
+kernel's first cycle reads the ramp-up, not the kernel's steady rate.
 """
 
 import json
@@ -20,7 +22,7 @@ BW_BOUND, COMPUTE = ("onac_tp_like", 0.5), ("onac_compute", 0.25)
 
 
 def run_onac(kernel: tuple[str, float], mode: str = "onac", **kw) -> tuple[dict, OnacController]:
-    ctl = OnacController(ONAC_CFG, mode=mode, waves=kw.pop("waves", 1), skip_waves=0, **kw)
+    ctl = OnacController(ONAC_CFG, mode=mode, waves=kw.pop("waves", 1), **kw)
     result = simulate(ONAC_CFG, get_workload(kernel[0], scale=kernel[1]), memory="fixed",
                       sm_controller=ctl)
     return result, ctl
