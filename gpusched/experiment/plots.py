@@ -54,7 +54,10 @@ def render(exp: Experiment, spec: Plot, results: ResultSet, out_dir: Path) -> Pa
         else:
             ax.errorbar(range(len(xs)), means, yerr=errs if any(errs) else None, marker="o",
                         capsize=3, label=name)
-    ax.set_xticks(range(len(xs)), [str(x) for x in xs])
+    labels = [str(x) for x in xs]
+    crowded = sum(len(t) for t in labels) > 60     # long names side by side would overlap
+    ax.set_xticks(range(len(xs)), labels, rotation=30 if crowded else 0,
+                  ha="right" if crowded else "center")
     ax.set_xlabel(exp.label(spec.x))
     ax.set_ylabel(metric.axis_label())
     if spec.log_y:
