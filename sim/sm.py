@@ -73,7 +73,10 @@ class SM(SMMemory):
 
     # -- statistics -------------------------------------------------------------------------
     def warp_insts(self) -> int:
-        return sum(sc.n_insts for sc in self.subcores)
+        n = 0
+        for sc in self.subcores:
+            n += sc.n_insts
+        return n
 
     def issue_counts(self) -> list[int]:
         total = [0] * len(ISSUE_SLOT_REASONS)

@@ -60,6 +60,7 @@ output is a register and the controller acts on the post-edge values within the 
 from __future__ import annotations
 
 from hdl.onac_parts.swm import SwmState, SwmWidths
+from hdl.core_sampler import SamplerState
 from sim.blocks.core_sampler import CoreSamplerTwin
 from sim.blocks.onac import OnacTwin, SwmTwin
 from sim.blocks.seq_det import SeqDetTwin
@@ -68,6 +69,7 @@ from sim.sm import ACTIVE, GATED, PAUSED
 
 DETECTORS: dict[str, type[SwmTwin]] = {"onac": OnacTwin, "seq_det": SeqDetTwin}
 _RUN, _HOLD, _GATE = 0, 1, 2            # wanted GPU-side state of an SM
+S_QUIESCE, S_COUNT = SamplerState.QUIESCE, SamplerState.COUNT
 
 
 def pipeline_busy(sm) -> bool:
@@ -171,15 +173,26 @@ class OnacController(Policy):
         gpu, det, w = self.gpu, self.det, self.det.w
         pr, sr = det.pause_req, det.sample_req
         ack = done = instr_vec = cyc_vec = idle = 0
+        last, cta_done, limit_of = self.last_insts, self.cta_done, gpu.cta_limit.limit
         for i, (sm, s) in enumerate(zip(gpu.sms, self.samplers)):
-            insts = sm.warp_insts()
-            limit = gpu.cta_limit.limit(sm, self.run)
+            # Inputs the sampler ignores in its current state are not computed (same steps):
+            # ``instr`` counts only in COUNT, ``cta_limit`` is read and ``in_flight`` waited
+            # on only in QUIESCE, ``in_flight`` also gates ``pause_ack`` while paused. The
+            # instruction baseline is kept from QUIESCE on, so COUNT's first delta is exact.
+            st = s.state
             paused = pr >> i & 1
-            busy = sm.in_flight() if paused else pipeline_busy(sm)
-            out = s.step(pause_req=paused, sample_req=sr >> i & 1,
-                         instr=insts - self.last_insts[i], in_flight=int(busy),
-                         cta_done=self.cta_done[i], cta_limit=limit)
-            self.last_insts[i] = insts
+            counting = st == S_COUNT or st == S_QUIESCE
+            insts = sm.warp_insts() if counting else 0
+            if paused:
+                busy = sm.in_flight()
+            elif st == S_QUIESCE:
+                busy = pipeline_busy(sm)
+            else:
+                busy = False
+            out = s.step(paused, sr >> i & 1, insts - last[i] if counting else 0, int(busy),
+                         cta_done[i], limit_of(sm, self.run) if st == S_QUIESCE else 0)
+            if counting:
+                last[i] = insts
             ack |= out["pause_ack"] << i
             done |= out["sample_done"] << i
             instr_vec |= out["sample_instr"] << (i * w.instr_bits)
@@ -240,8 +253,10 @@ class OnacController(Policy):
         return state == GATED
 
     def _log_dispatch(self, now: int) -> None:
+        mask = self.det.dispatch_mask if (self.phase == "settled" or self.phase == "detect"
+                                          and not self.pending_start) else -1   # may_dispatch
         for i, sm in enumerate(self.gpu.sms):
-            ok = sm.state == ACTIVE and self.may_dispatch(i)
+            ok = sm.state == ACTIVE and bool(mask >> i & 1)
             if ok != self.allowed[i]:
                 self.allowed[i] = ok
                 self.events.append((now, i, ok))
