@@ -7,7 +7,8 @@ Four kinds, each a small class with a documented protocol (see the modules):
   ikra_steal (ikra_cta.py: the ``cta_sched`` block's twin driven through its ports);
 - ``cta_limit`` (cta_limit.py): max_occupancy (baseline); perf_sat (perf_sat_limit.py);
   ctas_<n> (fixed_limit.py: oracle sweeps);
-- ``sm_controller`` (active_sm.py): all_active (baseline); onac, seq_det (onac_ctrl.py);
+- ``sm_controller`` (active_sm.py): all_active (baseline); onac, seq_det (onac_ctrl.py;
+  onac_skip<k> / seq_det_skip<k>: k ramp-up waves before detection instead of one);
   active_<n> (fixed_active.py: oracle sweeps).
 
 ``make_policy(kind, spec, cfg)`` accepts a registered name, a class / factory taking ``cfg``, or
@@ -26,7 +27,7 @@ from .fixed_active import FIXED_ACTIVE_CONTROLLERS
 from .fixed_limit import FIXED_CTA_LIMITS
 from .ikra_cta import IKRA_CTA_SCHEDULERS
 from .kernel_sched import FIFOKernelScheduler, SMPartitionKernelScheduler
-from .onac_ctrl import OnacController, SeqDetController
+from .onac_ctrl import SKIP_VARIANTS, OnacController, SeqDetController
 from .perf_sat_limit import PerfSatLimit
 
 POLICIES: dict[str, dict[str, type]] = {
@@ -34,7 +35,7 @@ POLICIES: dict[str, dict[str, type]] = {
     "cta_scheduler": {"rr": RoundRobinCTAScheduler, **IKRA_CTA_SCHEDULERS},
     "cta_limit": {"max_occupancy": MaxOccupancy, "perf_sat": PerfSatLimit, **FIXED_CTA_LIMITS},
     "sm_controller": {"all_active": AllActive, "onac": OnacController, "seq_det": SeqDetController,
-                      **FIXED_ACTIVE_CONTROLLERS},
+                      **SKIP_VARIANTS, **FIXED_ACTIVE_CONTROLLERS},
 }
 BASELINES = {"kernel_scheduler": "fifo", "cta_scheduler": "rr", "cta_limit": "max_occupancy",
              "sm_controller": "all_active"}

@@ -151,3 +151,13 @@ def test_perf_sat_reaches_a_decision_and_keeps_it():
     for r in done:
         assert 1 <= r["limit"] <= r["n_max"] and r["windows"] >= 2
         assert [l for c, s, l in ctl.trace["limits"] if s == r["sm"] and c > r["done"]] == []
+
+
+def test_ramp_up_variants_start_detection_after_k_waves():
+    """The registered ramp-up variants (§9.3's flagged choice) are the detectors with
+    ``skip_waves`` = k, k waves of CTA completions before the start pulse."""
+    from sim.policies import make_policy
+    cfg = get_preset("thesis")
+    for name, mode, k in (("onac_skip3", "onac", 3), ("seq_det_skip0", "seq_det", 0)):
+        ctl = make_policy("sm_controller", name, cfg)
+        assert (ctl.mode, ctl.skip_waves) == (mode, k)
