@@ -28,7 +28,7 @@ build it (``sim.accel``); the last line says which."""
     if as_json:
         typer.echo(json.dumps({"preset": "gtx480", "results": rows}, sort_keys=True))
         return
-    from rich.console import Console
+    from gpusched.commands import stdout_console
     from rich.table import Table
     table = Table(title="GPU model speed (gtx480, one core)")
     for col in ("workload", "memory", "warp insts", "cycles", "wall s", "CPU s", "insts/CPU-s", "cycles/CPU-s",
@@ -40,7 +40,7 @@ build it (``sim.accel``); the last line says which."""
                       f"{r['seconds']:.2f}", f"{r['cpu_seconds']:.2f}", f"{r['warp_insts_per_s']:,.0f}",
                       f"{r['cycles_per_s']:,.0f}", f"≥{target:,}" if target else "",
                       f"{r['peak_rss_mb']:.0f}", f"{r['loop_10m_cpu_s']:.2f}")
-    Console().print(table)
+    stdout_console().print(table)
     compiled = {r.get("compiled_memory") for r in rows}
     typer.echo("memory model: " + ("compiled (sim.accel)" if compiled == {True} else
                                    "plain Python (build it with `python -m sim.accel build`)"))

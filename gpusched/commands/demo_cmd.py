@@ -17,7 +17,7 @@ import typer
 def demo(jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="worker processes (default: all cores)"),
          db: Optional[str] = typer.Option(None, "--db", help="results file (default results/gpusched.sqlite)")):
     """LRR vs GTO on three catalogue workloads (gtx480, quick sizes): IPC table and report."""
-    from rich.console import Console
+    from gpusched.commands import stdout_console
     from rich.table import Table
 
     from gpusched.commands.report_cmd import make_report
@@ -42,7 +42,7 @@ def demo(jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="worker p
         hit = lambda r: f"{100 * r.stats['memory']['l1.hit_rate']:.1f}%"
         table.add_row(workload, f"{lrr.stats['ipc']:.2f}", f"{gto.stats['ipc']:.2f}",
                       f"{gto.stats['ipc'] / lrr.stats['ipc']:.3f}", hit(lrr), hit(gto))
-    Console().print(table)
+    stdout_console().print(table)
     if failures:
         raise typer.Exit(1)
 

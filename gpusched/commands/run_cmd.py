@@ -98,9 +98,9 @@ class _progress_bar:
 
 
 def _print_summary(r: dict) -> None:
-    from rich.console import Console
+    from gpusched.commands import stdout_console
     from rich.table import Table
-    console = Console()
+    console = stdout_console()
     console.print(f"[bold]{r['workload']}[/] on {r['preset']} ({r['memory']['kind']} memory, seed {r['seed']}): "
                   f"{r['cycles']:,} cycles, {r['warp_insts']:,} warp instructions, IPC {r['ipc']:.3f}")
     kt = Table(title="kernels")
