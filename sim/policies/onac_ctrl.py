@@ -41,8 +41,9 @@ limit) CTAs of the kernel completed (§9.3 skips one wave of ramp-up, flagged th
 0 = at the kernel's first CTA). Kept at the spec's one wave, though on the ``thesis`` preset at
 the ONAC experiment's scale the bandwidth-bound kernels ramp up for longer: DRAM runs near its
 peak for about two more waves before settling, so IPC_all still reads 2–3 % above the
-steady-state IPC (1.5 % or less after three waves). If the kernel runs out of CTAs to place before a count is chosen, detection is abandoned:
-every SM is resumed and may receive CTAs (otherwise paused SMs would hold their CTAs forever).
+steady-state IPC (1.5 % or less after three waves; ``onac_skip3`` / ``seq_det_skip3`` below).
+If the kernel runs out of CTAs to place before a count is chosen, detection is abandoned: every
+SM is resumed and may receive CTAs (otherwise paused SMs would hold their CTAs forever).
 Detection restarts at every kernel start (§9.3), assuming one kernel at a time.
 
 ``trace``: one dict per detected kernel with the samples (N, chip IPC, cycle), the estimates,
@@ -124,11 +125,15 @@ class OnacController(Policy):
         return {"mode": self.mode, "trace": self.trace, "events": self.events}
 
     def may_dispatch(self, i: int) -> bool:
-        """The controller's say in CTA placement: the detector's dispatch mask while it owns the
-        SMs (detecting or settled), else every SM."""
+        """The controller's say in CTA placement: see ``_dispatch_mask``."""
+        return bool(self._dispatch_mask() >> i & 1)
+
+    def _dispatch_mask(self) -> int:
+        """SMs that may receive CTAs: the detector's dispatch mask while it owns the SMs
+        (detecting or settled), else every SM (-1)."""
         if self.phase == "settled" or self.phase == "detect" and not self.pending_start:
-            return bool(self.det.dispatch_mask >> i & 1)
-        return True
+            return self.det.dispatch_mask
+        return -1
 
     def on_kernel_start(self, now: int, run) -> None:
         self.run, self.phase = run, "rampup"
@@ -253,8 +258,7 @@ class OnacController(Policy):
         return state == GATED
 
     def _log_dispatch(self, now: int) -> None:
-        mask = self.det.dispatch_mask if (self.phase == "settled" or self.phase == "detect"
-                                          and not self.pending_start) else -1   # may_dispatch
+        mask = self._dispatch_mask()
         for i, sm in enumerate(self.gpu.sms):
             ok = sm.state == ACTIVE and bool(mask >> i & 1)
             if ok != self.allowed[i]:
