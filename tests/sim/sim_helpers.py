@@ -5,6 +5,8 @@ from __future__ import annotations
 from gpusched.config import get_preset, with_overrides
 from sim.run import make_warp_scheduler, simulate
 
+SOC = ("sm.issue=socgpu", "sm.ib_entries=8")     # the SOCGPU headline issue stage (N = 8)
+
 
 def config(preset: str = "tiny", *overrides: str):
     return with_overrides(get_preset(preset), list(overrides))
