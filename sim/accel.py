@@ -75,7 +75,7 @@ def active() -> bool:
     return str(build_dir()) in sim.memory.__path__[0]
 
 
-def build(quiet: bool = True) -> Path:
+def build() -> Path:
     """Compile the packages into ``build_dir()`` (in a scratch dir, then moved into place)."""
     dest = build_dir()
     if (dest / "ok").is_file():

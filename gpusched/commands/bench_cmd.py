@@ -19,8 +19,8 @@ def model(as_json: bool = typer.Option(False, "--json", help="print one JSON obj
 
     Rates are per CPU-second of the simulating process; "calib s" is the CPU time of a plain
     10M-iteration Python loop on this machine (about 0.4 s on an idle desktop core); "target" is
-    the speed goal (reported, not asserted). The memory model runs compiled when ``make setup`` could
-build it (``sim.accel``); the last line says which."""
+    the speed goal (reported, not asserted). The memory model runs compiled when ``make setup``
+    could build it (``sim.accel``); the last line says which."""
     from sim.bench import MEMORY_KINDS, REFERENCES, bench_model
     names = [n for n in only.split(",") if n] or list(REFERENCES)
     memories = [m for m in memory.split(",") if m] or list(MEMORY_KINDS)

@@ -17,8 +17,8 @@ Write-back (§2.1 "entry held until write-back"): ALU-class ops after their unit
 loads after the shared-memory latency (plus bank-conflict passes); global loads, stores and
 atomics when the memory system answers; a store's answer is its acceptance, so an STS writes
 back when the LD/ST unit has taken all its bank passes (it has no result to wait for; until
-issue 7 it was held for the full shared-memory latency, unlike STG); MEMBAR/NOP the next cycle; BAR when the CTA barrier releases
-(§6 item 15); EXIT at issue (the warp ends; the IB is then empty, asserted). At most
+issue 7 it was held for the full shared-memory latency, unlike STG); MEMBAR/NOP the next cycle;
+BAR when the CTA barrier releases (§6 item 15); EXIT at issue (the warp ends; the IB is then empty, asserted). At most
 ``WB_PORTS`` = 4 write-backs per warp per cycle; the excess waits a cycle (§6 item 19).
 
 Model glue: ``Warp.pending`` holds the bits of issued entries awaiting write-back (the SM clears

@@ -42,6 +42,7 @@ def test_an_edited_source_never_runs_a_stale_build(tmp_path, monkeypatch):
     for rel in [str(p.relative_to(accel.ROOT)) for p in accel.compiled_sources()] + list(accel.HASHED_TOO):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(accel.ROOT / rel, tmp_path / rel)
+    monkeypatch.delenv("GPUSCHED_PURE", raising=False)     # the test sets it itself below
     monkeypatch.setattr(accel, "ROOT", tmp_path)
     monkeypatch.setattr(accel, "ACCEL_ROOT", tmp_path / ".accel")
     before = accel.source_hash()
