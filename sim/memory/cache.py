@@ -8,6 +8,8 @@ so a line can be present with some sectors missing (a "sector miss").
 
 from __future__ import annotations
 
+from typing import Callable
+
 
 class Line:
     """One cache line: sector masks, the kernel epoch that filled it, prefetch flag."""
@@ -23,7 +25,8 @@ class SectorCache:
 
     __slots__ = ("sets", "n_sets", "ways", "line_shift", "line_key")
 
-    def __init__(self, n_sets: int, ways: int, line_bytes: int, line_key=None):
+    def __init__(self, n_sets: int, ways: int, line_bytes: int,
+                 line_key: Callable[[int], int] | None = None):
         self.n_sets, self.ways = n_sets, ways
         self.line_shift = line_bytes.bit_length() - 1
         # line_key(addr) → dense line number within this cache's share of the address space
@@ -46,8 +49,9 @@ class SectorCache:
         """The line if present, moved to the most-recently-used position."""
         key = self.line_key
         s = self.sets[(line_addr >> self.line_shift if key is None else key(line_addr)) % self.n_sets]
-        line = s.pop(line_addr, None)
+        line = s.get(line_addr)
         if line is not None:
+            del s[line_addr]
             s[line_addr] = line
         return line
 
@@ -57,14 +61,17 @@ class SectorCache:
         (line address, Line) when a valid line had to make room, else None."""
         key = self.line_key
         s = self.sets[(line_addr >> self.line_shift if key is None else key(line_addr)) % self.n_sets]
-        line = s.pop(line_addr, None)
+        line = s.get(line_addr)
         if line is None:
             victim = None
             if len(s) >= self.ways:
-                victim_addr = next(iter(s))
-                victim = (victim_addr, s.pop(victim_addr))
+                for victim_addr in s:       # the LRU line: the set's first key
+                    victim = (victim_addr, s[victim_addr])
+                    del s[victim_addr]
+                    break
             s[line_addr] = Line(valid, dirty, epoch, prefetched)
             return victim
+        del s[line_addr]
         line.valid |= valid
         line.dirty |= dirty
         line.epoch = epoch

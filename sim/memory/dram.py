@@ -35,6 +35,8 @@ from collections import deque
 from fractions import Fraction
 from typing import Callable
 
+from gpusched.config.schema import DRAMConfig
+
 from .events import EventQueue
 from .request import WRITE, WRITEBACK, MemRequest
 
@@ -47,7 +49,7 @@ class AddressMap:
     __slots__ = ("channels", "banks", "channel_bit", "bank_bit", "row_bit", "line_shift",
                  "spc", "low_mask", "low_bits")
 
-    def __init__(self, d, line_bytes: int, slices: int):
+    def __init__(self, d: DRAMConfig, line_bytes: int, slices: int):
         self.channels, self.banks = d.channels, d.banks
         self.channel_bit, self.bank_bit, self.row_bit = d.channel_bit, d.bank_bit, d.row_bit
         self.line_shift = line_bytes.bit_length() - 1
@@ -73,7 +75,7 @@ class AddressMap:
         line = ((hi // self.channels) << self.low_bits) | ((addr & self.low_mask) >> self.line_shift)
         return (hi % self.channels) * self.spc + line % self.spc
 
-    def slice_line_key(self):
+    def slice_line_key(self) -> Callable[[int], int]:
         """``line_in_slice`` as one closure over the constants (the L2 tag arrays' set key)."""
         cb, n, lb, lm, ls, spc = (self.channel_bit, self.channels, self.low_bits, self.low_mask,
                                   self.line_shift, self.spc)
@@ -88,7 +90,7 @@ class _Channel:
     def __init__(self, index: int, banks: int):
         self.index = index
         self.queue: list[MemRequest] = []
-        self.overflow: deque = deque()
+        self.overflow: deque[MemRequest] = deque()
         self.open_row = [-1] * banks
         self.act_at = [0] * banks       # beat of the last ACT (tRAS)
         self.bank_free = [0] * banks    # first beat the bank takes its next request
@@ -105,7 +107,7 @@ class _Channel:
 class DRAM:
     """All channels. ``on_done(cycle, request)`` is called when a request's data has moved."""
 
-    def __init__(self, ev: EventQueue, d, core_clock_mhz: float, sector_bytes: int,
+    def __init__(self, ev: EventQueue, d: DRAMConfig, core_clock_mhz: float, sector_bytes: int,
                  on_done: Callable[[int, MemRequest], None]):
         self.ev, self.on_done, self.sector_bytes = ev, on_done, sector_bytes
         self.n_banks, self.queue_size, self.fifo = d.banks, d.queue_size, d.scheduler == "fifo"

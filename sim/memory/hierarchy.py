@@ -13,9 +13,10 @@ An L1 hit takes ``l1.hit_latency``; an L2 hit skips the DRAM term. Shared-memory
 a time per SM. Stores are accepted (``on_complete``) one cycle after issue; their packets still
 consume interconnect, L2 and DRAM bandwidth. Everything is driven by one event queue, so an idle
 hierarchy has ``next_event() is None`` and ``tick`` costs nothing. A refused access is remembered
-with the state it waits on (MSHR frees, the SM's queued packets): re-offered while neither moved,
-it is refused at once without side effects, and ``watch_stalls`` tells the SM when one moves, so
-a stalled SM need not retry every cycle.
+with the state it waits on: MSHR frees when the MSHRs bind, else also the SM's queued packets.
+Re-offered while that has not moved it is refused at once without side effects, and
+``watch_stalls`` tells the SM when it moves, so a stalled SM need not retry every cycle.
+``l1.stalls`` counts stall episodes: accesses refused at least once, however often re-offered.
 
 Beyond the protocol: ``watch_stalls`` (optional hook, see interface.py), ``prefetch_l1`` /
 ``prefetch_l2`` (OWL-style prefetch ports), ``open_row``;
@@ -81,7 +82,8 @@ class MemoryHierarchy:
         self._l1_fill = [l1.fill for l1 in self.l1s]
         self._l1_atomic_done = [l1.atomic_done for l1 in self.l1s]
         # refused accesses per SM, by id(instr): (instr, lines, MSHR frees, queued packets)
-        self._refused: list[dict[int, tuple]] = [{} for _ in range(n_sm)]
+        self._refused: list[dict[int, tuple[Any, dict[int, int], int, int, bool]]] = [
+            {} for _ in range(n_sm)]
         self.smem_latency, self.smem_banks = cfg.units.smem_latency, cfg.units.smem_banks
         self.smem_free = [0] * n_sm
         self.smem_accesses = self.smem_cycles = 0
@@ -89,7 +91,6 @@ class MemoryHierarchy:
         self.bytes_l1_to_l2 = self.bytes_l2_to_l1 = 0
         self.last_cycle = 0
         self._watchers = [_nothing] * n_sm             # watch_stalls hooks
-        self.up.src_changed = [_nothing] * n_sm
 
     # --- MemorySystem protocol -------------------------------------------------------------
     def connect(self, sm_id: int, on_complete: CompletionCallback) -> None:
@@ -100,34 +101,34 @@ class MemoryHierarchy:
         refused = pending.get(id(instr)) if pending else None
         l1 = self.l1s[sm_id]
         if refused is not None and refused[0] is instr:     # an SM retrying a stalled access
-            if refused[2] == l1.frees and refused[3] == self.up.src_waiting[sm_id]:
-                return False            # no MSHR freed, injection queue unchanged: still stuck
+            if refused[2] == l1.frees and (refused[4] or refused[3] == self.up.src_waiting[sm_id]):
+                return False            # what it waits on has not moved: still stuck
             lines = refused[1]
         else:
+            refused = None
             op = instr.op
             if op == _LDS or op == _STS:
                 return self._smem(now, sm_id, instr, token)
             lines = coalesce(instr.addrs or (), instr.size, self.line_bytes, self.sector_bytes)
         op = instr.op
         if op == _STG:
-            if not l1.store(now, lines):
-                self._refuse(sm_id, instr, lines)
-                return False
-            if refused is not None:
-                del self._refused[sm_id][id(instr)]
-            self.stores += 1
-            self.ev.at(now + 1, self._finish_token, (sm_id, token))
-            return True
-        if op == _ATOM:
+            ok = l1.store(now, lines)
+            if ok:
+                self.stores += 1
+                self.ev.at(now + 1, self._finish_token, (sm_id, token))
+        elif op == _ATOM:
             ok = l1.atomic(now, lines, token)
             if ok:
                 self.atomics += 1
         else:
             ok = l1.load(now, lines, token)
         if not ok:
+            if refused is None:
+                l1.stalls += 1          # a stall episode, counted once however often retried
             self._refuse(sm_id, instr, lines)
         elif refused is not None:
-            del self._refused[sm_id][id(instr)]
+            del pending[id(instr)]
+            self._watch_queue(sm_id)
         return ok
 
     def watch_stalls(self, sm_id: int, fn) -> None:
@@ -135,13 +136,26 @@ class MemoryHierarchy:
         MSHR frees, its injection queue moves, a kernel boundary): until then re-offering it is
         refused again without side effects (see ``issue``), so the SM need not retry."""
         self._watchers[sm_id] = fn
-        self.l1s[sm_id].stall_changed = self.up.src_changed[sm_id] = fn
+        self.l1s[sm_id].stall_changed = fn
+        self._watch_queue(sm_id)
 
     def _refuse(self, sm_id: int, instr: Instr, lines: dict) -> None:
         """Remember a refused access with the state it waits on, so a retry is O(1) until an
-        MSHR frees or the SM's injection queue moves."""
+        MSHR frees or (unless the MSHRs bind) the SM's injection queue moves."""
         l1 = self.l1s[sm_id]
-        self._refused[sm_id][id(instr)] = (instr, lines, l1.frees, self.up.src_waiting[sm_id])
+        self._refused[sm_id][id(instr)] = (instr, lines, l1.frees, self.up.src_waiting[sm_id],
+                                           l1.refused_on_mshrs)
+        self._watch_queue(sm_id)
+
+    def _watch_queue(self, sm_id: int) -> None:
+        """Wake the SM on its injection queue's moves only while one of its refused accesses
+        waits on the queue alone (one waiting on MSHRs is woken by the MSHR free)."""
+        fn = _nothing
+        for r in self._refused[sm_id].values():
+            if not r[4]:
+                fn = self._watchers[sm_id]
+                break
+        self.up.src_changed[sm_id] = fn
 
     def tick(self, now: int) -> None:
         self.ev.run_until(now)
@@ -154,8 +168,9 @@ class MemoryHierarchy:
         readonly = None if next_kernel is None else tuple(next_kernel.readonly_regions)
         for l1 in self.l1s:
             l1.kernel_boundary(now, readonly)
-        for refused in self._refused:
+        for sm_id, refused in enumerate(self._refused):
             refused.clear()
+            self._watch_queue(sm_id)
         for fn in self._watchers:
             fn()
 

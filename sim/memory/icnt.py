@@ -22,11 +22,15 @@ from typing import Any, Callable
 from .events import EventQueue
 
 
+def _nothing() -> None:
+    pass
+
+
 class _Port:
     __slots__ = ("queues", "rr", "free_at", "waiting", "wake_pending")
 
     def __init__(self, n_src: int):
-        self.queues: list[deque] = [deque() for _ in range(n_src)]
+        self.queues: list[deque[tuple[int, int, Any]]] = [deque() for _ in range(n_src)]
         self.rr = 0             # next source to consider
         self.free_at = 0        # first cycle the port can start a new packet
         self.waiting = 0        # packets queued (not started)
@@ -45,7 +49,7 @@ class Crossbar:
         self.deliver = deliver
         self.ports = [_Port(n_src) for _ in range(n_dst)]
         self.src_waiting = [0] * n_src     # packets per source not yet on the wire
-        self.src_changed: Any = None            # optional per-source callables, on src_waiting changes
+        self.src_changed: list[Callable[[], None]] = [_nothing] * n_src  # per source, on src_waiting changes
         self.packets = self.bytes = self.flits = self.max_waiting = self.wait_cycles = 0
 
     def send(self, now: int, src: int, dst: int, nbytes: int, payload: object) -> None:
@@ -63,8 +67,7 @@ class Crossbar:
         port.queues[src].append((now, nbytes, payload))
         port.waiting += 1
         self.src_waiting[src] += 1
-        if self.src_changed is not None:
-            self.src_changed[src]()
+        self.src_changed[src]()
         if port.waiting > self.max_waiting:
             self.max_waiting = port.waiting
         if not port.wake_pending:
@@ -90,8 +93,7 @@ class Crossbar:
         t_in, nbytes, payload = queues[src].popleft()
         port.waiting -= 1
         self.src_waiting[src] -= 1
-        if self.src_changed is not None:
-            self.src_changed[src]()
+        self.src_changed[src]()
         self.wait_cycles += now - t_in
         port.rr = src + 1 if src + 1 < n else 0
         self._start(port, now, nbytes, payload)

@@ -22,9 +22,11 @@ earlier kernel are counted either way (``hits_prev_kernel``).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable
 
-from .cache import SectorCache
+from gpusched.config.schema import L1Config
+
+from .cache import Line, SectorCache
 from .request import ATOM, READ, WRITE, WRITEBACK, MemRequest
 
 
@@ -48,7 +50,7 @@ class _Mshr:
 
     def __init__(self, pending: int, t_alloc: int, prefetch: bool = False):
         self.pending, self.t_alloc, self.prefetch = pending, t_alloc, prefetch
-        self.waiters: list = []
+        self.waiters: list[LoadRecord] = []
 
 
 class L1:
@@ -57,7 +59,8 @@ class L1:
     this SM's packets waiting in the interconnect; a packet may join them while they are fewer
     than ``inject_queue`` after it (or none wait)."""
 
-    def __init__(self, sm_id: int, c, send: Callable, complete: Callable, src_waiting: list,
+    def __init__(self, sm_id: int, c: L1Config, send: Callable[[int, MemRequest], None],
+                 complete: Callable[[int, LoadRecord], None], src_waiting: list[int],
                  inject_queue: int):
         self.sm = sm_id
         self.cache = SectorCache(c.sets, c.ways, c.line_bytes)
@@ -71,11 +74,12 @@ class L1:
         self.mshr: dict[int, _Mshr] = {}
         self.atomics_inflight = 0
         self.frees = 0                  # MSHR entries released so far (cheap stall re-check)
-        self.stall_changed = _nothing   # called after each free (the hierarchy wires it)
+        self.stall_changed: Callable[[], None] = _nothing   # called after each free (the hierarchy wires it)
         self.epoch = 0
         self.hits = self.misses = self.sector_misses = self.merges = self.hits_prev_kernel = 0
         self.store_hits = self.store_misses = self.writebacks = 0
-        self.stalls = 0                 # refused issues: MSHRs or injection queue full
+        self.stalls = 0                 # refused instructions (the hierarchy counts each once)
+        self.refused_on_mshrs = False   # the last refusal: the MSHRs bind (else the queue only)
         self.prefetches = self.prefetch_hits = self.max_mshr = 0
         self.miss_latency_sum = self.miss_count = 0
         self.sector_accesses = 0        # sectors read or written in the data array (energy)
@@ -84,9 +88,13 @@ class L1:
         return len(self.mshr) + self.atomics_inflight
 
     def _room(self, new_entries: int, packets: int) -> bool:
+        """The MSHRs and injection-queue slots fit; on a refusal ``refused_on_mshrs`` says
+        whether the MSHRs bind (then only an MSHR free can change the answer)."""
         used = self.mshrs_used()
         if new_entries and used + new_entries > self.n_mshrs and used:
+            self.refused_on_mshrs = True
             return False
+        self.refused_on_mshrs = False
         return packets == 0 or self.queue_room(packets)
 
     def queue_room(self, packets: int) -> bool:
@@ -119,20 +127,19 @@ class L1:
         waiting = self.src_waiting[self.sm]
         if ((len(mshr) + self.atomics_inflight + n > self.n_mshrs
                 or (waiting and waiting + n > self.inject_queue)) and self._load_blocked(lines)):
-            self.stalls += 1
             return False
         sets, n_sets, shift = cache.sets, cache.n_sets, cache.line_shift
         rec = LoadRecord(token, self.sm, now)
         for addr, mask in lines.items():
-            if self.bypass:
-                line: Any = None
-            else:                       # cache.touch, inlined
+            line: Line | None = None
+            if not self.bypass:         # cache.touch, inlined
                 s = sets[(addr >> shift) % n_sets]
-                line = s.pop(addr, None)
+                line = s.get(addr)
                 if line is not None:
+                    del s[addr]
                     s[addr] = line
             missing = mask if line is None else mask & ~line.valid
-            if not missing:
+            if not missing and line is not None:
                 self.hits += 1
                 self.sector_accesses += mask.bit_count()
                 if line.epoch < self.epoch:
@@ -197,14 +204,15 @@ class L1:
         (at most one per line), so the room check is the same."""
         waiting = self.src_waiting[self.sm]
         if waiting and lines and waiting + len(lines) > self.inject_queue:    # not _room(0, n)
-            self.stalls += 1
+            self.refused_on_mshrs = False
             return False
         cache = self.cache
         sets, n_sets, shift = cache.sets, cache.n_sets, cache.line_shift
         for addr, mask in lines.items():
             s = sets[(addr >> shift) % n_sets]      # cache.touch, inlined
-            line = s.pop(addr, None)
+            line = s.get(addr)
             if line is not None:
+                del s[addr]
                 s[addr] = line
             self.sector_accesses += mask.bit_count()
             if line is not None:
@@ -222,7 +230,6 @@ class L1:
 
     def atomic(self, now: int, lines: dict[int, int], token: object) -> bool:
         if not self._room(len(lines), len(lines)):
-            self.stalls += 1
             return False
         rec = LoadRecord(token, self.sm, now)
         if not lines:                   # no active thread: nothing to do

@@ -17,7 +17,10 @@ from __future__ import annotations
 from collections import deque
 from typing import Callable
 
+from gpusched.config.schema import L2Config
+
 from .cache import SectorCache
+from .events import EventQueue
 from .request import ATOM, PREFETCH, READ, WRITEBACK, MemRequest
 
 
@@ -26,23 +29,25 @@ class _Mshr:
 
     def __init__(self, pending: int, t_alloc: int):
         self.pending, self.t_alloc = pending, t_alloc
-        self.waiters: list = []
+        self.waiters: list[MemRequest] = []
 
 
 class L2Slice:
     """Tag array + MSHRs of one slice. ``to_dram(cycle, req)`` and ``reply(cycle, req)`` are
     wired by the hierarchy."""
 
-    def __init__(self, index: int, c, line_key: Callable[[int], int], to_dram: Callable,
-                 reply: Callable, ev, dram_input: deque, dram_input_size: int):
+    def __init__(self, index: int, c: L2Config, line_key: Callable[[int], int],
+                 to_dram: Callable[[int, MemRequest], None], reply: Callable[[int, MemRequest], None],
+                 ev: EventQueue, dram_input: deque[MemRequest], dram_input_size: int):
         self.index, self.ev = index, ev
         # the DRAM channel's input buffer: full at ``dram_input_size`` requests (back-pressure)
         self.dram_input, self.dram_input_size = dram_input, dram_input_size
         self.cache = SectorCache(c.sets, c.ways, c.line_bytes, line_key=line_key)
+        self.line_key = line_key
         self.hit_latency, self.n_mshrs = c.hit_latency, c.mshrs
         self.to_dram, self.reply = to_dram, reply
         self.mshr: dict[int, _Mshr] = {}
-        self.stalled: deque = deque()
+        self.stalled: deque[MemRequest] = deque()
         self.next_lookup = 0
         self.hits = self.misses = self.sector_misses = self.merges = self.writes = 0
         self.atomics = self.writebacks = self.max_mshr = 0
@@ -82,14 +87,15 @@ class L2Slice:
         kind, addr, mask = req.kind, req.line, req.mask
         if kind == READ or kind == ATOM or kind == PREFETCH:
             cache = self.cache          # cache.touch, inlined
-            s = cache.sets[cache.line_key(addr) % cache.n_sets]
-            line = s.pop(addr, None)
+            s = cache.sets[self.line_key(addr) % cache.n_sets]
+            line = s.get(addr)
             if line is not None:
+                del s[addr]
                 s[addr] = line
             missing = mask if line is None else mask & ~line.valid
             if kind == PREFETCH and (line is not None or addr in self.mshr):
                 return True             # already here or on its way: nothing to fetch
-            if not missing:
+            if not missing and line is not None:
                 self.hits += 1
                 self.sector_accesses += mask.bit_count()
                 if line.prefetched:
