@@ -26,12 +26,11 @@ import heapq
 from sim.cta import CTA, KernelRun
 from sim.stats import INTERVAL as R_INTERVAL, ISSUE_SLOT_REASONS, PAUSED as R_PAUSED, add_counts
 from sim.issue import build_subcores
-from sim.sm_memory import SMMemory
+from sim.sm_memory import ACTIVE, GATED, PAUSED, PAUSING, SMMemory  # noqa: F401 (re-exported)
 from sim.subcore import NEVER, Unit
 from sim.warp import DONE, LDST, MEMORY, SCOREBOARD, Decoded, Warp
 from sim.workload.kernel import Op
 
-ACTIVE, PAUSING, PAUSED, GATED = range(4)
 SM_STATE_NAMES = ("active", "pausing", "paused", "gated")
 DECODE_CACHE_LIMIT = 1 << 16   # decoded static instructions kept (shared Instr objects)
 _EXIT = Op.EXIT
@@ -103,7 +102,8 @@ class SM(SMMemory):
         """Write-back, LD/ST retries, issue, fetch/decode of cycle ``now``; then the next wake.
 
         While only a refused memory request is pending (``now < core_wake``) just the retry runs:
-        nothing else can change, and the skipped issue slots are charged later by catch_up."""
+        nothing else can change, and the skipped issue slots are charged later by catch_up. A
+        retry that gets an access accepted sets core_wake to now, so the cycle runs in full."""
         if self.retry:
             if self.stalled_on is None:     # else nothing changed since all were refused
                 self.retry_memory(now)

@@ -17,6 +17,7 @@ from sim.warp import LDST, MEMORY, SCOREBOARD
 from sim.workload.kernel import Op
 
 _LDS, _STS = Op.LDS, Op.STS
+ACTIVE, PAUSING, PAUSED, GATED = range(4)     # SM power states (sim.sm)
 
 
 class SMMemory:
@@ -76,6 +77,7 @@ class SMMemory:
                 for sc in self.subcores:    # the schedulers that feed this unit re-check
                     if sc.units[LDST] is unit:
                         sc.wake = 0
+                self.core_wake = now        # so this cycle runs in full (issue included)
             else:
                 still.append(unit)
         if not still:
@@ -110,7 +112,10 @@ class SMMemory:
         return max(len(v) for v in banks.values())
 
     def on_memory_complete(self, token, cycle: int) -> None:
-        """Memory-system callback: a load's data is back / a store was accepted."""
+        """Memory-system callback: a load's data is back / a store was accepted. The SM is woken
+        only if that changed something its cycles look at (a warp's wait state, a warp
+        finishing, a pause drain, SOCGPU state); else, e.g. for most store acceptances, it sleeps
+        on."""
         if self.accounted < cycle:
             self.catch_up(cycle)
         w, dst = token
@@ -119,10 +124,15 @@ class SMMemory:
         w.mem_out -= 1
         self.mem_out -= 1
         st = w.state                    # after_release, inlined
+        quiet = w.soc is None and self.state == ACTIVE
         if st == SCOREBOARD or st == MEMORY:
             w.subcore.update(w)
+            if quiet and w.state == st:
+                return                  # nothing the SM's next cycles depend on has changed
         elif w.exited and not w.pending and not w.mem_out:
             self.finish_warp(w, cycle)
+        elif quiet:
+            return
         if cycle < self.wake:           # poke, inlined
             self.wake = cycle
         if cycle < self.core_wake:

@@ -33,7 +33,23 @@ UNIT_OF_OP = {Op.ALU: ALU, Op.BRA: ALU, Op.SFU: SFU, Op.FP64: FP64, Op.DIV: DIV,
               Op.BAR: NONE, Op.MEMBAR: NONE, Op.EXIT: NONE, Op.NOP: NONE}
 LONG_OPS = frozenset({Op.LDG, Op.ATOM})
 _MEMBAR = Op.MEMBAR
-_REG_MASKS: dict = {}   # (dst, src) register tuples → (dst mask, use mask)
+_DECODE: dict = {}      # (op, dst, src) → (unit, dst mask, use mask, long-op, fence)
+DECODE_LIMIT = 4096
+
+
+def _decode(op: Op, dst: tuple, src: tuple) -> tuple:
+    """What issue needs from an instruction's op and registers (memoised: decoded on every
+    fetch, and per-instance memory instructions are never the same object twice)."""
+    d = 0
+    for r in dst:
+        d |= 1 << r
+    use = d
+    for r in src:
+        use |= 1 << r
+    if len(_DECODE) >= DECODE_LIMIT:
+        _DECODE.clear()
+    out = _DECODE[(op, dst, src)] = (UNIT_OF_OP[op], d, use, op in LONG_OPS, op == _MEMBAR)
+    return out
 
 
 class Decoded:
@@ -44,22 +60,10 @@ class Decoded:
     def __init__(self, instr: Instr):
         op = instr.op
         self.instr, self.op = instr, op
-        self.fence = op == _MEMBAR
-        self.unit = UNIT_OF_OP[op]
-        key = (instr.dst, instr.src)
-        masks = _REG_MASKS.get(key)
-        if masks is None:
-            dst = 0
-            for r in instr.dst:
-                dst |= 1 << r
-            use = dst
-            for r in instr.src:
-                use |= 1 << r
-            if len(_REG_MASKS) >= 4096:
-                _REG_MASKS.clear()
-            masks = _REG_MASKS[key] = (dst, use)
-        self.dst_mask, self.use_mask = masks
-        self.long = op in LONG_OPS
+        f = _DECODE.get((op, instr.dst, instr.src))
+        if f is None:
+            f = _decode(op, instr.dst, instr.src)
+        self.unit, self.dst_mask, self.use_mask, self.long, self.fence = f
 
 
 class Warp:

@@ -110,6 +110,9 @@ class DRAM:
     def __init__(self, ev: EventQueue, d: DRAMConfig, core_clock_mhz: float, sector_bytes: int,
                  on_done: Callable[[int, MemRequest], None]):
         self.ev, self.on_done, self.sector_bytes = ev, on_done, sector_bytes
+        # event handlers bound once: compiled, binding a method per event costs more than the call
+        self._schedule_cb: Callable[[int, _Channel], None] = self._schedule
+        self._done_cb: Callable[[int, MemRequest], None] = self._done
         self.n_banks, self.queue_size, self.fifo = d.banks, d.queue_size, d.scheduler == "fifo"
         dr = self.dr = d.data_rate
         self.tCL, self.tRCD, self.tRP, self.tRAS = d.tCL * dr, d.tRCD * dr, d.tRP * dr, d.tRAS * dr
@@ -155,7 +158,7 @@ class DRAM:
                     cycle = now
                 if ch.wake_at < 0 or cycle < ch.wake_at:                    # _wake
                     ch.wake_at = cycle
-                    self.ev.at(cycle, self._schedule, ch)
+                    self.ev.at(cycle, self._schedule_cb, ch)
         else:
             ch.overflow.append(req)
             if len(ch.overflow) > self.max_overflow:
@@ -190,7 +193,7 @@ class DRAM:
     def _wake(self, ch: _Channel, cycle: int) -> None:
         if ch.wake_at < 0 or cycle < ch.wake_at:
             ch.wake_at = cycle
-            self.ev.at(cycle, self._schedule, ch)
+            self.ev.at(cycle, self._schedule_cb, ch)
 
     def _schedule(self, now: int, ch: _Channel) -> None:
         """FR-FCFS: among queued requests whose bank is free, the oldest row hit, else the oldest."""
@@ -238,7 +241,7 @@ class DRAM:
             cycle = -(-ch.cmd_free * den // num)
             if ch.wake_at < 0 or cycle < ch.wake_at:                        # _wake
                 ch.wake_at = cycle
-                self.ev.at(cycle, self._schedule, ch)
+                self.ev.at(cycle, self._schedule_cb, ch)
 
     def _issue(self, ch: _Channel, req: MemRequest, c: int) -> None:
         """Issue ``req`` at command edge ``c``: row commands, data burst, completion event."""
@@ -266,7 +269,7 @@ class DRAM:
         ch.bus_free = end = start + burst
         dr = self.dr
         ch.bank_free[b] = -(-(start - self.tCL + burst) // dr) * dr
-        self.ev.at(-(-end * self.beat_den // self.beat_num), self._done, req)     # cycle_of(end)
+        self.ev.at(-(-end * self.beat_den // self.beat_num), self._done_cb, req)     # cycle_of(end)
 
     def full(self, channel: int) -> bool:
         """The channel's input buffer (another ``queue_size`` requests waiting behind the

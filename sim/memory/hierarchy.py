@@ -27,7 +27,7 @@ keys: ``l1.*``, ``l2.*`` (summed over SMs / slices), ``icnt.{up,down}.*``, ``dra
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from gpusched.config import GPUConfig
 from sim.workload.kernel import Instr, Kernel, Op
@@ -77,7 +77,9 @@ class MemoryHierarchy:
         self.l1s = [L1(i, cfg.l1, self._send, self._complete, self.up.src_waiting, self.inject_queue)
                     for i in range(n_sm)]
         self.callbacks: list[Any] = [None] * n_sm
-        # bound methods looked up once (hot paths)
+        # bound methods looked up once (hot paths; compiled, binding one per event is costly)
+        self._finish_token_cb: Callable[[int, tuple], None] = self._finish_token
+        self._finish_load_cb: Callable[[int, LoadRecord], None] = self._finish_load
         self._slice_of, self._dram_enqueue = self.map.slice_of, self.dram.enqueue
         self._l1_fill = [l1.fill for l1 in self.l1s]
         self._l1_atomic_done = [l1.atomic_done for l1 in self.l1s]
@@ -115,7 +117,7 @@ class MemoryHierarchy:
             ok = l1.store(now, lines)
             if ok:
                 self.stores += 1
-                self.ev.at(now + 1, self._finish_token, (sm_id, token))
+                self.ev.at(now + 1, self._finish_token_cb, (sm_id, token))
         elif op == _ATOM:
             ok = l1.atomic(now, lines, token)
             if ok:
@@ -205,7 +207,7 @@ class MemoryHierarchy:
         self.smem_free[sm_id] = start + cycles
         self.smem_accesses += 1
         self.smem_cycles += cycles
-        self.ev.at(start + cycles - 1 + self.smem_latency, self._finish_token, (sm_id, token))
+        self.ev.at(start + cycles - 1 + self.smem_latency, self._finish_token_cb, (sm_id, token))
         return True
 
     def _send(self, now: int, req: MemRequest) -> None:
@@ -262,7 +264,7 @@ class MemoryHierarchy:
             self.load_latency_sum += cycle - rec.t_issue
             self.callbacks[rec.sm](rec.token, cycle)
         else:
-            ev.at(cycle, self._finish_load, rec)
+            ev.at(cycle, self._finish_load_cb, rec)
 
     def _finish_load(self, now: int, rec: LoadRecord) -> None:
         self.loads += 1

@@ -41,12 +41,13 @@ class Crossbar:
     """One direction of the interconnect (n_src sources → n_dst destination ports)."""
 
     __slots__ = ("ev", "n_src", "latency", "bw", "deliver", "ports", "src_waiting", "src_changed",
-                 "packets", "bytes", "flits", "max_waiting", "wait_cycles")
+                 "packets", "bytes", "flits", "max_waiting", "wait_cycles", "_serve_cb")
 
     def __init__(self, ev: EventQueue, n_src: int, n_dst: int, latency: int, bytes_per_cycle: int,
                  deliver: Callable[[int, Any], None]):
         self.ev, self.n_src, self.latency, self.bw = ev, n_src, latency, bytes_per_cycle
         self.deliver = deliver
+        self._serve_cb: Callable[[int, _Port], None] = self._serve   # bound once (hot event)
         self.ports = [_Port(n_src) for _ in range(n_dst)]
         self.src_waiting = [0] * n_src     # packets per source not yet on the wire
         self.src_changed: list[Callable[[], None]] = [_nothing] * n_src  # per source, on src_waiting changes
@@ -72,7 +73,7 @@ class Crossbar:
             self.max_waiting = port.waiting
         if not port.wake_pending:
             port.wake_pending = True
-            self.ev.at(max(port.free_at, now), self._serve, port)
+            self.ev.at(max(port.free_at, now), self._serve_cb, port)
 
     def _start(self, port: _Port, now: int, nbytes: int, payload: object) -> None:
         flits = -(-nbytes // self.bw)
@@ -98,6 +99,6 @@ class Crossbar:
         port.rr = src + 1 if src + 1 < n else 0
         self._start(port, now, nbytes, payload)
         if port.waiting:
-            self.ev.at(port.free_at, self._serve, port)
+            self.ev.at(port.free_at, self._serve_cb, port)
         else:
             port.wake_pending = False

@@ -46,6 +46,7 @@ class L2Slice:
         self.line_key = line_key
         self.hit_latency, self.n_mshrs = c.hit_latency, c.mshrs
         self.to_dram, self.reply = to_dram, reply
+        self._access_cb: Callable[[int, MemRequest], None] = self.access   # bound once (hot event)
         self.mshr: dict[int, _Mshr] = {}
         self.stalled: deque[MemRequest] = deque()
         self.next_lookup = 0
@@ -61,7 +62,7 @@ class L2Slice:
         if t < self.next_lookup:
             t = self.next_lookup
         self.next_lookup = t + 1
-        self.ev.at(t, self.access, req)
+        self.ev.at(t, self._access_cb, req)
 
     def dram_full(self) -> bool:
         return len(self.dram_input) >= self.dram_input_size
