@@ -59,9 +59,9 @@ class SMMemory:
             unit.free_at = NEVER
             if not self.retry:
                 self.gpu.n_retrying += 1
-            self.retry.append(unit)
-            # with watch_stalls the memory system re-checks it once something changes
-            self.stalled_on = None
+                # watched: re-offered once the memory system says what it waits on moved
+                self.stalled_on = True if self.watched else None
+            self.retry.append(unit)     # else a retry already due stays due
 
     def retry_memory(self, now: int) -> None:
         """Re-offer LD/ST instructions the memory system refused (structural stall)."""

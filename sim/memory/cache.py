@@ -8,7 +8,10 @@ so a line can be present with some sectors missing (a "sector miss").
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .dram import AddressMap
 
 
 class Line:
@@ -21,34 +24,34 @@ class Line:
 
 
 class SectorCache:
-    """Tags only (a timing model holds no data). ``index(line_addr)`` picks the set."""
+    """Tags only (a timing model holds no data). ``set_of(line_addr)`` picks the set: by line
+    number, or with ``line_map`` by ``line_map.line_in_slice`` (an L2 slice sees only its own
+    lines; indexing by their dense numbers keeps every set in use)."""
 
-    __slots__ = ("sets", "n_sets", "ways", "line_shift", "line_key")
+    __slots__ = ("sets", "n_sets", "ways", "line_shift", "line_map")
 
-    def __init__(self, n_sets: int, ways: int, line_bytes: int,
-                 line_key: Callable[[int], int] | None = None):
+    def __init__(self, n_sets: int, ways: int, line_bytes: int, line_map: AddressMap | None = None):
         self.n_sets, self.ways = n_sets, ways
         self.line_shift = line_bytes.bit_length() - 1
-        # line_key(addr) → dense line number within this cache's share of the address space
-        # (an L2 slice sees only its own lines; indexing by them keeps every set in use)
-        self.line_key = line_key
+        self.line_map = line_map
         self.sets: list[dict[int, Line]] = [{} for _ in range(n_sets)]
 
+    def index(self, line_addr: int) -> int:
+        m = self.line_map
+        if m is None:
+            return (line_addr >> self.line_shift) % self.n_sets
+        return m.line_in_slice(line_addr) % self.n_sets
+
     def set_of(self, line_addr: int) -> dict[int, Line]:
-        if self.line_key is None:
-            return self.sets[(line_addr >> self.line_shift) % self.n_sets]
-        return self.sets[self.line_key(line_addr) % self.n_sets]
+        return self.sets[self.index(line_addr)]
 
     def probe(self, line_addr: int) -> Line | None:
         """The line if present, without touching the LRU order."""
-        key = self.line_key
-        return self.sets[(line_addr >> self.line_shift if key is None else key(line_addr))
-                         % self.n_sets].get(line_addr)
+        return self.sets[self.index(line_addr)].get(line_addr)
 
     def touch(self, line_addr: int) -> Line | None:
         """The line if present, moved to the most-recently-used position."""
-        key = self.line_key
-        s = self.sets[(line_addr >> self.line_shift if key is None else key(line_addr)) % self.n_sets]
+        s = self.sets[self.index(line_addr)]
         line = s.get(line_addr)
         if line is not None:
             del s[line_addr]
@@ -59,8 +62,7 @@ class SectorCache:
              prefetched: bool = False) -> tuple[int, Line] | None:
         """Install sectors (merging into a present line, which becomes MRU). Returns the evicted
         (line address, Line) when a valid line had to make room, else None."""
-        key = self.line_key
-        s = self.sets[(line_addr >> self.line_shift if key is None else key(line_addr)) % self.n_sets]
+        s = self.sets[self.index(line_addr)]
         line = s.get(line_addr)
         if line is None:
             victim = None

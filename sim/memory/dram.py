@@ -75,12 +75,6 @@ class AddressMap:
         line = ((hi // self.channels) << self.low_bits) | ((addr & self.low_mask) >> self.line_shift)
         return (hi % self.channels) * self.spc + line % self.spc
 
-    def slice_line_key(self) -> Callable[[int], int]:
-        """``line_in_slice`` as one closure over the constants (the L2 tag arrays' set key)."""
-        cb, n, lb, lm, ls, spc = (self.channel_bit, self.channels, self.low_bits, self.low_mask,
-                                  self.line_shift, self.spc)
-        return lambda addr: ((((addr >> cb) // n) << lb) | ((addr & lm) >> ls)) // spc
-
 
 class _Channel:
     __slots__ = ("index", "queue", "overflow", "open_row", "act_at", "bank_free", "outstanding",

@@ -38,7 +38,7 @@ from .energy import memory_energy
 from .events import EventQueue
 from .icnt import Crossbar
 from .interface import CompletionCallback
-from .l1 import L1, LoadRecord
+from .l1 import ATOMIC, L1, LOAD, STORE, LoadRecord
 from .l2 import L2Slice
 from .request import ATOM, PREFETCH, READ, MemRequest
 
@@ -69,7 +69,7 @@ class MemoryHierarchy:
                              self._at_sm)
         self.dram = DRAM(ev, cfg.dram, cfg.core_clock_mhz, self.sector_bytes, self._dram_done)
         spc = self.map.spc
-        self.slices = [L2Slice(i, cfg.l2, self.map.slice_line_key(), self._to_dram, self._l2_reply,
+        self.slices = [L2Slice(i, cfg.l2, self.map, self._to_dram, self._l2_reply,
                                ev, self.dram.channels[i // spc].overflow, self.dram.queue_size)
                        for i in range(n_slices)]
         self.dram.on_space = self._dram_space
@@ -84,7 +84,7 @@ class MemoryHierarchy:
         self._l1_fill = [l1.fill for l1 in self.l1s]
         self._l1_atomic_done = [l1.atomic_done for l1 in self.l1s]
         # refused accesses per SM, by id(instr): (instr, lines, MSHR frees, queued packets)
-        self._refused: list[dict[int, tuple[Any, dict[int, int], int, int, bool]]] = [
+        self._refused: list[dict[int, tuple[Any, dict[int, int], int, int, bool, int]]] = [
             {} for _ in range(n_sm)]
         self.smem_latency, self.smem_banks = cfg.units.smem_latency, cfg.units.smem_banks
         self.smem_free = [0] * n_sm
@@ -138,15 +138,26 @@ class MemoryHierarchy:
         MSHR frees, its injection queue moves, a kernel boundary): until then re-offering it is
         refused again without side effects (see ``issue``), so the SM need not retry."""
         self._watchers[sm_id] = fn
-        self.l1s[sm_id].stall_changed = fn
+        self.l1s[sm_id].stall_changed = lambda: self._mshr_freed(sm_id)
         self._watch_queue(sm_id)
+
+    def _mshr_freed(self, sm_id: int) -> None:
+        """An MSHR of ``sm_id`` freed: wake the SM if one of its refused accesses now fits (the
+        L1's exact acceptance check); a retry of the others would be refused again."""
+        l1 = self.l1s[sm_id]
+        for r in self._refused[sm_id].values():
+            if not l1.blocked(r[5], r[1]):
+                self._watchers[sm_id]()
+                return
 
     def _refuse(self, sm_id: int, instr: Instr, lines: dict) -> None:
         """Remember a refused access with the state it waits on, so a retry is O(1) until an
         MSHR frees or (unless the MSHRs bind) the SM's injection queue moves."""
         l1 = self.l1s[sm_id]
+        op = instr.op
+        kind = STORE if op == _STG else ATOMIC if op == _ATOM else LOAD
         self._refused[sm_id][id(instr)] = (instr, lines, l1.frees, self.up.src_waiting[sm_id],
-                                           l1.refused_on_mshrs)
+                                           l1.refused_on_mshrs, kind)
         self._watch_queue(sm_id)
 
     def _watch_queue(self, sm_id: int) -> None:

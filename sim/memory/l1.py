@@ -30,6 +30,9 @@ from .cache import Line, SectorCache
 from .request import ATOM, READ, WRITE, WRITEBACK, MemRequest
 
 
+LOAD, STORE, ATOMIC = range(3)     # access kinds for ``L1.blocked``
+
+
 def _nothing() -> None:
     pass
 
@@ -101,6 +104,15 @@ class L1:
         """``packets`` more fit in the injection queue (always when nothing waits)."""
         waiting = self.src_waiting[self.sm]
         return waiting == 0 or waiting + packets <= self.inject_queue
+
+    def blocked(self, kind: int, lines: dict[int, int]) -> bool:
+        """Exactly when ``load`` / ``store`` / ``atomic`` (``kind``) would refuse ``lines`` now."""
+        if kind == LOAD:
+            return self._load_blocked(lines)
+        if kind == STORE:
+            waiting = self.src_waiting[self.sm]
+            return bool(waiting and lines and waiting + len(lines) > self.inject_queue)
+        return not self._room(len(lines), len(lines))
 
     # --- loads -----------------------------------------------------------------------------
     def _load_blocked(self, lines: dict[int, int]) -> bool:

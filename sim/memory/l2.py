@@ -20,6 +20,7 @@ from typing import Callable
 from gpusched.config.schema import L2Config
 
 from .cache import SectorCache
+from .dram import AddressMap
 from .events import EventQueue
 from .request import ATOM, PREFETCH, READ, WRITEBACK, MemRequest
 
@@ -36,14 +37,13 @@ class L2Slice:
     """Tag array + MSHRs of one slice. ``to_dram(cycle, req)`` and ``reply(cycle, req)`` are
     wired by the hierarchy."""
 
-    def __init__(self, index: int, c: L2Config, line_key: Callable[[int], int],
+    def __init__(self, index: int, c: L2Config, line_map: AddressMap,
                  to_dram: Callable[[int, MemRequest], None], reply: Callable[[int, MemRequest], None],
                  ev: EventQueue, dram_input: deque[MemRequest], dram_input_size: int):
         self.index, self.ev = index, ev
         # the DRAM channel's input buffer: full at ``dram_input_size`` requests (back-pressure)
         self.dram_input, self.dram_input_size = dram_input, dram_input_size
-        self.cache = SectorCache(c.sets, c.ways, c.line_bytes, line_key=line_key)
-        self.line_key = line_key
+        self.cache = SectorCache(c.sets, c.ways, c.line_bytes, line_map=line_map)
         self.hit_latency, self.n_mshrs = c.hit_latency, c.mshrs
         self.to_dram, self.reply = to_dram, reply
         self._access_cb: Callable[[int, MemRequest], None] = self.access   # bound once (hot event)
@@ -88,7 +88,7 @@ class L2Slice:
         kind, addr, mask = req.kind, req.line, req.mask
         if kind == READ or kind == ATOM or kind == PREFETCH:
             cache = self.cache          # cache.touch, inlined
-            s = cache.sets[self.line_key(addr) % cache.n_sets]
+            s = cache.sets[cache.index(addr)]
             line = s.get(addr)
             if line is not None:
                 del s[addr]
