@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from importlib.metadata import version
 from pathlib import Path
 
@@ -18,6 +19,14 @@ def cache_dir(kind: str) -> Path:
     d = root / kind
     d.mkdir(parents=True, exist_ok=True)
     return d
+
+
+def sim_build_dir(sim: str, name: str) -> Path:
+    """Where a simulator build of ``name`` is cached. Keyed by this Python environment too:
+    Verilator's makefiles keep absolute paths into cocotb's install, so a build made from another
+    checkout's virtualenv (same sources, same cache) would not link here."""
+    env = hashlib.sha256(sys.prefix.encode()).hexdigest()[:8]
+    return cache_dir(f"{sim}_build") / f"{name}_{env}"
 
 
 def hdl_fingerprint() -> str:

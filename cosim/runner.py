@@ -13,7 +13,7 @@ from pathlib import Path
 
 from gpusched.blocks import BlockSpec
 
-from .build import cache_dir, verilog_for
+from .build import sim_build_dir, verilog_for
 from .lockstep import LockstepMismatch, LockstepReport
 from .simulators import prepare_env
 
@@ -32,7 +32,7 @@ def run_cosim(spec: BlockSpec, params: dict, cycles: int, seed: int, sim: str = 
 
     prepare_env(sim)
     vpath, top = verilog_for(spec, params)
-    build_dir = cache_dir(f"{sim}_build") / (vpath.stem + ("_waves" if waves else ""))
+    build_dir = sim_build_dir(sim, vpath.stem + ("_waves" if waves else ""))
     runner = get_runner(sim)
     build_args = ["-O2", "-Wno-fatal"] if sim == "verilator" else []
     runner.build(sources=[vpath], hdl_toplevel=top, build_dir=build_dir, waves=bool(waves),
@@ -83,7 +83,7 @@ def run_in_loop(spec: BlockSpec, params_list: list[dict], scenario: str, kwargs:
     prepare_env(sim)
     top = f"loop_{spec.name}_{len(params_list)}x_" + hashlib_short(json.dumps(params_list, sort_keys=True))
     vpath = write_verilog(MultiTop, top, spec, params_list)
-    build_dir = cache_dir(f"{sim}_build") / vpath.stem
+    build_dir = sim_build_dir(sim, vpath.stem)
     runner = get_runner(sim)
     build_args = ["-O2", "-Wno-fatal"] if sim == "verilator" else []
     runner.build(sources=[vpath], hdl_toplevel=top, build_dir=build_dir, timescale=("1ns", "1ps"),
