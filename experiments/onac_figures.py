@@ -3,7 +3,9 @@ detectors' estimates over time next to the oracle, IPC scaling with the oracle's
 per-kernel summary of energy, performance and detection time.
 
 Each ``draw_*(exp, results, plt)`` returns a matplotlib figure; kernels or controllers missing
-from the results are skipped, so a partial sweep still draws.
+from the results are skipped, so a partial sweep still draws. The detectors drawn are the
+headline's (``ONAC`` / ``SEQ_DET`` of experiments/onac.py: detection after the measured 3-wave
+ramp-up); the spec-default (1-wave) runs appear only in the headline table.
 """
 
 from __future__ import annotations
@@ -13,7 +15,13 @@ import math
 from gpusched.experiment.query import ResultSet
 
 TRACE = "policy_reports.sm_controller.trace"
-STYLE = {"onac": ("ONAC", "tab:blue", "-"), "seq_det": ("Seq-Det", "tab:orange", "--")}
+
+
+def _styles() -> dict[str, tuple[str, str, str]]:
+    """Headline controller → (label, colour, line style)."""
+    from experiments.onac import ONAC, RAMP_SKIP, SEQ_DET
+    return {ONAC: (f"ONAC ({RAMP_SKIP}-wave skip)", "tab:blue", "-"),
+            SEQ_DET: (f"Seq-Det ({RAMP_SKIP}-wave skip)", "tab:orange", "--")}
 
 
 def _run(results: ResultSet, workload: str, controller: str) -> dict | None:
@@ -49,8 +57,9 @@ def _oracle(results: ResultSet, workload: str) -> int | None:
 
 
 def draw_estimates(exp, results: ResultSet, plt):
-    """Top: N under test over time for ONAC and Seq-Det, with the oracle N. Bottom: each
-    sample's chip IPC / its own IPC_all sample at the N tested, over the oracle sweep's IPC(N)."""
+    """Top: N under test over time for the headline ONAC and Seq-Det, with the oracle N, on one
+    saturating and one scaling kernel. Bottom: each sample's chip IPC / its own IPC_all sample
+    at the N tested, over the oracle sweep's IPC(N)."""
     from experiments.onac import THRESHOLD, oracle_curve
     kernels = _plot_kernels(results)
     fig, axes = plt.subplots(2, max(1, len(kernels)), figsize=(6.2 * max(1, len(kernels)), 7.2),
@@ -59,7 +68,7 @@ def draw_estimates(exp, results: ResultSet, plt):
         top, bottom = axes[0][col], axes[1][col]
         oracle, m = _oracle(results, w), _n_sms(results, w)
         end = 0.0
-        for ctrl, (label, color, ls) in STYLE.items():
+        for ctrl, (label, color, ls) in _styles().items():
             t = _trace(_run(results, w, ctrl))
             if not t or not t["samples"]:
                 continue
@@ -114,7 +123,7 @@ def draw_scaling(exp, results: ResultSet, plt):
         line, = ax.plot(ns, [curve[n] / full for n in ns], "-", label=w)
         oracle = _oracle(results, w)
         ax.plot([oracle], [curve[oracle] / full], "s", color=line.get_color(), ms=8)
-        for ctrl, marker, dx in (("onac", "^", -0.15), ("seq_det", "v", 0.15)):
+        for ctrl, marker, dx in zip(_styles(), "^v", (-0.15, 0.15)):
             n = results.mean("n_chosen", {"workload": w, "sm_controller": ctrl})
             if not math.isnan(n) and int(n) in curve:   # nudged sideways: Ns often coincide
                 ax.plot([n + dx], [curve[int(n)] / full], marker, color=line.get_color(),
@@ -122,7 +131,9 @@ def draw_scaling(exp, results: ResultSet, plt):
     ax.axhline(THRESHOLD, color="k", ls=":", lw=1)
     ax.set_xlabel("active SMs")
     ax.set_ylabel("steady IPC / IPC(all SMs)")
-    ax.set_title("IPC scaling (■ oracle N, ▲ ONAC N, ▼ Seq-Det N; dotted: 98 %)")
+    from experiments.onac import RAMP_SKIP
+    ax.set_title(f"IPC scaling (■ oracle N, ▲ ONAC N, ▼ Seq-Det N, {RAMP_SKIP}-wave skip; "
+                 "dotted: 98 %)", fontsize="medium")
     ax.legend(fontsize="small")
     ax.grid(alpha=0.3)
     fig.tight_layout()
@@ -130,10 +141,11 @@ def draw_scaling(exp, results: ResultSet, plt):
 
 
 def draw_summary(exp, results: ResultSet, plt):
-    """Per kernel: energy and performance relative to all SMs, and detection time."""
+    """Per kernel: energy and performance relative to all SMs, and detection time, for the
+    headline detectors."""
     from experiments.onac import STATIC_SHARE, energy_saving, perf_retained
-    kernels = [w for w in results.levels("workload")
-               if _run(results, w, "onac") or _run(results, w, "seq_det")]
+    styles = _styles()
+    kernels = [w for w in results.levels("workload") if any(_run(results, w, c) for c in styles)]
     fig, axes = plt.subplots(1, 3, figsize=(13, 4), dpi=120)
     panels = [
         (f"energy / all SMs (static {STATIC_SHARE:.0%})",
@@ -146,7 +158,7 @@ def draw_summary(exp, results: ResultSet, plt):
     width = 0.38
     for p, (ax, (title, value)) in enumerate(zip(axes, panels)):
         shown = []
-        for i, (ctrl, (label, color, _)) in enumerate(STYLE.items()):
+        for i, (ctrl, (label, color, _)) in enumerate(styles.items()):
             vals = []
             for w in kernels:
                 try:

@@ -22,6 +22,19 @@ it ended at); resource saving = mean_k(1 − N̄_det,k / N_max,k) and, second re
 mean resident CTAs per SM against the baseline run; performance retained = baseline cycles /
 Perf-Sat cycles.
 
+Spec check (§2.5, §9.2): windows (One_TB_cycles × N_max, measured at N0 and started at the first
+CTA completion), the stall count (per scheduler per cycle, slots charged to ``unit_busy``,
+``memory`` or ``scoreboard``; idle, fetch, barrier and issue-interval slots excluded), the
+WI/SI/WD/SD rules with both toggle fallbacks, the oracle (§2.8) and the accuracy metric match
+the spec; not tried: §9.2's other history-bit reading and stalls per issued instruction.
+
+Category traits (§2.2), full grid's sweep (steady IPC): C-strong rises to N_max (4 → 5 → 6:
++11 %, +3.0 %); C-weak is flat from 4 CTAs (±0.2 %; §10.2 suggests a ceiling near N_max − 1);
+MEM peaks at 4 CTAs, then −3.1 % and −5.5 % (L1 contention, sim/workload/paper_kernels.py);
+Gaussian is CTA-slot bound (N_max = 8) but rises linearly to N_max, without MEM's drop (open).
+On C-weak's flat curve Perf-Sat still climbs to N_max on every SM: its rule needs only
+S(N+1) < S(N) (§2.4, no threshold), while the oracle asks for a 2 % gain.
+
 Quick grid: a quarter chip (4 SMs, 3 memory partitions: the same bandwidth per SM), the C-weak
 and MEM kernels, a shorter grid.
 """

@@ -38,10 +38,11 @@ Wiring, per cycle ``now`` (after the SMs ran, so the SMs' signals are those of c
 
 Choices [S]: detection (the ``start`` pulse) begins after ``skip_waves`` × (SMs × occupancy
 limit) CTAs of the kernel completed (§9.3 skips one wave of ramp-up, flagged there as a choice;
-0 = at the kernel's first CTA). Kept at the spec's one wave, though on the ``thesis`` preset at
-the ONAC experiment's scale the bandwidth-bound kernels ramp up for longer: DRAM runs near its
-peak for about two more waves before settling, so IPC_all still reads 2–3 % above the
-steady-state IPC (1.5 % or less after three waves; ``onac_skip3`` / ``seq_det_skip3`` below).
+0 = at the kernel's first CTA). The default is the spec's one wave; ``onac_skip<k>`` /
+``seq_det_skip<k>`` below skip k. On the ``thesis`` preset at the ONAC experiment's scale the
+bandwidth-bound kernels ramp up for 2–3 waves (IPC_all after one wave reads ~3 % above the
+steady-state IPC, ~1 % after three), so experiments/onac.py's headline uses k = 3 (its
+docstring has the measurement) and keeps the one-wave runs as the spec default.
 If the kernel runs out of CTAs to place before a count is chosen, detection is abandoned: every
 SM is resumed and may receive CTAs (otherwise paused SMs would hold their CTAs forever).
 Detection restarts at every kernel start (§9.3), assuming one kernel at a time.

@@ -57,8 +57,15 @@ def onac(c: Ctx, name: str, r: int, trips: int, sfu: float = 0.0) -> list[Kernel
 
 
 def perfsat_c_strong(c: Ctx) -> list[Kernel]:
-    """Long dependent-load chains (address of each load from the previous), little bandwidth."""
-    chain = Gather(c.region(), 8 << 20, lines=4)
+    """C-strong (thesis.md §2.2, B+tree / SRAD-6): memory latency still exposed at N_max, so
+    performance rises up to it. §10.2: "low bandwidth demand, long dependent-load latency
+    chains". Each warp load reads one 32-B sector of an 8 MB region (the next node's keys), its
+    address from the previous load. The earlier recipe read 4 lines per warp access: 4 MSHRs a
+    warp, so 8 warps filled the L1's 32 and from 2 CTAs on the LD/ST unit waited on MSHRs (79 %
+    of issue slots at ≥ 4 CTAs, pipeline stalls) with IPC flat, a C-weak shape (16 SMs, steady
+    IPC 1 → 6 CTAs: +19, +0.9, −0.1, −0.3, +0.6 %). One sector per access: +92, +42, +24, +10,
+    +2.7 %."""
+    chain = Gather(c.region(), 8 << 20, lines=1, elem=1)
     body = (Ins(Op.ALU, 3, dep="free"),
             Loop((Ins(Op.LDG, 1, chain, dep="last_load"), Ins(Op.ALU, 2)), trips=c.n(24)),
             Ins(Op.STG, 1, Stream(c.region())))
@@ -73,12 +80,28 @@ def perfsat_c_weak(c: Ctx) -> list[Kernel]:
 
 
 def perfsat_mem(c: Ctx) -> list[Kernel]:
-    """A 5 KB per-CTA tile re-read over 6 passes: > 3 resident CTAs overflow a 16 KB L1."""
-    tile = Stream(c.region(), footprint=5120, step=1024, passes=6)
+    """MEM (thesis.md §2.2, LUD/CFD): performance drops past the optimum because L1D contention
+    raises the miss rate. §10.2's recipe: a 4–6 KB working set per CTA, re-used across
+    iterations, so that more CTAs overflow the 16 KB L1D and the extra misses exhaust MSHRs and
+    bandwidth. Here each warp owns five 128-B lines of its CTA's 5 KB tile and reads them twice
+    per iteration for 6 iterations; ≤ 3 CTAs' tiles fit the L1, more evict each other.
+
+    Each iteration the CTA also reads one new 128-B line (fresh input, as LUD's and CFD's row
+    reads; all its warps read it, so 1 line per CTA), so every warp waits on DRAM every
+    iteration and every resident CTA's tile is live at once. Without that wait (tile re-reads
+    and ALU only, the earlier recipe) the kernel was issue-bound and GTO's age priority kept a
+    few warps' lines hot (the CCWS effect): on 16 SMs the L1 hit rate stayed ≥ 0.80 up to 6 CTAs
+    and IPC never fell (3 → 6 CTAs: +2.8 %). With it, hits fall from 0.83 (1–2 CTAs) to 0.59
+    (6) and IPC peaks at 4 CTAs, then −3.1 % and −4.6 % per extra CTA. The iteration count is
+    not scaled (the grid is): the re-use is the category's trait, and at scale 0.25 a scaled
+    loop kept a quarter of it."""
+    base = c.region()
+    tile = tuple(Ins(Op.LDG, 1, Stream(base + (j % 5) * 1024, footprint=5120, step=5120,
+                                       passes=6)) for j in range(10))
+    fresh = Ins(Op.LDG, 1, Stream(c.region(), footprint=128))       # one line per CTA
     body = (Ins(Op.ALU, 3, dep="free"),
-            Loop((Ins(Op.LDG, 1, tile), Ins(Op.ALU, 3, dep="free"),
-                  Ins(Op.ALU, 1, dep="last_load")),
-                 trips=c.n(30)), Ins(Op.STG, 1, Stream(c.region())))
+            Loop(tile + (fresh, Ins(Op.ALU, 1, dep="last_load")), trips=6),
+            Ins(Op.STG, 1, Stream(c.region())))
     return [c.kernel(KernelSpec("lud_mem", c.n(180), 256, body, regs_per_thread=16))]
 
 

@@ -17,16 +17,30 @@ QUARTER = {"sm.count": 4, "dram.channels": 3, "l2.slices": 3, "dram.bank_bit": 1
 
 def test_grids_hold_controller_runs_and_a_full_oracle_sweep():
     exp = get_experiment("onac")
-    sensitivity = {"onac_skip3", "seq_det_skip3"}      # the full grid's ramp-up variants
-    for grid, m, extra in ((exp.grid, 32, sensitivity), (exp.quick, 8, set())):
+    detectors = {"onac_skip3", "seq_det_skip3", "onac", "seq_det"}   # headline + spec default
+    for grid, m in ((exp.grid, 32), (exp.quick, 8)):
         points = grid.check()
         for w in grid.workloads:
             ctrl = {p.params["sm_controller"] for p in points if p.workload == w}
-            assert ctrl == {"all_active", "onac", "seq_det"} | extra | {
-                f"active_{n}" for n in range(1, m + 1)}
+            assert ctrl == {"all_active"} | detectors | {f"active_{n}" for n in range(1, m + 1)}
         long = {p.params["waves"] for p in points if p.params["sm_controller"] == "onac"}
         sweep = {p.params["waves"] for p in points if p.params["sm_controller"] == "active_1"}
         assert len(long) == len(sweep) == 1 and long.pop() > sweep.pop()
+
+
+def test_headline_detectors_skip_the_ramp_up_and_the_spec_default_one_wave():
+    """Headline rows use the ramp-up-matched skip, the spec-default rows §9.3's one wave."""
+    from experiments.onac import ONAC, RAMP_SKIP, SEQ_DET, SPEC_ONAC, SPEC_SEQ_DET
+    from gpusched.config import get_preset
+    from sim.policies import make_policy
+    cfg = get_preset("thesis")
+    for name, mode, k in ((ONAC, "onac", RAMP_SKIP), (SEQ_DET, "seq_det", RAMP_SKIP),
+                          (SPEC_ONAC, "onac", 1), (SPEC_SEQ_DET, "seq_det", 1)):
+        ctl = make_policy("sm_controller", name, cfg)
+        assert (ctl.mode, ctl.skip_waves) == (mode, k)
+    names = {h.metric for h in get_experiment("onac").headline}
+    assert {"type A: ONAC energy saving vs all SMs",
+            "type A: ONAC energy saving, spec-default 1-wave skip"} <= names
 
 
 def test_oracle_is_smallest_count_within_two_percent_of_all_sms():
@@ -45,11 +59,13 @@ def _rows():
     rows = []
     data = {  # controller: (e_dyn, e_static, cycles, detect_cycles, n_chosen)
         "onac_bp_k2_like": {"all_active": (60.0, 40.0, 1000, None, 32),
-                            "onac": (60.0, 20.0, 1010, 100, 14),
+                            "onac_skip3": (60.0, 20.0, 1010, 100, 14),
+                            "seq_det_skip3": (60.0, 30.0, 1005, 400, 20),
+                            "onac": (60.0, 25.0, 1010, 300, 18),
                             "seq_det": (60.0, 30.0, 1005, 400, 20)},
         "onac_compute": {"all_active": (90.0, 40.0, 2000, None, 32),
-                         "onac": (90.0, 42.0, 2040, 150, 32),
-                         "seq_det": (90.0, 40.5, 2010, 50, 32)},
+                         "onac_skip3": (90.0, 42.0, 2040, 150, 32),
+                         "seq_det_skip3": (90.0, 40.5, 2010, 50, 32)},
     }
     for w, ctrls in data.items():
         for c, (dyn, stat, cycles, det, n) in ctrls.items():
@@ -76,10 +92,11 @@ def test_energy_performance_and_detection_formulas():
     rs = _rows()
     k = 0.4 / 0.6 * 60.0 / 40.0      # static factor for a 40 % share on the reference run
     want = 100 * (1 - (60 + k * 20) / (60 + k * 40))
-    assert energy_saving(rs, "onac_bp_k2_like", "onac", 0.4) == pytest.approx(want)
-    assert energy_saving(rs, "onac_compute", "onac", 0.4) < 0          # more static: a loss
-    assert perf_retained(rs, "onac_bp_k2_like", "onac") == pytest.approx(100 * 1000 / 1010)
-    assert detection_reduction(rs, "onac_bp_k2_like") == pytest.approx(75.0)
+    assert energy_saving(rs, "onac_bp_k2_like", "onac_skip3", 0.4) == pytest.approx(want)
+    assert energy_saving(rs, "onac_compute", "onac_skip3", 0.4) < 0    # more static: a loss
+    assert perf_retained(rs, "onac_bp_k2_like", "onac_skip3") == pytest.approx(100 * 1000 / 1010)
+    assert detection_reduction(rs, "onac_bp_k2_like") == pytest.approx(75.0)     # headline pair
+    assert detection_reduction(rs, "onac_bp_k2_like", "onac", "seq_det") == pytest.approx(25.0)
     both = mean_over(detection_reduction, ["onac_bp_k2_like", "onac_compute", "absent"])(rs)
     assert both == pytest.approx((75.0 + (1 - 150 / 50) * 100) / 2)
     assert oracle_of(rs, "onac_bp_k2_like") == 12
@@ -138,7 +155,7 @@ def test_tiny_end_to_end_report(tmp_path):
         summary = run_sweep("tiny", points, store, SerialExecutor(exp.plugins),
                             show_progress=False)
         runs = store.runs([p.key for p in points])
-    assert summary.ran == len(points) == 7 and summary.failed == 0
+    assert summary.ran == len(points) == 9 and summary.failed == 0
     files = write_report(exp, points, runs, tmp_path / "rep", quick=True)
     assert len(files.images) == 3
     assert all(p.read_bytes().startswith(PNG_MAGIC) for p in files.images)
