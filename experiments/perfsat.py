@@ -197,8 +197,10 @@ def mean_over(fn, *args):
 
 def draw_limits(exp, results: ResultSet, plt):
     """Left: steady IPC vs CTA limit (normalised to N_max) with the oracle (■) and Perf-Sat's
-    mean limit (▲). Right: Perf-Sat's limit over time on SM 0 of each kernel, up to 1.5× its
-    decision time (the limit stays put afterwards)."""
+    mean limit (▲, on the curve, interpolated between limits). Right: Perf-Sat's limit over
+    time on SM 0 of each kernel, up to 1.5× its decision time (the limit stays put afterwards)."""
+    import numpy  # matplotlib's own dependency
+
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.4), dpi=120)
     horizon = 0.0
     for w in results.levels("workload"):
@@ -206,12 +208,13 @@ def draw_limits(exp, results: ResultSet, plt):
         if not curve:
             continue
         ns, full = sorted(curve), curve[max(curve)]
-        line, = left.plot(ns, [curve[n] / full for n in ns], "-o", ms=3, label=w)
+        ys = [curve[n] / full for n in ns]
+        line, = left.plot(ns, ys, "-o", ms=3, label=w)
         opt = oracle_limit(curve)
         left.plot([opt], [curve[opt] / full], "s", ms=9, mfc="none", color=line.get_color())
         det = _val(results, w, "perf_sat", "limit_mean")
         if not math.isnan(det):
-            left.plot([det], [1.0], "^", ms=9, color=line.get_color())
+            left.plot([det], [numpy.interp(det, ns, ys)], "^", ms=9, color=line.get_color())
         rows = results.select(workload=w, cta_limit="perf_sat").rows
         report = (rows[0].get("policy_reports.cta_limit.limits") if rows else None) or []
         pts = [(c, n) for c, sm, n in report if sm == 0]

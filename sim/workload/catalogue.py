@@ -90,8 +90,8 @@ _ENTRIES: dict[str, Entry] = {
                            "bandwidth: more CTAs always help", pk.perfsat_c_strong),
     "perfsat_c_weak": _e("Rodinia pathfinder / BP-2 (C-weak)", "coalesced loads with 16 ALU "
                          "each: saturates near N_max−1", pk.perfsat_c_weak),
-    "perfsat_mem": _e("Rodinia LUD / CFD (MEM)", "5 KB per-CTA tile re-read 6×: > 3 CTAs "
-                      "overflow a 16 KB L1", pk.perfsat_mem),
+    "perfsat_mem": _e("Rodinia LUD / CFD (MEM)", "5 KB per-CTA tile re-read each iteration, "
+                      "plus a fresh line: > 3 CTAs overflow a 16 KB L1", pk.perfsat_mem),
     "perfsat_gaussian": _e("Rodinia gaussian (MEM)", "16-thread CTAs: the CTA-slot limit binds",
                            pk.perfsat_gaussian),
     # thesis.md §4.3 ch.5 pairs
