@@ -17,6 +17,10 @@ from heapq import heappop, heappush
 from typing import Any, Callable
 
 
+def nothing() -> None:
+    """The no-op hook (stall and queue watchers not wired)."""
+
+
 class EventQueue:
     """Per-cycle buckets of (fn, arg); ``fn(cycle, arg)`` is called when the cycle is reached."""
 

@@ -35,7 +35,7 @@ from sim.workload.kernel import Instr, Kernel, Op
 from .coalescer import coalesce, smem_conflict_cycles
 from .dram import DRAM, AddressMap
 from .energy import memory_energy
-from .events import EventQueue
+from .events import EventQueue, nothing
 from .icnt import Crossbar
 from .interface import CompletionCallback
 from .l1 import ATOMIC, L1, LOAD, STORE, LoadRecord
@@ -45,10 +45,6 @@ from .request import ATOM, PREFETCH, READ, MemRequest
 _LDS, _STS, _STG, _ATOM = Op.LDS, Op.STS, Op.STG, Op.ATOM
 _DATA_UP = (False, True, True, True, False)    # request carries data: write, atom, writeback
 _DATA_DOWN = (True, False, True, False, True)  # reply carries data: read, atom, prefetch
-
-
-def _nothing() -> None:
-    pass
 
 
 class MemoryHierarchy:
@@ -83,7 +79,8 @@ class MemoryHierarchy:
         self._slice_of, self._dram_enqueue = self.map.slice_of, self.dram.enqueue
         self._l1_fill = [l1.fill for l1 in self.l1s]
         self._l1_atomic_done = [l1.atomic_done for l1 in self.l1s]
-        # refused accesses per SM, by id(instr): (instr, lines, MSHR frees, queued packets)
+        # refused accesses per SM, by id(instr): (instr, lines, MSHR frees and queued packets at
+        # the refusal, whether the MSHRs bound, access kind for L1.blocked)
         self._refused: list[dict[int, tuple[Any, dict[int, int], int, int, bool, int]]] = [
             {} for _ in range(n_sm)]
         self.smem_latency, self.smem_banks = cfg.units.smem_latency, cfg.units.smem_banks
@@ -92,7 +89,7 @@ class MemoryHierarchy:
         self.loads = self.load_latency_sum = self.stores = self.atomics = 0
         self.bytes_l1_to_l2 = self.bytes_l2_to_l1 = 0
         self.last_cycle = 0
-        self._watchers = [_nothing] * n_sm             # watch_stalls hooks
+        self._watchers = [nothing] * n_sm             # watch_stalls hooks
 
     # --- MemorySystem protocol -------------------------------------------------------------
     def connect(self, sm_id: int, on_complete: CompletionCallback) -> None:
@@ -163,7 +160,7 @@ class MemoryHierarchy:
     def _watch_queue(self, sm_id: int) -> None:
         """Wake the SM on its injection queue's moves only while one of its refused accesses
         waits on the queue alone (one waiting on MSHRs is woken by the MSHR free)."""
-        fn = _nothing
+        fn = nothing
         for r in self._refused[sm_id].values():
             if not r[4]:
                 fn = self._watchers[sm_id]

@@ -19,11 +19,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Callable
 
-from .events import EventQueue
-
-
-def _nothing() -> None:
-    pass
+from .events import EventQueue, nothing
 
 
 class _Port:
@@ -50,7 +46,7 @@ class Crossbar:
         self._serve_cb: Callable[[int, _Port], None] = self._serve   # bound once (hot event)
         self.ports = [_Port(n_src) for _ in range(n_dst)]
         self.src_waiting = [0] * n_src     # packets per source not yet on the wire
-        self.src_changed: list[Callable[[], None]] = [_nothing] * n_src  # per source, on src_waiting changes
+        self.src_changed: list[Callable[[], None]] = [nothing] * n_src  # per source, on src_waiting changes
         self.packets = self.bytes = self.flits = self.max_waiting = self.wait_cycles = 0
 
     def send(self, now: int, src: int, dst: int, nbytes: int, payload: object) -> None:

@@ -27,14 +27,11 @@ from typing import Callable
 from gpusched.config.schema import L1Config
 
 from .cache import Line, SectorCache
+from .events import nothing
 from .request import ATOM, READ, WRITE, WRITEBACK, MemRequest
 
 
 LOAD, STORE, ATOMIC = range(3)     # access kinds for ``L1.blocked``
-
-
-def _nothing() -> None:
-    pass
 
 
 class LoadRecord:
@@ -77,7 +74,7 @@ class L1:
         self.mshr: dict[int, _Mshr] = {}
         self.atomics_inflight = 0
         self.frees = 0                  # MSHR entries released so far (cheap stall re-check)
-        self.stall_changed: Callable[[], None] = _nothing   # called after each free (the hierarchy wires it)
+        self.stall_changed: Callable[[], None] = nothing   # called after each free (the hierarchy wires it)
         self.epoch = 0
         self.hits = self.misses = self.sector_misses = self.merges = self.hits_prev_kernel = 0
         self.store_hits = self.store_misses = self.writebacks = 0
@@ -110,9 +107,13 @@ class L1:
         if kind == LOAD:
             return self._load_blocked(lines)
         if kind == STORE:
-            waiting = self.src_waiting[self.sm]
-            return bool(waiting and lines and waiting + len(lines) > self.inject_queue)
+            return self._store_blocked(lines)
         return not self._room(len(lines), len(lines))
+
+    def _store_blocked(self, lines: dict[int, int]) -> bool:
+        """``store``'s check: its packets do not fit the injection queue (no MSHRs needed)."""
+        waiting = self.src_waiting[self.sm]
+        return bool(waiting and lines and waiting + len(lines) > self.inject_queue)
 
     # --- loads -----------------------------------------------------------------------------
     def _load_blocked(self, lines: dict[int, int]) -> bool:
@@ -214,8 +215,7 @@ class L1:
     def store(self, now: int, lines: dict[int, int]) -> bool:
         """Write-through: one packet per line. Write-back: packets only for evicted dirty lines
         (at most one per line), so the room check is the same."""
-        waiting = self.src_waiting[self.sm]
-        if waiting and lines and waiting + len(lines) > self.inject_queue:    # not _room(0, n)
+        if self._store_blocked(lines):
             self.refused_on_mshrs = False
             return False
         cache = self.cache

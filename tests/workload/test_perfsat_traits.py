@@ -2,11 +2,9 @@
 memory partitions: the M2090-like experiment's bandwidth per SM): MEM's performance falls past
 its optimum, C-strong's keeps rising up to N_max. Steady IPC of short fixed-limit runs."""
 
+from experiments.perfsat import QUARTER_CHIP as QUARTER
 from experiments.thesis_runs import run_thesis_model, steady_of
 from gpusched.experiment.point import Point
-
-QUARTER = {"sm.count": 4, "dram.channels": 3, "l2.slices": 3, "dram.bank_bit": 13,
-           "dram.row_bit": 16}
 
 
 def _ipc(workload: str, limit: str, waves: int = 16) -> float:
