@@ -44,6 +44,7 @@ def _mypy_version() -> str:
 def source_hash() -> str:
     h = hashlib.sha256()
     h.update(sysconfig.get_config_var("EXT_SUFFIX").encode())
+    h.update(sys.version.encode())      # the interpreter build (two 3.11 builds, two builds)
     h.update(_mypy_version().encode())
     for p in compiled_sources() + [ROOT / f for f in HASHED_TOO]:
         h.update(str(p.relative_to(ROOT)).encode())

@@ -45,14 +45,15 @@ def _compute_stream(n_insts: int):
 def _memory_stream(iters: int):
     use = Instr(Op.ALU, dst=(3,), src=(2,))
     exit_ = Instr(Op.EXIT)
+    ldg, stg, r1, r2, r13 = Op.LDG, Op.STG, (1,), (2,), (1, 3)    # hoisted: the stream is timed too
 
     def stream(cta: int, warp: int):
         base = ((cta * WARPS_PER_CTA + warp) * iters) << 8
         for i in range(iters):
             a = base + (i << 8)
-            yield Instr(Op.LDG, dst=(2,), src=(1,), addrs=tuple(range(a, a + 128, 4)))
+            yield Instr(ldg, r2, r1, tuple(range(a, a + 128, 4)))
             yield use
-            yield Instr(Op.STG, src=(1, 3), addrs=tuple(range(a + 128, a + 256, 4)))
+            yield Instr(stg, (), r13, tuple(range(a + 128, a + 256, 4)))
         yield exit_
     return stream
 

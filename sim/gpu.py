@@ -199,10 +199,12 @@ class GPU:
             self.in_tick = False
             soonest = NEVER
             for sm in sms:
-                if sm.wake <= now:
+                wake = sm.wake
+                if wake <= now:
                     sm.cycle(now)
-                if sm.wake < soonest:
-                    soonest = sm.wake
+                    wake = sm.wake
+                if wake < soonest:
+                    soonest = wake
             for p in per_cycle:
                 p.on_cycle(now)
             if now >= self.kernel_wake:

@@ -88,9 +88,20 @@ class SM(SMMemory):
         start = self.accounted
         if upto <= start:
             return
+        n = upto - start
         paused = self.state != ACTIVE
-        for sc in self.subcores:
-            sc.account_gap(start, upto, paused)
+        for sc in self.subcores:        # the issue interval first, then the reason that held
+            if paused:
+                sc.counts[R_PAUSED] += n
+                continue
+            k = (upto if upto < sc.next_issue else sc.next_issue) - start
+            if k > 0:
+                sc.counts[R_INTERVAL] += k
+                if k == n:
+                    continue
+                sc.counts[sc.reason()] += n - k
+            else:
+                sc.counts[sc.reason()] += n
         if paused:
             self.paused_cycles += upto - start
             if self.state == GATED:
@@ -139,8 +150,24 @@ class SM(SMMemory):
                 if not w.finished:
                     w.subcore.update(w)
             self.deferred.clear()
-        self.core_wake = self.next_wake(now)
-        self.wake = now + 1 if self.retry and self.stalled_on is None else self.core_wake
+        # next wake: the next cycle at which the SM (apart from memory retries) can change by
+        # itself: a fetch, a write-back, or a scheduler's ``wake`` (a lower bound on its issue)
+        n1 = now + 1
+        if self.ib_empty:
+            t = n1
+        else:
+            t = wb[0][0] if wb else NEVER
+            if self.state == ACTIVE:
+                for sc in self.subcores:
+                    if sc.masks[0] or sc.launch_bits:
+                        s = sc.wake
+                        if s <= n1:
+                            t = n1
+                            break
+                        if s < t:
+                            t = s
+        self.core_wake = t
+        self.wake = n1 if self.retry and self.stalled_on is None else t
 
     def poke(self, cycle: int) -> None:
         """Something outside the SM changed its state: run it at ``cycle``."""
@@ -148,24 +175,6 @@ class SM(SMMemory):
             self.wake = cycle
         if cycle < self.core_wake:
             self.core_wake = cycle
-
-    def next_wake(self, now: int) -> int:
-        """Next cycle at which the SM (apart from memory retries) can change by itself: a fetch,
-        a write-back, or a scheduler's ``wake`` (a lower bound on its next issue)."""
-        n1 = now + 1
-        if self.ib_empty:
-            return n1
-        t = self.wb[0][0] if self.wb else NEVER
-        if self.state != ACTIVE:
-            return t
-        for sc in self.subcores:
-            if sc.masks[0] or sc.launch_bits:
-                w = sc.wake
-                if w <= n1:
-                    return n1
-                if w < t:
-                    t = w
-        return t
 
     def after_release(self, w: Warp, now: int) -> None:
         if w.state == SCOREBOARD or w.state == MEMORY:
@@ -194,11 +203,8 @@ class SM(SMMemory):
             w = self.slots[s]
             ib = w.ib
             stream = w.stream
-            for _ in range(n_ib):
-                instr = next(stream, None)
-                if instr is None:
-                    w.stream_done = True
-                    break
+            room = n_ib
+            for instr in stream:        # up to n_ib instructions, stopping after EXIT
                 if instr.addrs:          # per-instance addresses: never seen again
                     d = Decoded(instr)
                 else:
@@ -208,8 +214,11 @@ class SM(SMMemory):
                             cache.clear()
                         d = cache[instr] = Decoded(instr)
                 ib.append(d)
-                if d.op == _EXIT:
+                room -= 1
+                if not room or d.op == _EXIT:
                     break
+            else:
+                w.stream_done = True
             if ib:
                 w.subcore.update(w)
 

@@ -116,8 +116,6 @@ class SMMemory:
         only if that changed something its cycles look at (a warp's wait state, a warp
         finishing, a pause drain, SOCGPU state); else, e.g. for most store acceptances, it sleeps
         on."""
-        if self.accounted < cycle:
-            self.catch_up(cycle)
         w, dst = token
         w.pending &= ~dst
         w.longop &= ~dst
@@ -125,11 +123,17 @@ class SMMemory:
         self.mem_out -= 1
         st = w.state                    # after_release, inlined
         quiet = w.soc is None and self.state == ACTIVE
+        # the skipped cycles are charged (catch_up) before any mask changes, not for a quiet
+        # answer: the next catch_up charges them with the same reasons
         if st == SCOREBOARD or st == MEMORY:
+            if self.accounted < cycle:
+                self.catch_up(cycle)
             w.subcore.update(w)
             if quiet and w.state == st:
                 return                  # nothing the SM's next cycles depend on has changed
         elif w.exited and not w.pending and not w.mem_out:
+            if self.accounted < cycle:
+                self.catch_up(cycle)
             self.finish_warp(w, cycle)
         elif quiet:
             return

@@ -22,7 +22,7 @@ from __future__ import annotations
 from heapq import heappush
 
 from sim.blocks.warp_sched import WarpSchedTwin
-from sim.stats import (BARRIER, FETCH, IDLE, INTERVAL, ISSUE_SLOT_REASONS, ISSUED, MEMORY, PAUSED,
+from sim.stats import (BARRIER, FETCH, IDLE, INTERVAL, ISSUE_SLOT_REASONS, ISSUED, MEMORY,
                        SCOREBOARD, UNIT_BUSY)
 from sim.warp import ALU, DIV, LDST, NONE, READY, UNIT_NAMES, Decoded, Warp
 from sim.warp import BARRIER as W_BARRIER
@@ -110,7 +110,13 @@ class SubCore:
             u = head.unit
             w.unit = u
             self.unit_masks[u] |= bit
-            self.wake = 0
+            # it cannot issue before its unit is free (a refused LD/ST unit: NEVER until the
+            # memory system accepts, when retry_memory resets ``wake``)
+            unit = self.units[u]
+            if unit is None:
+                self.wake = 0
+            elif unit.free_at < self.wake:
+                self.wake = unit.free_at
 
     def add(self, w: Warp) -> None:
         """A newly launched warp (empty instruction buffer); announced on the ``launch`` port."""
@@ -139,19 +145,6 @@ class SubCore:
         if m[W_FETCH]:
             return FETCH
         return IDLE
-
-    def account_gap(self, start: int, end: int, paused: bool) -> None:
-        """Charge the skipped cycles [start, end) in which nothing changed."""
-        n = end - start
-        if paused:
-            self.counts[PAUSED] += n
-            return
-        k = (end if end < self.next_issue else self.next_issue) - start
-        if k > 0:
-            self.counts[INTERVAL] += k
-            n -= k
-        if n > 0:
-            self.counts[self.reason()] += n
 
     def _step_grant(self, ready: int, launch: int) -> int:
         """``grant`` through the arbiter's port-level ``step`` (RTL proxies, subclassed twins)."""
@@ -211,6 +204,15 @@ class SubCore:
                 w.pending |= dst
                 sm.wb_seq += 1
                 heappush(sm.wb, (now + unit.latency, sm.wb_seq, w, dst))
+        elif kind == LDST:
+            # the next most common case, inlined from dispatch(): a memory op
+            ib.popleft()
+            w.n_insts += 1
+            self.n_insts += 1
+            sm = self.sm
+            if not ib and not w.stream_done:
+                sm.ib_empty |= 1 << w.slot
+            sm.memory_op(w, first, self.units[LDST], now)
         else:
             self.dispatch(w, first, now)
         if self.dual_issue and w.ib and first.unit != NONE:
