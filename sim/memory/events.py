@@ -51,9 +51,10 @@ class EventQueue:
             cycle = cycles[0]
             self.now = cycle
             b = buckets[cycle]
+            boxed: object = cycle       # compiled: box the cycle once per bucket, not per event
             i = 0
             while i < len(b):           # the bucket may grow while it runs
-                b[i](cycle, b[i + 1])
+                b[i](boxed, b[i + 1])
                 i += 2
             heappop(cycles)
             del buckets[cycle]
