@@ -27,7 +27,7 @@ keys: ``l1.*``, ``l2.*`` (summed over SMs / slices), ``icnt.{up,down}.*``, ``dra
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Final
 
 from gpusched.config import GPUConfig
 from sim.workload.kernel import Instr, Kernel, Op
@@ -42,9 +42,14 @@ from .l1 import ATOMIC, L1, LOAD, STORE, LoadRecord
 from .l2 import L2Slice
 from .request import ATOM, PREFETCH, READ, MemRequest
 
-_LDS, _STS, _STG, _ATOM = Op.LDS, Op.STS, Op.STG, Op.ATOM
-_DATA_UP = (False, True, True, True, False)    # request carries data: write, atom, writeback
-_DATA_DOWN = (True, False, True, False, True)  # reply carries data: read, atom, prefetch
+# op codes as Final literals (compiled: native int compares, no global lookup), checked below
+_LDS: Final = 6
+_STS: Final = 7
+_STG: Final = 5
+_ATOM: Final = 8
+assert (_LDS, _STS, _STG, _ATOM) == (Op.LDS, Op.STS, Op.STG, Op.ATOM)
+_DATA_UP: Final = (False, True, True, True, False)    # request carries data: write, atom, writeback
+_DATA_DOWN: Final = (True, False, True, False, True)  # reply carries data: read, atom, prefetch
 
 
 class MemoryHierarchy:
@@ -96,6 +101,7 @@ class MemoryHierarchy:
         self.callbacks[sm_id] = on_complete
 
     def issue(self, now: int, sm_id: int, instr: Instr, token: object) -> bool:
+        op: int = instr.op
         pending = self._refused[sm_id]
         refused = pending.get(id(instr)) if pending else None
         l1 = self.l1s[sm_id]
@@ -105,11 +111,9 @@ class MemoryHierarchy:
             lines = refused[1]
         else:
             refused = None
-            op = instr.op
             if op == _LDS or op == _STS:
                 return self._smem(now, sm_id, instr, token)
             lines = coalesce(instr.addrs or (), instr.size, self.line_bytes, self.sector_bytes)
-        op = instr.op
         if op == _STG:
             ok = l1.store(now, lines)
             if ok:
@@ -151,7 +155,7 @@ class MemoryHierarchy:
         """Remember a refused access with the state it waits on, so a retry is O(1) until an
         MSHR frees or (unless the MSHRs bind) the SM's injection queue moves."""
         l1 = self.l1s[sm_id]
-        op = instr.op
+        op: int = instr.op
         kind = STORE if op == _STG else ATOMIC if op == _ATOM else LOAD
         self._refused[sm_id][id(instr)] = (instr, lines, l1.frees, self.up.src_waiting[sm_id],
                                            l1.refused_on_mshrs, kind)

@@ -22,7 +22,7 @@ earlier kernel are counted either way (``hits_prev_kernel``).
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Final
 
 from gpusched.config.schema import L1Config
 
@@ -31,7 +31,9 @@ from .events import nothing
 from .request import ATOM, READ, WRITE, WRITEBACK, MemRequest
 
 
-LOAD, STORE, ATOMIC = range(3)     # access kinds for ``L1.blocked``
+LOAD: Final = 0     # access kinds for ``L1.blocked``
+STORE: Final = 1
+ATOMIC: Final = 2
 
 
 class LoadRecord:

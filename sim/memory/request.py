@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-READ, WRITE, ATOM, WRITEBACK, PREFETCH = range(5)
+from typing import Final
+
+# Final literals: compiled, each use is a constant (a plain module global costs a dict lookup)
+READ: Final = 0
+WRITE: Final = 1
+ATOM: Final = 2
+WRITEBACK: Final = 3
+PREFETCH: Final = 4
 KIND_NAMES = ("read", "write", "atom", "writeback", "prefetch")
 
 

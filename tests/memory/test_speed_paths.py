@@ -7,7 +7,7 @@ import pytest
 
 from memdriver import Driver, config, warp_load
 from sim.memory.coalescer import coalesce
-from sim.memory.events import EventQueue
+from sim.memory.events import RING, EventQueue
 
 
 def test_events_run_in_cycle_then_insertion_order():
@@ -25,6 +25,24 @@ def test_events_run_in_cycle_then_insertion_order():
     assert log == [(3, "b"), (3, "d"), (5, "a"), (5, "c"), (5, "spawn"), (5, "same")]
     ev.run_until(100)
     assert log[-2:] == [(7, "later"), (9, "e")] and ev.next_cycle() is None and len(ev) == 0
+
+
+def test_cycles_sharing_a_ring_slot_keep_cycle_then_insertion_order():
+    ev, log = EventQueue(), []
+    far = 3 + RING                  # shares cycle 3's ring slot: whichever comes second waits
+    add = lambda c, n: ev.at(c, lambda t, m: log.append((t, m)), n)     # noqa: E731
+    add(far, "far1")
+    add(3, "near")
+    add(far + RING, "farther")
+    ev.at(3, lambda t, _: add(far, "far2"))     # scheduled while cycle 3 runs
+    assert len(ev) == 4
+    ev.run_until(3)
+    add(far, "far3")                # joins cycle `far`'s one bucket, wherever it is
+    add(3 + 2 * RING + 1, "after")
+    ev.run_until(10 * RING)
+    assert log == [(3, "near"), (far, "far1"), (far, "far2"), (far, "far3"),
+                   (far + RING, "farther"), (3 + 2 * RING + 1, "after")]
+    assert len(ev) == 0 and ev.next_cycle() is None
 
 
 def test_an_event_for_a_past_cycle_is_refused_while_running():
