@@ -50,7 +50,8 @@ class Unit:
 class SubCore:
     """Warp arbiter + issue stage + units for the warp slots j, j+S, j+2S, … of one SM."""
 
-    __slots__ = ("sm", "index", "sched", "slots", "masks", "unit_masks", "units", "pipes",
+    __slots__ = ("sm", "index", "sched", "slots", "masks", "unit_masks", "units", "pipes", "in_use",
+                 "used_kinds",
                  "next_issue", "issue_interval", "dual_issue", "launch_bits", "counts", "n_insts",
                  "wake", "grant", "n_dual", "n_fetches")
 
@@ -64,6 +65,10 @@ class SubCore:
         self.unit_masks = [0] * 6      # READY warps by the unit of their head instruction
         self.units = units             # indexed by unit kind; NONE → None
         self.pipes = [u for u in units if u is not None]
+        # the pipes some warp has been READY for (only those can hold a READY warp back): the
+        # issue loops skip the others (``used_kinds``: their kinds as a bitmask)
+        self.in_use: list[Unit] = []
+        self.used_kinds = 0
         self.next_issue = 0
         self.issue_interval, self.dual_issue = issue_interval, dual_issue
         self.launch_bits = 0
@@ -115,8 +120,12 @@ class SubCore:
             unit = self.units[u]
             if unit is None:
                 self.wake = 0
-            elif unit.free_at < self.wake:
+                return
+            if unit.free_at < self.wake:
                 self.wake = unit.free_at
+            if not self.used_kinds >> u & 1:
+                self.used_kinds |= 1 << u
+                self.in_use = [p for p in self.pipes if self.used_kinds >> p.kind & 1]
 
     def add(self, w: Warp) -> None:
         """A newly launched warp (empty instruction buffer); announced on the ``launch`` port."""
@@ -165,7 +174,7 @@ class SubCore:
         if ready:
             um = self.unit_masks
             soonest = NEVER
-            for u in self.pipes:
+            for u in self.in_use:
                 f = u.free_at
                 if f > now:
                     m = um[u.kind]
@@ -234,7 +243,7 @@ class SubCore:
             t = t_issue
         else:
             t = NEVER
-            for u in self.pipes:
+            for u in self.in_use:
                 if um[u.kind] & ready:
                     f = u.free_at
                     if f <= t_issue:
