@@ -51,7 +51,6 @@ class SubCore:
     """Warp arbiter + issue stage + units for the warp slots j, j+S, j+2S, … of one SM."""
 
     __slots__ = ("sm", "index", "sched", "slots", "masks", "unit_masks", "units", "pipes", "in_use",
-                 "used_kinds",
                  "next_issue", "issue_interval", "dual_issue", "launch_bits", "counts", "n_insts",
                  "wake", "grant", "n_dual", "n_fetches")
 
@@ -66,9 +65,8 @@ class SubCore:
         self.units = units             # indexed by unit kind; NONE → None
         self.pipes = [u for u in units if u is not None]
         # the pipes some warp has been READY for (only those can hold a READY warp back): the
-        # issue loops skip the others (``used_kinds``: their kinds as a bitmask)
+        # issue loops skip the others
         self.in_use: list[Unit] = []
-        self.used_kinds = 0
         self.next_issue = 0
         self.issue_interval, self.dual_issue = issue_interval, dual_issue
         self.launch_bits = 0
@@ -123,9 +121,8 @@ class SubCore:
                 return
             if unit.free_at < self.wake:
                 self.wake = unit.free_at
-            if not self.used_kinds >> u & 1:
-                self.used_kinds |= 1 << u
-                self.in_use = [p for p in self.pipes if self.used_kinds >> p.kind & 1]
+            if unit not in self.in_use:
+                self.in_use.append(unit)
 
     def add(self, w: Warp) -> None:
         """A newly launched warp (empty instruction buffer); announced on the ``launch`` port."""
@@ -198,8 +195,8 @@ class SubCore:
         ib = w.ib
         first = ib[0]
         kind = first.unit
-        if kind <= DIV:
-            # the common case, inlined from dispatch(): an ALU-class op
+        if kind <= LDST:
+            # the common cases, inlined from dispatch(): an ALU-class op or a memory op
             ib.popleft()
             w.n_insts += 1
             self.n_insts += 1
@@ -207,21 +204,15 @@ class SubCore:
             if not ib and not w.stream_done:
                 sm.ib_empty |= 1 << w.slot
             unit = self.units[kind]
-            unit.free_at = now + unit.ii
-            dst = first.dst_mask
-            if dst:
-                w.pending |= dst
-                sm.wb_seq += 1
-                heappush(sm.wb, (now + unit.latency, sm.wb_seq, w, dst))
-        elif kind == LDST:
-            # the next most common case, inlined from dispatch(): a memory op
-            ib.popleft()
-            w.n_insts += 1
-            self.n_insts += 1
-            sm = self.sm
-            if not ib and not w.stream_done:
-                sm.ib_empty |= 1 << w.slot
-            sm.memory_op(w, first, self.units[LDST], now)
+            if kind == LDST:
+                sm.memory_op(w, first, unit, now)
+            else:
+                unit.free_at = now + unit.ii
+                dst = first.dst_mask
+                if dst:
+                    w.pending |= dst
+                    sm.wb_seq += 1
+                    heappush(sm.wb, (now + unit.latency, sm.wb_seq, w, dst))
         else:
             self.dispatch(w, first, now)
         if self.dual_issue and w.ib and first.unit != NONE:

@@ -19,7 +19,7 @@ from heapq import heappop, heappush
 from typing import Any, Callable, Final
 
 RING: Final = 4096  # ring slots (choice: memory-system delays are far shorter than 4096 cycles)
-_MASK: Final = 4095
+_MASK: Final = 4095  # RING - 1, written as a literal so compiled code folds it
 
 
 def nothing() -> None:
@@ -49,21 +49,17 @@ class EventQueue:
                 return
         i = cycle & _MASK
         owner = self._owner[i]
-        if owner == cycle:
-            b = self._ring[i]
-            b.append(fn)
-            b.append(arg)
-            return
-        if self.running and cycle < self.now:
-            raise ValueError(f"event for cycle {cycle} scheduled while cycle {self.now} runs")
-        if owner < 0:
+        if owner != cycle:              # a new bucket
+            if self.running and cycle < self.now:
+                raise ValueError(f"event for cycle {cycle} scheduled while cycle {self.now} runs")
+            heappush(self._cycles, cycle)
+            if owner >= 0:              # the slot is another pending cycle's
+                far[cycle] = [fn, arg]
+                return
             self._owner[i] = cycle
-            b = self._ring[i]
-            b.append(fn)
-            b.append(arg)
-        else:
-            far[cycle] = [fn, arg]
-        heappush(self._cycles, cycle)
+        b = self._ring[i]
+        b.append(fn)
+        b.append(arg)
 
     def run_until(self, now: int) -> None:
         """Run every event with cycle <= now (events added meanwhile run too if due)."""

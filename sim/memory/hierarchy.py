@@ -128,7 +128,7 @@ class MemoryHierarchy:
         if not ok:
             if refused is None:
                 l1.stalls += 1          # a stall episode, counted once however often retried
-            self._refuse(sm_id, instr, lines)
+            self._refuse(sm_id, instr, lines, op)
         elif refused is not None:
             del pending[id(instr)]
             self._watch_queue(sm_id)
@@ -151,11 +151,10 @@ class MemoryHierarchy:
                 self._watchers[sm_id]()
                 return
 
-    def _refuse(self, sm_id: int, instr: Instr, lines: dict) -> None:
+    def _refuse(self, sm_id: int, instr: Instr, lines: dict, op: int) -> None:
         """Remember a refused access with the state it waits on, so a retry is O(1) until an
         MSHR frees or (unless the MSHRs bind) the SM's injection queue moves."""
         l1 = self.l1s[sm_id]
-        op: int = instr.op
         kind = STORE if op == _STG else ATOMIC if op == _ATOM else LOAD
         self._refused[sm_id][id(instr)] = (instr, lines, l1.frees, self.up.src_waiting[sm_id],
                                            l1.refused_on_mshrs, kind)
