@@ -8,7 +8,7 @@ JOBS   ?= 2
 .PHONY: setup demo test test-all bench clean
 
 setup: $(STAMP)
-	@# Compile the memory model with mypyc (~20 s, only when its sources changed; optional).
+	@# Compile the memory model and SM core with mypyc (~25 s, only when their sources changed; optional).
 	$(BIN)/python -m sim.accel build --optional
 
 $(STAMP): pyproject.toml

@@ -1,11 +1,13 @@
-"""Optional compiled build of the model's hottest package (``sim.memory``) with mypyc.
+"""Optional compiled build of the model's hottest code with mypyc: the memory model
+(``sim.memory``) and the SM core (``sim.warp``, ``sim.subcore``, ``sim.sm_memory``, ``sim.sm``).
 
-Why: the memory hierarchy is most of the cost of memory-bound runs; compiled with mypyc (same
-source, type hints used for native attribute and int access) it runs about 1.5x faster. The
-Python sources stay the single truth: the compiled modules are built from them into
-``.accel/<hash>/``, where the hash covers the sources, the Python version and the mypy version,
-and a package uses them only while that hash still matches its current sources. An edited file
-therefore never runs stale compiled code: it falls back to plain Python until the next build.
+Why: these run for every warp instruction and memory request; compiled with mypyc (same source,
+type hints used for native attribute and int access) a memory-bound run is about 2x faster
+than plain Python. The Python sources stay the single truth: the compiled modules are built from
+them into ``.accel/<hash>/`` and used only while that hash still matches the current sources
+(``sim.compiled``). An edited file therefore never runs stale compiled code: it falls back to
+plain Python until the next build. SOCGPU's sub-core (``sim.issue.socgpu``) stays interpreted and
+subclasses the compiled ``SubCore`` (``allow_interpreted_subclasses``).
 
 - ``python -m sim.accel build``  (``make setup`` runs it; needs ``mypy`` and a C compiler)
 - ``python -m sim.accel status`` prints whether the compiled modules are in use
@@ -14,66 +16,14 @@ therefore never runs stale compiled code: it falls back to plain Python until th
 
 from __future__ import annotations
 
-import hashlib
-import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("sim/memory",)                       # compiled: every module but __init__.py
-HASHED_TOO = ("sim/workload/kernel.py", "sim/accel.py")   # types the compiled code relies on
-ACCEL_ROOT = ROOT / ".accel"
-
-
-def compiled_sources() -> list[Path]:
-    return sorted(p for pkg in PACKAGES for p in (ROOT / pkg).glob("*.py") if p.name != "__init__.py")
-
-
-def _mypy_version() -> str:
-    try:
-        from importlib.metadata import version
-        return version("mypy")
-    except Exception:
-        return "none"
-
-
-def source_hash() -> str:
-    h = hashlib.sha256()
-    h.update(sysconfig.get_config_var("EXT_SUFFIX").encode())
-    h.update(sys.version.encode())      # the interpreter build (two 3.11 builds, two builds)
-    h.update(_mypy_version().encode())
-    for p in compiled_sources() + [ROOT / f for f in HASHED_TOO]:
-        h.update(str(p.relative_to(ROOT)).encode())
-        h.update(p.read_bytes())
-    return h.hexdigest()[:16]
-
-
-def build_dir() -> Path:
-    return ACCEL_ROOT / source_hash()
-
-
-def use_compiled(package: str, path: list[str]) -> bool:
-    """Called from a compiled package's ``__init__``: put the matching build first on its
-    ``__path__`` (and the mypyc runtime library on ``sys.path``). False: plain Python."""
-    if os.environ.get("GPUSCHED_PURE") or not (ROOT / package.replace(".", "/")).is_dir():
-        return False
-    d = build_dir()
-    if not (d / "ok").is_file():
-        return False
-    if str(d) not in sys.path:
-        sys.path.append(str(d))
-    path.insert(0, str(d / package.replace(".", "/")))
-    return True
-
-
-def active() -> bool:
-    """True when the compiled modules are in use in this process."""
-    import sim.memory
-    return str(build_dir()) in sim.memory.__path__[0]
+from sim.compiled import (ACCEL_ROOT, CORE, HASHED_TOO, PACKAGES, ROOT,  # noqa: F401 (re-exported)
+                          active, build_dir, compiled_sources, source_hash, use_compiled)
 
 
 def build() -> Path:
@@ -116,7 +66,7 @@ def main(argv: list[str]) -> int:
             print(f"accel: not built ({str(e).splitlines()[0]}); the model runs as plain Python",
                   file=sys.stderr)
             return 0 if "--optional" in argv else 1
-        print(f"accel: compiled {', '.join(PACKAGES)} into {d}")
+        print(f"accel: compiled {', '.join(PACKAGES + CORE)} into {d}")
         return 0
     if cmd == "status":
         print("accel: compiled modules in use" if active() else

@@ -14,6 +14,11 @@ fetch always hits).
 Shared memory (LDS/STS) stays in the SM: ``units.smem_latency`` plus one LD/ST pass per extra
 bank conflict (``units.smem_banks`` 4-byte banks; distinct words in one bank serialise).
 
+Compiled: this module, ``sim.sm_memory``, ``sim.subcore`` and ``sim.warp`` are built with mypyc
+when ``sim.accel`` has built them (same source, same results). Their classes declare every field
+with its type at class level: that is what makes field access native, and an undeclared field
+cannot be set on an instance.
+
 Power states (active-SM controller): ACTIVE; PAUSING (schedulers stop issuing, CTAs stay, no new
 CTAs, waits for in-flight instructions to drain); PAUSED (drained, acknowledged); GATED
 (paused and power-gated). ``resume`` returns to ACTIVE.
@@ -22,25 +27,61 @@ CTAs, waits for in-flight instructions to drain); PAUSED (drained, acknowledged)
 from __future__ import annotations
 
 import heapq
+from typing import Any, Callable, Final
 
+from sim import stats
 from sim.cta import CTA, KernelRun
-from sim.stats import INTERVAL as R_INTERVAL, ISSUE_SLOT_REASONS, PAUSED as R_PAUSED, add_counts
+from sim.stats import ISSUE_SLOT_REASONS, add_counts
 from sim.issue import build_subcores
 from sim.sm_memory import ACTIVE, GATED, PAUSED, PAUSING, SMMemory  # noqa: F401 (re-exported)
-from sim.subcore import NEVER, Unit
+from sim.subcore import NEVER, SubCore, Unit
 from sim.warp import DONE, LDST, MEMORY, SCOREBOARD, Decoded, Warp
-from sim.workload.kernel import Op
+from sim.workload.kernel import Instr, Op
 
 SM_STATE_NAMES = ("active", "pausing", "paused", "gated")
-DECODE_CACHE_LIMIT = 1 << 16   # decoded static instructions kept (shared Instr objects)
-_EXIT = Op.EXIT
+DECODE_CACHE_LIMIT: Final = 1 << 16   # decoded static instructions kept (shared Instr objects)
+_EXIT: Final = 12
+R_INTERVAL: Final = 1
+R_PAUSED: Final = 8
+assert (_EXIT, R_INTERVAL, R_PAUSED) == (Op.EXIT, stats.INTERVAL, stats.PAUSED)
 
 
 class SM(SMMemory):
     """A streaming multiprocessor. ``gpu`` receives CTA/warp events (finish, drain ack). The
     memory paths (LD/ST issue, retries, completions) are in ``sim.sm_memory``."""
 
-    def __init__(self, sm_id: int, cfg, memory, make_scheduler, gpu, decode_cache: dict):
+    n_slots: int
+    n_sub: int
+    fetch_per_cycle: int
+    ib_entries: int
+    max_ctas: int
+    threads_cap: int
+    regs_cap: int
+    smem_cap: int
+    ldst_units: list[Unit]
+    slots: list[Warp | None]
+    ctas: list[CTA | None]
+    n_ctas: int
+    n_warps: int
+    threads_used: int
+    regs_used: int
+    smem_used: int
+    warp_used: int
+    ib_empty: int
+    fetch_last: int
+    next_dyn_id: int
+    wb: list[tuple[int, int, Warp, int]]
+    wb_seq: int
+    deferred: list[Warp]
+    decode_cache: dict[Instr, Decoded]
+    bound: KernelRun | None
+    ctas_launched: int
+    paused_cycles: int
+    gated_cycles: int
+    fetcher: Any        # SOCGPU's fetch (sim.issue.socgpu.SocgpuFetch), None: in-order fetch
+
+    def __init__(self, sm_id: int, cfg: Any, memory: Any, make_scheduler: Callable, gpu: Any,
+                 decode_cache: dict[Instr, Decoded]):
         s = cfg.sm
         self.sm_id, self.gpu, self.memory = sm_id, gpu, memory
         self.n_slots, self.n_sub = s.warps_per_sm, s.subcores
@@ -49,22 +90,27 @@ class SM(SMMemory):
         self.max_ctas, self.threads_cap = s.max_ctas_per_sm, s.threads_per_sm
         self.regs_cap, self.smem_cap = s.regs_per_sm, s.smem_per_sm
         shared = Unit(LDST, cfg.units.smem_latency, cfg.units.ldst_ii) if cfg.units.ldst_shared else None
-        self.subcores = build_subcores(self, cfg, make_scheduler, shared)  # sm.issue; socgpu sets fetch
-        self.ldst_units = list({id(sc.units[LDST]): sc.units[LDST] for sc in self.subcores}.values())
-        self.slots: list[Warp | None] = [None] * s.warps_per_sm
-        self.ctas: list[CTA | None] = [None] * s.max_ctas_per_sm
+        self.fetcher = None
+        self.subcores = build_subcores(self, cfg, make_scheduler, shared)  # sm.issue; socgpu sets fetcher
+        self.ldst_units = []            # distinct LD/ST units (shared by all sub-cores or one each)
+        for sc in self.subcores:
+            u = sc.units[LDST]
+            if u is not None and u not in self.ldst_units:
+                self.ldst_units.append(u)
+        self.slots = [None] * s.warps_per_sm
+        self.ctas = [None] * s.max_ctas_per_sm
         self.n_ctas = self.n_warps = 0
         self.threads_used = self.regs_used = self.smem_used = 0
         self.warp_used = 0                  # bitmask of allocated warp slots
         self.ib_empty = 0                   # live warps with an empty instruction buffer
         self.fetch_last = s.warps_per_sm - 1
         self.next_dyn_id = 0                # dynamic warp id, never reset (baselines.md §1.2)
-        self.wb: list = []                  # heap of (cycle, seq, warp, dst mask)
+        self.wb = []                  # heap of (cycle, seq, warp, dst mask)
         self.wb_seq = 0
-        self.deferred: list[Warp] = []
+        self.deferred = []
         self.decode_cache = decode_cache
         self.state = ACTIVE
-        self.bound: KernelRun | None = None   # kernel binding (owned by the kernel scheduler)
+        self.bound = None   # kernel binding (owned by the kernel scheduler)
         self.wake = self.core_wake = NEVER
         self.accounted = 0                  # first cycle whose issue slots are not yet counted
         self.ctas_launched = self.paused_cycles = self.gated_cycles = 0
@@ -144,7 +190,10 @@ class SM(SMMemory):
         else:
             self.stay_paused(now)
         if self.ib_empty:
-            self.fetch(now)
+            if self.fetcher is None:
+                self.fetch(now)
+            else:
+                self.fetcher.fetch(now)
         if self.deferred:
             for w in self.deferred:
                 if not w.finished:
@@ -201,6 +250,7 @@ class SM(SMMemory):
             self.fetch_last = s
             self.ib_empty = m & ~(1 << s)
             w = self.slots[s]
+            assert w is not None
             ib = w.ib
             stream = w.stream
             room = n_ib
@@ -208,11 +258,12 @@ class SM(SMMemory):
                 if instr.addrs:          # per-instance addresses: never seen again
                     d = Decoded(instr)
                 else:
-                    d = get(instr)
-                    if d is None:
+                    c = get(instr)
+                    if c is None:
                         if len(cache) >= DECODE_CACHE_LIMIT:
                             cache.clear()
-                        d = cache[instr] = Decoded(instr)
+                        c = cache[instr] = Decoded(instr)
+                    d = c
                 ib.append(d)
                 room -= 1
                 if not room or d.op == _EXIT:

@@ -12,21 +12,52 @@ and per-cycle policies see the same cycles."""
 
 from __future__ import annotations
 
-from sim.subcore import NEVER
-from sim.warp import LDST, MEMORY, SCOREBOARD
+from typing import Any, Final
+
+from sim.subcore import NEVER, SubCore, Unit
+from sim.warp import LDST, MEMORY, SCOREBOARD, Warp
 from sim.workload.kernel import Op
 
-_LDS, _STS = Op.LDS, Op.STS
-ACTIVE, PAUSING, PAUSED, GATED = range(4)     # SM power states (sim.sm)
+_LDS: Final = 6
+_STS: Final = 7
+assert (_LDS, _STS) == (Op.LDS, Op.STS)
+ACTIVE: Final = 0           # SM power states (sim.sm)
+PAUSING: Final = 1
+PAUSED: Final = 2
+GATED: Final = 3
 
 
 class SMMemory:
-    """Memory paths of an SM (expects the SM's ``memory``, ``retry``, ``subcores``, … fields)."""
+    """Memory paths of an SM (the base of ``sim.sm.SM``; its fields are declared here)."""
 
-    def init_memory(self, memory) -> None:
+    sm_id: int
+    gpu: Any
+    memory: Any
+    subcores: list[SubCore]
+    smem_latency: int
+    smem_banks: int
+    state: int
+    wake: int
+    core_wake: int
+    accounted: int
+    mem_out: int
+    retry: list[Unit]
+    watched: bool
+    stalled_on: bool | None
+
+    def catch_up(self, upto: int) -> None:
+        raise NotImplementedError
+
+    def finish_warp(self, w: Warp, now: int) -> None:
+        raise NotImplementedError
+
+    def schedule_writeback(self, cycle: int, w: Warp, dst: int) -> None:
+        raise NotImplementedError
+
+    def init_memory(self, memory: Any) -> None:
         """Retry state and the memory-system hooks (called by ``SM.__init__``)."""
         self.mem_out = 0
-        self.retry: list = []               # LD/ST units holding a refused instruction
+        self.retry = []                     # LD/ST units holding a refused instruction
         watch = getattr(memory, "watch_stalls", None)
         self.watched = watch is not None
         if watch is not None:
@@ -34,8 +65,9 @@ class SMMemory:
         self.stalled_on = None              # True: every retry refused, nothing changed since
         memory.connect(self.sm_id, self.on_memory_complete)
 
-    def memory_op(self, w, d, unit, now: int) -> None:
-        """LD/ST unit: shared memory in the SM, global/atomic ops to the memory system."""
+    def memory_op(self, w: Warp, d: Any, unit: Unit, now: int) -> None:
+        """LD/ST unit: shared memory in the SM, global/atomic ops to the memory system. ``d``:
+        a ``Decoded``, or SOCGPU's ``MemReq`` (same fields)."""
         op = d.op
         if op == _LDS or op == _STS:
             passes = self.bank_passes(d.instr)
@@ -97,7 +129,7 @@ class SMMemory:
                 if not gpu.in_tick:     # the GPU loop may have passed this SM: let it re-check
                     gpu.policy_acted = True
 
-    def bank_passes(self, instr) -> int:
+    def bank_passes(self, instr: Any) -> int:
         """Shared-memory passes: the most distinct 4-byte words that fall in one bank."""
         addrs = instr.addrs
         if not addrs:
@@ -111,7 +143,7 @@ class SMMemory:
             banks.setdefault(word % n, set()).add(word)
         return max(len(v) for v in banks.values())
 
-    def on_memory_complete(self, token, cycle: int) -> None:
+    def on_memory_complete(self, token: tuple[Warp, int], cycle: int) -> None:
         """Memory-system callback: a load's data is back / a store was accepted. The SM is woken
         only if that changed something its cycles look at (a warp's wait state, a warp
         finishing, a pause drain, SOCGPU state); else, e.g. for most store acceptances, it sleeps

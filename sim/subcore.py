@@ -20,10 +20,12 @@ so the SM skips the issue stage (and idle cycles altogether) until something can
 from __future__ import annotations
 
 from heapq import heappush
+from typing import TYPE_CHECKING, Any, Callable, Final
 
+from mypy_extensions import mypyc_attr
+
+from sim import stats
 from sim.blocks.warp_sched import WarpSchedTwin
-from sim.stats import (BARRIER, FETCH, IDLE, INTERVAL, ISSUE_SLOT_REASONS, ISSUED, MEMORY,
-                       SCOREBOARD, UNIT_BUSY)
 from sim.warp import ALU, DIV, LDST, NONE, READY, UNIT_NAMES, Decoded, Warp
 from sim.warp import BARRIER as W_BARRIER
 from sim.warp import MEMORY as W_MEMORY
@@ -32,45 +34,88 @@ from sim.warp import FETCH as W_FETCH
 from sim.warp import DONE as W_DONE
 from sim.workload.kernel import Op
 
-NEVER = 1 << 62   # "no event" cycle
-OP_BAR, OP_EXIT = Op.BAR, Op.EXIT
+if TYPE_CHECKING:
+    from sim.sm import SM
+
+NEVER: Final = 1 << 62   # "no event" cycle
+OP_BAR: Final = 10
+OP_EXIT: Final = 12
+# issue-slot reasons (sim.stats) as Final literals: compiled code indexes with native ints
+ISSUED: Final = 0
+INTERVAL: Final = 1
+UNIT_BUSY: Final = 2
+MEMORY: Final = 3
+SCOREBOARD: Final = 4
+BARRIER: Final = 5
+FETCH: Final = 6
+IDLE: Final = 7
+assert (OP_BAR, OP_EXIT) == (Op.BAR, Op.EXIT)
+assert ((ISSUED, INTERVAL, UNIT_BUSY, MEMORY, SCOREBOARD, BARRIER, FETCH, IDLE)
+        == (stats.ISSUED, stats.INTERVAL, stats.UNIT_BUSY, stats.MEMORY, stats.SCOREBOARD,
+            stats.BARRIER, stats.FETCH, stats.IDLE))
 
 
 class Unit:
     """A pipelined functional unit: accepts one warp instruction every ``ii`` cycles."""
 
     __slots__ = ("kind", "name", "latency", "ii", "free_at", "stalled")
+    kind: int
+    name: str
+    latency: int
+    ii: int
+    free_at: int
+    stalled: Any
 
     def __init__(self, kind: int, latency: int, ii: int):
         self.kind, self.name, self.latency, self.ii = kind, UNIT_NAMES[kind], latency, ii
         self.free_at = 0
-        self.stalled = None     # LD/ST only: (warp, instr, token) refused by the memory system
+        self.stalled = None     # LD/ST only: (instr, token) refused by the memory system
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)     # SOCGPU's sub-core (sim.issue.socgpu)
 class SubCore:
     """Warp arbiter + issue stage + units for the warp slots j, j+S, j+2S, … of one SM."""
 
     __slots__ = ("sm", "index", "sched", "slots", "masks", "unit_masks", "units", "pipes", "in_use",
                  "next_issue", "issue_interval", "dual_issue", "launch_bits", "counts", "n_insts",
                  "wake", "grant", "n_dual", "n_fetches")
+    sm: SM
+    index: int
+    sched: Any
+    slots: list[Warp | None]
+    masks: list[int]
+    unit_masks: list[int]
+    units: list[Unit | None]
+    pipes: list[Unit]
+    in_use: list[Unit]
+    next_issue: int
+    issue_interval: int
+    dual_issue: bool
+    launch_bits: int
+    counts: list[int]
+    n_insts: int
+    wake: int
+    grant: Callable[[int, int], int]
+    n_dual: int
+    n_fetches: int
 
-    def __init__(self, sm, index: int, scheduler, n_slots: int, units: list, issue_interval: int,
-                 dual_issue: bool):
+    def __init__(self, sm: SM, index: int, scheduler: Any, n_slots: int, units: list[Unit | None],
+                 issue_interval: int, dual_issue: bool):
         self.sm, self.index, self.sched = sm, index, scheduler
         # the stock twin has a dict-free port (same state update); anything else gets ``step``
         self.grant = scheduler.grant if type(scheduler) is WarpSchedTwin else self._step_grant
-        self.slots: list[Warp | None] = [None] * n_slots
+        self.slots = [None] * n_slots
         self.masks = [0] * 6           # per warp wait state (sim.warp READY … DONE)
         self.unit_masks = [0] * 6      # READY warps by the unit of their head instruction
         self.units = units             # indexed by unit kind; NONE → None
         self.pipes = [u for u in units if u is not None]
         # the pipes some warp has been READY for (only those can hold a READY warp back): the
         # issue loops skip the others
-        self.in_use: list[Unit] = []
+        self.in_use = []
         self.next_issue = 0
         self.issue_interval, self.dual_issue = issue_interval, dual_issue
         self.launch_bits = 0
-        self.counts = [0] * len(ISSUE_SLOT_REASONS)
+        self.counts = [0] * len(stats.ISSUE_SLOT_REASONS)
         self.n_insts = self.n_dual = self.n_fetches = 0
         # Lower bound on the next cycle this scheduler can issue; 0 = "re-check now". Set after
         # each issue attempt; reset by anything that can make it earlier (a warp becoming ready,
@@ -81,7 +126,7 @@ class SubCore:
     def update(self, w: Warp) -> None:
         """Re-derive ``w``'s wait state (``Warp.wait_state``, inlined: the hottest path) and move
         its bit between the masks."""
-        head = None
+        hu = NONE                       # unit of the head instruction
         if w.exited:
             new = W_DONE
         elif w.at_barrier:
@@ -90,6 +135,7 @@ class SubCore:
             new = W_FETCH
         else:
             head = w.ib[0]
+            hu = head.unit
             hit = head.use_mask & w.pending
             if hit:
                 new = W_MEMORY if hit & w.longop else W_SCOREBOARD
@@ -100,7 +146,7 @@ class SubCore:
         old = w.state
         bit = w.bit
         if old == READY:
-            if new == READY and w.unit == head.unit:
+            if new == READY and w.unit == hu:
                 return
             self.unit_masks[w.unit] &= ~bit
         elif old == new:
@@ -110,12 +156,11 @@ class SubCore:
         masks[new] |= bit
         w.state = new
         if new == READY:
-            u = head.unit
-            w.unit = u
-            self.unit_masks[u] |= bit
+            w.unit = hu
+            self.unit_masks[hu] |= bit
             # it cannot issue before its unit is free (a refused LD/ST unit: NEVER until the
             # memory system accepts, when retry_memory resets ``wake``)
-            unit = self.units[u]
+            unit = self.units[hu]
             if unit is None:
                 self.wake = 0
                 return
@@ -190,6 +235,7 @@ class SubCore:
             self.counts[self.reason()] += 1
             return
         w = self.slots[g]
+        assert w is not None
         self.counts[ISSUED] += 1
         self.next_issue = now + self.issue_interval
         ib = w.ib
@@ -204,6 +250,7 @@ class SubCore:
             if not ib and not w.stream_done:
                 sm.ib_empty |= 1 << w.slot
             unit = self.units[kind]
+            assert unit is not None
             if kind == LDST:
                 sm.memory_op(w, first, unit, now)
             else:
@@ -218,7 +265,7 @@ class SubCore:
         if self.dual_issue and w.ib and first.unit != NONE:
             second = w.ib[0]
             unit = self.units[second.unit]
-            if (second.unit != first.unit and second.unit != NONE and unit.free_at <= now
+            if (second.unit != first.unit and unit is not None and unit.free_at <= now
                     and w.wait_state() == READY):
                 self.n_dual += 1
                 self.dispatch(w, second, now)
@@ -256,6 +303,7 @@ class SubCore:
         kind = d.unit
         if kind <= DIV:
             unit = self.units[kind]
+            assert unit is not None
             unit.free_at = now + unit.ii
             dst = d.dst_mask
             if dst:
@@ -263,7 +311,9 @@ class SubCore:
                 sm.wb_seq += 1
                 heappush(sm.wb, (now + unit.latency, sm.wb_seq, w, dst))
         elif kind == LDST:
-            sm.memory_op(w, d, self.units[LDST], now)
+            ldst = self.units[LDST]
+            assert ldst is not None
+            sm.memory_op(w, d, ldst, now)
         elif op == OP_BAR:
             sm.arrive_barrier(w, now)
         elif op == OP_EXIT:

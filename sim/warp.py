@@ -17,27 +17,42 @@ over all warps):
 from __future__ import annotations
 
 from collections import deque
-from typing import Iterator
+from typing import TYPE_CHECKING, Any, Final, Iterator
 
 from sim.workload.kernel import Instr, Op
 
-READY, SCOREBOARD, MEMORY, BARRIER, FETCH, DONE = range(6)
+if TYPE_CHECKING:
+    from sim.cta import CTA
+    from sim.subcore import SubCore
+
+# wait states and unit classes as Final literals (compiled code compares native ints)
+READY: Final = 0
+SCOREBOARD: Final = 1
+MEMORY: Final = 2
+BARRIER: Final = 3
+FETCH: Final = 4
+DONE: Final = 5
 STATE_NAMES = ("ready", "scoreboard", "memory", "barrier", "fetch", "done")
 
 # Functional-unit classes of a sub-core (baselines.md §1.2 "target unit"). NONE: ops that need
 # no pipeline (barrier, fence, exit, nop); branches go to the ALU (SP) pipe as in GPGPU-Sim.
-ALU, SFU, FP64, DIV, LDST, NONE = range(6)
+ALU: Final = 0
+SFU: Final = 1
+FP64: Final = 2
+DIV: Final = 3
+LDST: Final = 4
+NONE: Final = 5
 UNIT_NAMES = ("alu", "sfu", "fp64", "div", "ldst", "none")
-UNIT_OF_OP = {Op.ALU: ALU, Op.BRA: ALU, Op.SFU: SFU, Op.FP64: FP64, Op.DIV: DIV,
+UNIT_OF_OP: dict[int, int] = {Op.ALU: ALU, Op.BRA: ALU, Op.SFU: SFU, Op.FP64: FP64, Op.DIV: DIV,
               Op.LDG: LDST, Op.STG: LDST, Op.LDS: LDST, Op.STS: LDST, Op.ATOM: LDST,
               Op.BAR: NONE, Op.MEMBAR: NONE, Op.EXIT: NONE, Op.NOP: NONE}
 LONG_OPS = frozenset({Op.LDG, Op.ATOM})
 _MEMBAR = Op.MEMBAR
-_DECODE: dict = {}      # (op, dst, src) → (unit, dst mask, use mask, long-op, fence)
+_DECODE: dict[tuple[int, tuple, tuple], tuple[int, int, int, bool, bool]] = {}      # (op, dst, src) → (unit, dst mask, use mask, long-op, fence)
 DECODE_LIMIT = 4096
 
 
-def _decode(op: Op, dst: tuple, src: tuple) -> tuple:
+def _decode(op: int, dst: tuple, src: tuple) -> tuple[int, int, int, bool, bool]:
     """What issue needs from an instruction's op and registers (memoised: decoded on every
     fetch, and per-instance memory instructions are never the same object twice)."""
     d = 0
@@ -56,6 +71,13 @@ class Decoded:
     """An instruction as the issue stage sees it: unit, register bitmasks, long-op flag."""
 
     __slots__ = ("instr", "op", "unit", "use_mask", "dst_mask", "long", "fence")
+    instr: Instr
+    op: int
+    unit: int
+    use_mask: int
+    dst_mask: int
+    long: bool
+    fence: bool
 
     def __init__(self, instr: Instr):
         op = instr.op
@@ -72,12 +94,31 @@ class Warp:
     __slots__ = ("slot", "dyn_id", "cta", "index", "stream", "stream_done", "ib", "pending",
                  "longop", "mem_out", "state", "unit", "exited", "finished", "at_barrier",
                  "subcore", "bit", "n_insts", "soc")
+    slot: int
+    dyn_id: int
+    cta: CTA
+    index: int
+    stream: Iterator[Instr]
+    stream_done: bool
+    ib: deque[Decoded]
+    pending: int
+    longop: int
+    mem_out: int
+    state: int
+    unit: int
+    exited: bool
+    finished: bool
+    at_barrier: bool
+    subcore: SubCore
+    bit: int
+    n_insts: int
+    soc: Any
 
-    def __init__(self, slot: int, dyn_id: int, cta, index: int, stream: Iterator[Instr],
-                 subcore, bit: int):
+    def __init__(self, slot: int, dyn_id: int, cta: CTA, index: int, stream: Iterator[Instr],
+                 subcore: SubCore, bit: int):
         self.slot, self.dyn_id, self.cta, self.index = slot, dyn_id, cta, index
         self.stream, self.stream_done = stream, False
-        self.ib: deque[Decoded] = deque()
+        self.ib = deque()
         self.pending = 0        # registers with an outstanding write (scoreboard reg_table)
         self.longop = 0         # the subset written by global loads / atomics (longopregs)
         self.mem_out = 0        # memory requests in flight (loads, stores, atomics)

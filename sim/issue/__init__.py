@@ -17,7 +17,7 @@ from sim.subcore import SubCore, make_units
 
 
 def build_subcores(sm, cfg, make_scheduler, shared_ldst) -> list:
-    """The sub-cores of ``sm``; for SOCGPU also installs its fetch as ``sm.fetch``."""
+    """The sub-cores of ``sm``; for SOCGPU also installs its fetch as ``sm.fetcher``."""
     s = cfg.sm
     per_sub = s.warps_per_sm // s.subcores
     sched = [make_scheduler(per_sub, s.warp_sched) for _ in range(s.subcores)]
@@ -27,7 +27,7 @@ def build_subcores(sm, cfg, make_scheduler, shared_ldst) -> list:
     from sim.issue.inorder_block import FastInorderIssue
     from sim.issue.socgpu import SocgpuFetch, SocgpuSubCore
     fetcher = SocgpuFetch(sm)
-    sm.fetch = fetcher.fetch
+    sm.fetcher = fetcher
     baseline = s.issue == "inorder_issue"
     dual = ("smart" if s.smart_dual and not baseline else "on") if s.dual_issue else "off"
     make_block = FastInorderIssue if baseline else None

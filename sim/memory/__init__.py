@@ -2,6 +2,6 @@
 
 The modules of this package may run compiled (see ``sim.accel``): same sources, faster."""
 
-from sim.accel import use_compiled
+from sim.compiled import use_compiled
 
 use_compiled(__name__, __path__)

@@ -1,5 +1,5 @@
-"""The compiled memory model (sim.accel) is the same model: byte-identical results, and a build
-is only used while it matches the current sources."""
+"""The compiled model (sim.accel: memory model and SM core) is the same model: byte-identical
+results, and a build is only used while it matches the current sources."""
 
 import json
 import os
@@ -10,29 +10,33 @@ import sys
 import pytest
 
 from sim import accel
+from sim import compiled as loader
 
-RUN = ("import json; from gpusched.config import get_preset; from sim.run import simulate; "
-       "from sim.bench import reference; from sim import accel; "
-       "r = simulate(get_preset('gtx480'), reference('mixed'), memory='hierarchy'); "
+RUN = ("import json, sys; from gpusched.config import get_preset, with_overrides; "
+       "from sim.run import simulate; from sim.bench import reference; from sim import accel; "
+       "cfg = with_overrides(get_preset('gtx480'), sys.argv[1:]); "
+       "r = simulate(cfg, reference('mixed'), memory='hierarchy'); "
        "print(json.dumps({'compiled': accel.active(), 'result': r}, sort_keys=True, default=str))")
 
 
-def _run(pure: bool) -> dict:
+def _run(pure: bool, overrides: tuple[str, ...] = ()) -> dict:
     env = dict(os.environ)
     env.pop("GPUSCHED_PURE", None)
     if pure:
         env["GPUSCHED_PURE"] = "1"
-    out = subprocess.run([sys.executable, "-c", RUN], capture_output=True, text=True, check=True,
+    out = subprocess.run([sys.executable, "-c", RUN, *overrides], capture_output=True, text=True, check=True,
                          env=env, cwd=accel.ROOT)
     return json.loads(out.stdout)
 
 
-def test_compiled_and_plain_python_give_identical_results():
+@pytest.mark.parametrize("overrides", [(), ("sm.issue=socgpu", "sm.ib_entries=8")],
+                         ids=["inorder", "socgpu"])     # socgpu: interpreted subclass of SubCore
+def test_compiled_and_plain_python_give_identical_results(overrides):
     if not (accel.build_dir() / "ok").is_file():
         if os.environ.get("CI"):
-            pytest.fail("CI must build the compiled memory model (make setup runs sim.accel build)")
-        pytest.skip("compiled memory model not built (python -m sim.accel build)")
-    compiled, plain = _run(pure=False), _run(pure=True)
+            pytest.fail("CI must build the compiled model (make setup runs sim.accel build)")
+        pytest.skip("compiled model not built (python -m sim.accel build)")
+    compiled, plain = _run(False, overrides), _run(True, overrides)
     assert compiled["compiled"] is True and plain["compiled"] is False
     assert compiled["result"]["warp_insts"] > 0
     assert json.dumps(compiled["result"], sort_keys=True) == json.dumps(plain["result"], sort_keys=True)
@@ -43,8 +47,8 @@ def test_an_edited_source_never_runs_a_stale_build(tmp_path, monkeypatch):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(accel.ROOT / rel, tmp_path / rel)
     monkeypatch.delenv("GPUSCHED_PURE", raising=False)     # the test sets it itself below
-    monkeypatch.setattr(accel, "ROOT", tmp_path)
-    monkeypatch.setattr(accel, "ACCEL_ROOT", tmp_path / ".accel")
+    monkeypatch.setattr(loader, "ROOT", tmp_path)
+    monkeypatch.setattr(loader, "ACCEL_ROOT", tmp_path / ".accel")
     before = accel.source_hash()
     (accel.build_dir() / "sim" / "memory").mkdir(parents=True)
     (accel.build_dir() / "ok").write_text("pretend build\n")
@@ -55,6 +59,12 @@ def test_an_edited_source_never_runs_a_stale_build(tmp_path, monkeypatch):
     assert accel.source_hash() != before
     path = []
     assert not accel.use_compiled("sim.memory", path) and path == []
-    monkeypatch.setenv("GPUSCHED_PURE", "1")
+    sm = tmp_path / "sim" / "sm.py"                 # the SM core flips both packages too
     dram.write_text(dram.read_text()[:-len("\n# edited\n")])
+    assert accel.use_compiled("sim", path)
+    sm.write_text(sm.read_text() + "\n# edited\n")
+    path = []
+    assert not accel.use_compiled("sim", path) and not accel.use_compiled("sim.memory", path)
+    sm.write_text(sm.read_text()[:-len("\n# edited\n")])
+    monkeypatch.setenv("GPUSCHED_PURE", "1")
     assert accel.source_hash() == before and not accel.use_compiled("sim.memory", path)
