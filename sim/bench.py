@@ -136,7 +136,7 @@ def run_one(name: str, memory: str = "fixed") -> dict:
             "seconds": round(wall, 3), "cpu_seconds": round(cpu, 3),
             "warp_insts_per_s": round(r["warp_insts"] / cpu), "cycles_per_s": round(r["cycles"] / cpu),
             "peak_rss_mb": round(rss_mb, 1), "loop_10m_cpu_s": round(calibration, 3),
-            "compiled_memory": accel.active()}
+            "compiled": accel.active()}
 
 
 def bench_model(names: list[str], memories: list[str] | tuple = MEMORY_KINDS) -> list[dict]:

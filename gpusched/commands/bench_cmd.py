@@ -19,8 +19,8 @@ def model(as_json: bool = typer.Option(False, "--json", help="print one JSON obj
 
     Rates are per CPU-second of the simulating process; "calib s" is the CPU time of a plain
     10M-iteration Python loop on this machine (about 0.4 s on an idle desktop core); "target" is
-    the speed goal (reported, not asserted). The memory model runs compiled when ``make setup``
-    could build it (``sim.accel``); the last line says which."""
+    the speed goal (reported, not asserted). The memory model and the SM core run compiled when
+    ``make setup`` could build them (``sim.accel``); the last line says which."""
     from sim.bench import MEMORY_KINDS, REFERENCES, bench_model
     names = [n for n in only.split(",") if n] or list(REFERENCES)
     memories = [m for m in memory.split(",") if m] or list(MEMORY_KINDS)
@@ -41,9 +41,9 @@ def model(as_json: bool = typer.Option(False, "--json", help="print one JSON obj
                       f"{r['cycles_per_s']:,.0f}", f"≥{target:,}" if target else "",
                       f"{r['peak_rss_mb']:.0f}", f"{r['loop_10m_cpu_s']:.2f}")
     stdout_console().print(table)
-    compiled = {r.get("compiled_memory") for r in rows}
-    typer.echo("memory model: " + ("compiled (sim.accel)" if compiled == {True} else
-                                   "plain Python (build it with `python -m sim.accel build`)"))
+    compiled = {r.get("compiled") for r in rows}
+    typer.echo("model: " + ("compiled (memory model and SM core, sim.accel)" if compiled == {True}
+                            else "plain Python (build it with `python -m sim.accel build`)"))
 
 
 def register(app: typer.Typer) -> None:
