@@ -188,6 +188,19 @@ def test_bench_rejects_unknown_reference():
     assert p.returncode == 2 and "compute" in p.stderr
 
 
+def test_bench_rejects_a_repeat_below_one():
+    p = gpusched("bench", "model", "--repeat", "0")
+    assert p.returncode == 2 and "--repeat" in p.stderr
+
+
+def test_bench_keeps_the_fastest_of_its_runs():
+    from sim.bench import bench_model
+    (row,) = bench_model(["compute"], ["fixed"], repeat=2)
+    runs = row["cpu_seconds_runs"]
+    assert len(runs) == 2 and row["cpu_seconds"] == min(runs)
+    assert row["warp_insts_per_s"] == pytest.approx(row["warp_insts"] / row["cpu_seconds"], rel=0.01)
+
+
 def test_bench_references_have_fixed_instruction_counts():
     from sim.bench import N_CTAS, WARPS_PER_CTA, reference
     for name, per_warp in (("compute", 500 + 1), ("memory", 64 * 3 + 1), ("mixed", 40 * 11 + 1)):
