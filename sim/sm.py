@@ -34,7 +34,7 @@ from sim.cta import CTA, KernelRun
 from sim.stats import ISSUE_SLOT_REASONS, add_counts
 from sim.issue import build_subcores
 from sim.sm_memory import ACTIVE, GATED, PAUSED, PAUSING, SMMemory  # noqa: F401 (re-exported)
-from sim.subcore import NEVER, SubCore, Unit
+from sim.subcore import NEVER, Unit
 from sim.warp import DONE, LDST, MEMORY, SCOREBOARD, Decoded, Warp
 from sim.workload.kernel import Instr, Op
 

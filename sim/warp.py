@@ -48,7 +48,8 @@ UNIT_OF_OP: dict[int, int] = {Op.ALU: ALU, Op.BRA: ALU, Op.SFU: SFU, Op.FP64: FP
               Op.BAR: NONE, Op.MEMBAR: NONE, Op.EXIT: NONE, Op.NOP: NONE}
 LONG_OPS = frozenset({Op.LDG, Op.ATOM})
 _MEMBAR = Op.MEMBAR
-_DECODE: dict[tuple[int, tuple, tuple], tuple[int, int, int, bool, bool]] = {}      # (op, dst, src) → (unit, dst mask, use mask, long-op, fence)
+# (op, dst, src) → (unit, dst mask, use mask, long-op, fence)
+_DECODE: dict[tuple[int, tuple, tuple], tuple[int, int, int, bool, bool]] = {}
 DECODE_LIMIT = 4096
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 
 from .errors import ConfigError
-from .schema import (DRAMConfig, EnergyConfig, GPUConfig, IcntConfig, KernelConfig, L1Config,
+from .schema import (DRAMConfig, GPUConfig, IcntConfig, KernelConfig, L1Config,
                      L2Config, SMConfig, UnitsConfig)
 from .validate import validate
 

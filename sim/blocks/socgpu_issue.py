@@ -185,7 +185,7 @@ class SocgpuIssueTwin:
     def clock(self, grant: int = 0, grant2: int = 0, flush: int = 0, wb=(), inserts=()) -> None:
         """Apply the edge. ``wb``: entry indices written back; ``inserts``: up to two
         ``IssueInstr`` (port 0, port 1)."""
-        n, dm = self.n, self.dm
+        dm = self.dm
         start_valid = self.valid
         pending = start_valid & ~self.issued
         g = self._cand if grant else -1
