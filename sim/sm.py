@@ -29,9 +29,8 @@ from __future__ import annotations
 import heapq
 from typing import Any, Callable, Final
 
-from sim import stats
 from sim.cta import CTA, KernelRun
-from sim.stats import ISSUE_SLOT_REASONS, add_counts
+from sim.stats import INTERVAL as R_INTERVAL, ISSUE_SLOT_REASONS, PAUSED as R_PAUSED, add_counts
 from sim.issue import build_subcores
 from sim.sm_memory import ACTIVE, GATED, PAUSED, PAUSING, SMMemory  # noqa: F401 (re-exported)
 from sim.subcore import NEVER, Unit
@@ -41,9 +40,7 @@ from sim.workload.kernel import Instr, Op
 SM_STATE_NAMES = ("active", "pausing", "paused", "gated")
 DECODE_CACHE_LIMIT: Final = 1 << 16   # decoded static instructions kept (shared Instr objects)
 _EXIT: Final = 12
-R_INTERVAL: Final = 1
-R_PAUSED: Final = 8
-assert (_EXIT, R_INTERVAL, R_PAUSED) == (Op.EXIT, stats.INTERVAL, stats.PAUSED)
+assert _EXIT == Op.EXIT
 
 
 class SM(SMMemory):

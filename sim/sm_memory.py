@@ -45,6 +45,7 @@ class SMMemory:
     watched: bool
     stalled_on: bool | None
 
+    # defined by SM; declared here so that the compiled methods below can call them natively
     def catch_up(self, upto: int) -> None:
         raise NotImplementedError
 

@@ -20,7 +20,18 @@ in this order (a choice: the reason closest to issue wins):
 
 from __future__ import annotations
 
-ISSUED, INTERVAL, UNIT_BUSY, MEMORY, SCOREBOARD, BARRIER, FETCH, IDLE, PAUSED = range(9)
+from typing import Final
+
+# issue-slot reasons as Final literals: the compiled SM core (sim.accel) folds them to constants
+ISSUED: Final = 0
+INTERVAL: Final = 1
+UNIT_BUSY: Final = 2
+MEMORY: Final = 3
+SCOREBOARD: Final = 4
+BARRIER: Final = 5
+FETCH: Final = 6
+IDLE: Final = 7
+PAUSED: Final = 8
 ISSUE_SLOT_REASONS = ("issued", "issue_interval", "unit_busy", "memory", "scoreboard", "barrier",
                       "fetch", "idle", "paused")
 

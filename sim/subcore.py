@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING, Any, Callable, Final
 
 from mypy_extensions import mypyc_attr
 
-from sim import stats
 from sim.blocks.warp_sched import WarpSchedTwin
+from sim.stats import (BARRIER, FETCH, IDLE, INTERVAL, ISSUE_SLOT_REASONS, ISSUED, MEMORY,
+                       SCOREBOARD, UNIT_BUSY)
 from sim.warp import ALU, DIV, LDST, NONE, READY, UNIT_NAMES, Decoded, Warp
 from sim.warp import BARRIER as W_BARRIER
 from sim.warp import MEMORY as W_MEMORY
@@ -40,19 +41,7 @@ if TYPE_CHECKING:
 NEVER: Final = 1 << 62   # "no event" cycle
 OP_BAR: Final = 10
 OP_EXIT: Final = 12
-# issue-slot reasons (sim.stats) as Final literals: compiled code indexes with native ints
-ISSUED: Final = 0
-INTERVAL: Final = 1
-UNIT_BUSY: Final = 2
-MEMORY: Final = 3
-SCOREBOARD: Final = 4
-BARRIER: Final = 5
-FETCH: Final = 6
-IDLE: Final = 7
 assert (OP_BAR, OP_EXIT) == (Op.BAR, Op.EXIT)
-assert ((ISSUED, INTERVAL, UNIT_BUSY, MEMORY, SCOREBOARD, BARRIER, FETCH, IDLE)
-        == (stats.ISSUED, stats.INTERVAL, stats.UNIT_BUSY, stats.MEMORY, stats.SCOREBOARD,
-            stats.BARRIER, stats.FETCH, stats.IDLE))
 
 
 class Unit:
@@ -115,7 +104,7 @@ class SubCore:
         self.next_issue = 0
         self.issue_interval, self.dual_issue = issue_interval, dual_issue
         self.launch_bits = 0
-        self.counts = [0] * len(stats.ISSUE_SLOT_REASONS)
+        self.counts = [0] * len(ISSUE_SLOT_REASONS)
         self.n_insts = self.n_dual = self.n_fetches = 0
         # Lower bound on the next cycle this scheduler can issue; 0 = "re-check now". Set after
         # each issue attempt; reset by anything that can make it earlier (a warp becoming ready,
@@ -238,30 +227,8 @@ class SubCore:
         assert w is not None
         self.counts[ISSUED] += 1
         self.next_issue = now + self.issue_interval
-        ib = w.ib
-        first = ib[0]
-        kind = first.unit
-        if kind <= LDST:
-            # the common cases, inlined from dispatch(): an ALU-class op or a memory op
-            ib.popleft()
-            w.n_insts += 1
-            self.n_insts += 1
-            sm = self.sm
-            if not ib and not w.stream_done:
-                sm.ib_empty |= 1 << w.slot
-            unit = self.units[kind]
-            assert unit is not None
-            if kind == LDST:
-                sm.memory_op(w, first, unit, now)
-            else:
-                unit.free_at = now + unit.ii
-                dst = first.dst_mask
-                if dst:
-                    w.pending |= dst
-                    sm.wb_seq += 1
-                    heappush(sm.wb, (now + unit.latency, sm.wb_seq, w, dst))
-        else:
-            self.dispatch(w, first, now)
+        first = w.ib[0]
+        self.dispatch(w, first, now)
         if self.dual_issue and w.ib and first.unit != NONE:
             second = w.ib[0]
             unit = self.units[second.unit]

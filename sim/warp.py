@@ -43,9 +43,10 @@ DIV: Final = 3
 LDST: Final = 4
 NONE: Final = 5
 UNIT_NAMES = ("alu", "sfu", "fp64", "div", "ldst", "none")
-UNIT_OF_OP: dict[int, int] = {Op.ALU: ALU, Op.BRA: ALU, Op.SFU: SFU, Op.FP64: FP64, Op.DIV: DIV,
-              Op.LDG: LDST, Op.STG: LDST, Op.LDS: LDST, Op.STS: LDST, Op.ATOM: LDST,
-              Op.BAR: NONE, Op.MEMBAR: NONE, Op.EXIT: NONE, Op.NOP: NONE}
+UNIT_OF_OP: dict[int, int] = {
+    Op.ALU: ALU, Op.BRA: ALU, Op.SFU: SFU, Op.FP64: FP64, Op.DIV: DIV,
+    Op.LDG: LDST, Op.STG: LDST, Op.LDS: LDST, Op.STS: LDST, Op.ATOM: LDST,
+    Op.BAR: NONE, Op.MEMBAR: NONE, Op.EXIT: NONE, Op.NOP: NONE}
 LONG_OPS = frozenset({Op.LDG, Op.ATOM})
 _MEMBAR = Op.MEMBAR
 # (op, dst, src) → (unit, dst mask, use mask, long-op, fence)
