@@ -35,12 +35,11 @@ from sim.issue import build_subcores
 from sim.sm_memory import ACTIVE, GATED, PAUSED, PAUSING, SMMemory  # noqa: F401 (re-exported)
 from sim.subcore import NEVER, Unit
 from sim.warp import DONE, LDST, MEMORY, SCOREBOARD, Decoded, Warp
-from sim.workload.kernel import Instr, Op
+from sim.workload.kernel import OP_EXIT as _EXIT
+from sim.workload.kernel import Instr
 
 SM_STATE_NAMES = ("active", "pausing", "paused", "gated")
 DECODE_CACHE_LIMIT: Final = 1 << 16   # decoded static instructions kept (shared Instr objects)
-_EXIT: Final = 12
-assert _EXIT == Op.EXIT
 
 
 class SM(SMMemory):

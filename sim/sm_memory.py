@@ -16,11 +16,9 @@ from typing import Any, Final
 
 from sim.subcore import NEVER, SubCore, Unit
 from sim.warp import LDST, MEMORY, SCOREBOARD, Warp
-from sim.workload.kernel import Op
+from sim.workload.kernel import OP_LDS as _LDS
+from sim.workload.kernel import OP_STS as _STS
 
-_LDS: Final = 6
-_STS: Final = 7
-assert (_LDS, _STS) == (Op.LDS, Op.STS)
 ACTIVE: Final = 0           # SM power states (sim.sm)
 PAUSING: Final = 1
 PAUSED: Final = 2

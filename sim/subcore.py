@@ -33,15 +33,12 @@ from sim.warp import MEMORY as W_MEMORY
 from sim.warp import SCOREBOARD as W_SCOREBOARD
 from sim.warp import FETCH as W_FETCH
 from sim.warp import DONE as W_DONE
-from sim.workload.kernel import Op
+from sim.workload.kernel import OP_BAR, OP_EXIT
 
 if TYPE_CHECKING:
     from sim.sm import SM
 
 NEVER: Final = 1 << 62   # "no event" cycle
-OP_BAR: Final = 10
-OP_EXIT: Final = 12
-assert (OP_BAR, OP_EXIT) == (Op.BAR, Op.EXIT)
 
 
 class Unit:

@@ -30,7 +30,11 @@ from __future__ import annotations
 from typing import Any, Callable, Final
 
 from gpusched.config import GPUConfig
-from sim.workload.kernel import Instr, Kernel, Op
+from sim.workload.kernel import OP_ATOM as _ATOM
+from sim.workload.kernel import OP_LDS as _LDS
+from sim.workload.kernel import OP_STG as _STG
+from sim.workload.kernel import OP_STS as _STS
+from sim.workload.kernel import Instr, Kernel
 
 from .coalescer import coalesce, smem_conflict_cycles
 from .dram import DRAM, AddressMap
@@ -42,12 +46,6 @@ from .l1 import ATOMIC, L1, LOAD, STORE, LoadRecord
 from .l2 import L2Slice
 from .request import ATOM, PREFETCH, READ, MemRequest
 
-# op codes as Final literals (compiled: native int compares, no global lookup), checked below
-_LDS: Final = 6
-_STS: Final = 7
-_STG: Final = 5
-_ATOM: Final = 8
-assert (_LDS, _STS, _STG, _ATOM) == (Op.LDS, Op.STS, Op.STG, Op.ATOM)
 _DATA_UP: Final = (False, True, True, True, False)    # request carries data: write, atom, writeback
 _DATA_DOWN: Final = (True, False, True, False, True)  # reply carries data: read, atom, prefetch
 

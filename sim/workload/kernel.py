@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Callable, Iterator
+from typing import Callable, Final, Iterator
 
 
 class Op(IntEnum):
@@ -29,6 +29,17 @@ class Op(IntEnum):
     EXIT = 12    # warp exit
     NOP = 13
 
+
+# the codes the compiled model compares (sim.accel), as Final literals: mypyc folds these to
+# constants, but not Op's members
+OP_STG: Final = 5
+OP_LDS: Final = 6
+OP_STS: Final = 7
+OP_ATOM: Final = 8
+OP_BAR: Final = 10
+OP_EXIT: Final = 12
+assert ((OP_STG, OP_LDS, OP_STS, OP_ATOM, OP_BAR, OP_EXIT)
+        == (Op.STG, Op.LDS, Op.STS, Op.ATOM, Op.BAR, Op.EXIT))
 
 MEMORY_OPS = frozenset({Op.LDG, Op.STG, Op.LDS, Op.STS, Op.ATOM})
 GLOBAL_OPS = frozenset({Op.LDG, Op.STG, Op.ATOM})
