@@ -33,6 +33,7 @@ class BlockSpec:
     outputs: tuple[str, ...]
     paper: str = ""
     extra: dict = field(default_factory=dict)
+    check: Callable[[dict], None] | None = None    # cross-parameter rule; raises ValueError
 
     def top_name(self, params: dict) -> str:
         """Verilog module name that encodes the parameters (used as the cache key too)."""
@@ -83,4 +84,9 @@ def parse_params(spec: BlockSpec, items: list[str] | dict | None) -> dict:
         out[k] = val
     for k, p in spec.params.items():
         out.setdefault(k, p.default)
+    if spec.check is not None:
+        try:
+            spec.check(out)
+        except ValueError as e:
+            raise ConfigError("--param", ", ".join(f"{k}={v}" for k, v in out.items()), str(e)) from None
     return out

@@ -42,7 +42,10 @@ def one_hot_index(m: Module, onehot: Value, width: int, name: str) -> Signal:
     return out
 
 
-def signature_of(ports: dict[str, tuple[str, int]]) -> Signature:
-    """A component signature from a ports table {name: ("in" | "out", width)} (the twins and the
-    cosim bridge read the same table)."""
-    return Signature({name: (In(w) if d == "in" else Out(w)) for name, (d, w) in ports.items()})
+def signature_of(ports: dict) -> Signature:
+    """A component signature from a port table {name: (direction, width[, init])} with direction
+    "in" or "out" (``hdl.params``: the twins and the cosim bridge read the same table)."""
+    members = {}
+    for name, (d, w, *init) in ports.items():
+        members[name] = In(w, init=init[0] if init else 0) if d == "in" else Out(w, init=init[0] if init else 0)
+    return Signature(members)

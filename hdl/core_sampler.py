@@ -24,27 +24,11 @@ Ports (twin: sim/blocks/core_sampler.py, same names and timing):
 
 from __future__ import annotations
 
-from enum import IntEnum
-
 from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import wiring
-from amaranth.lib.wiring import In, Out
 
-
-class SamplerState(IntEnum):
-    IDLE = 0
-    QUIESCE = 1
-    COUNT = 2
-    DONE = 3
-
-
-def check_params(waves: int, count_bits: int, limit_bits: int) -> None:
-    if not 1 <= waves <= 16:
-        raise ValueError(f"K = {waves}: allowed: 1..16")
-    if not 4 <= count_bits <= 32:
-        raise ValueError(f"count_bits = {count_bits}: allowed: 4..32")
-    if not 2 <= limit_bits <= 8:
-        raise ValueError(f"limit_bits = {limit_bits}: allowed: 2..8")
+from hdl.common import signature_of
+from hdl.params.core_sampler import SamplerState, check_params, ports  # noqa: F401
 
 
 class CoreSampler(wiring.Component):
@@ -54,20 +38,7 @@ class CoreSampler(wiring.Component):
         check_params(waves, count_bits, limit_bits)
         self.waves, self.count_bits, self.limit_bits = waves, count_bits, limit_bits
         self.cta_bits = limit_bits + waves.bit_length()
-        super().__init__({
-            "pause_req": In(1),
-            "sample_req": In(1),
-            "instr": In(2),
-            "in_flight": In(1),
-            "cta_done": In(1),
-            "cta_limit": In(limit_bits),
-            "issue_hold": Out(1),
-            "pause_ack": Out(1),
-            "sample_done": Out(1),
-            "sample_instr": Out(count_bits + 2),
-            "sample_cycles": Out(count_bits),
-            "state": Out(2),
-        })
+        super().__init__(signature_of(ports(count_bits, limit_bits)))
 
     def elaborate(self, platform):
         m = Module()

@@ -29,30 +29,11 @@ N_max, SD at 1 stops at 1.
 
 from __future__ import annotations
 
-from enum import IntEnum
-
 from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import wiring
-from amaranth.lib.wiring import In, Out
 
-
-class PerfSatState(IntEnum):
-    IDLE = 0
-    MEASURE = 1   # waiting for the first CTA completion (One_TB)
-    INIT = 2      # first window at N0
-    WI = 3
-    SI = 4
-    WD = 5
-    SD = 6
-    DONE = 7
-
-
-def check_params(n_bits: int, tb_bits: int, period_bits: int, stall_bits: int) -> None:
-    if not 2 <= n_bits <= 8:
-        raise ValueError(f"n_bits = {n_bits}: allowed: 2..8")
-    if not 4 <= tb_bits <= period_bits <= 40 or period_bits + 2 > stall_bits:
-        raise ValueError(f"tb_bits = {tb_bits}, period_bits = {period_bits}, stall_bits = "
-                         f"{stall_bits}: need 4 <= tb <= period <= 40 and period + 2 <= stall")
+from hdl.common import signature_of
+from hdl.params.perf_sat import PerfSatState, check_params, ports  # noqa: F401
 
 
 class PerfSatCtrl(wiring.Component):
@@ -64,15 +45,7 @@ class PerfSatCtrl(wiring.Component):
         check_params(n_bits, tb_bits, period_bits, stall_bits)
         self.n_bits, self.tb_bits = n_bits, tb_bits
         self.period_bits, self.stall_bits = period_bits, stall_bits
-        super().__init__({
-            "kernel_start": In(1),
-            "n_max": In(n_bits),
-            "cta_done": In(1),
-            "stalls": In(2),
-            "cta_limit": Out(n_bits, init=1),
-            "done": Out(1),
-            "state": Out(3),
-        })
+        super().__init__(signature_of(ports(n_bits)))
 
     def elaborate(self, platform):
         m = Module()

@@ -1,62 +1,39 @@
-"""Baseline warp arbiter of one sub-core: LRR or GTO over W warp slots (spec/baselines.md §1.2).
+"""LRR, GTO and oldest-first warp arbiters of one sub-core (baselines.md §1.1-§1.2), on the
+warp-scheduler port (hdl/params/warp_sched.py; the twin: sim/blocks/warp_sched.py).
 
-Ports (the twin ``sim.blocks.warp_sched.WarpSchedTwin`` has the same names and timing):
-
-- ``ready`` (in, W): slot w can issue this cycle (all readiness checks already applied).
-- ``launch`` (in, W): slots that receive a newly launched warp this cycle. Launches are in slot
-  order, so within one cycle a lower slot is older; every launched slot becomes younger than all
-  others. Only GTO uses it (warp age = GPGPU-Sim's dynamic warp id order).
-- ``grant`` (out, W), ``grant_valid`` (out, 1), ``grant_idx`` (out, log2 W): the warp that issues.
-  Outputs are combinational from ``ready`` and the registered state (a same-cycle pick, as in
-  GPGPU-Sim's scheduler cycle); the state updates at the clock edge.
-
-State and policy rules:
+They read ``ready`` and ``launch`` only. State and policy rules:
 
 - ``last``: the last-issued slot, updated only in a cycle with a grant (a cycle without issue
   leaves it unchanged; a new warp in that slot does not move it).
 - LRR: walk the slots circularly starting after ``last``; at start-up ``last`` = W-1, so the
   first walk starts at slot 0 (same as GPGPU-Sim's "unset pointer → lowest slot").
-- GTO: the greedy slot ``last`` first (initially slot 0), then the oldest ready slot. Age is a
-  full age matrix, one W-bit row per slot naming the slots older than it (W(W-1) flops, the
-  AGE[N][N] convention of spec/socgpu.md §2.2); it starts as "lower slot is older".
+- GTO: the greedy slot ``last`` first (initially slot 0), then the oldest ready slot.
+- ``old``: the oldest ready slot (GTO's age order without the greedy entry, §1.1).
+- Age is a full age matrix, one W-bit row per slot naming the slots older than it (W(W-1)
+  flops, the AGE[N][N] convention of spec/socgpu.md §2.2); it starts as "lower slot is older".
 """
 
 from __future__ import annotations
 
 from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
-from amaranth.lib.wiring import In, Out
 
-from .common import first_one_hot, one_hot_index, prefix_or
+from hdl.params.warp_sched import check_params, idx_width, ports
 
-POLICIES = ("lrr", "gto")
+from .common import first_one_hot, one_hot_index, prefix_or, signature_of
 
-
-def check_params(n_warps: int, policy: str) -> None:
-    """Shared parameter check for the RTL and the twin."""
-    if policy not in POLICIES:
-        raise ValueError(f"policy = {policy!r}: allowed: {', '.join(POLICIES)}")
-    if not 2 <= n_warps <= 64:
-        raise ValueError(f"W = {n_warps}: allowed: 2..64")
-
-
-def idx_width(n_warps: int) -> int:
-    return max(1, (n_warps - 1).bit_length())
+ARBITERS = ("lrr", "gto", "old")
 
 
 class WarpSched(wiring.Component):
-    """LRR / GTO warp arbiter for ``n_warps`` slots (policy is a constructor parameter)."""
+    """LRR / GTO / oldest warp arbiter for ``n_warps`` slots (policy: a constructor parameter)."""
 
     def __init__(self, n_warps: int, policy: str):
         check_params(n_warps, policy)
+        if policy not in ARBITERS:
+            raise ValueError(f"policy = {policy!r}: this arbiter implements {', '.join(ARBITERS)}")
         self.n_warps, self.policy = n_warps, policy
-        super().__init__({
-            "ready": In(n_warps),
-            "launch": In(n_warps),
-            "grant": Out(n_warps),
-            "grant_valid": Out(1),
-            "grant_idx": Out(idx_width(n_warps)),
-        })
+        super().__init__(signature_of(ports(n_warps)))
 
     def elaborate(self, platform):
         m = Module()
@@ -93,7 +70,7 @@ class WarpSched(wiring.Component):
         return grant
 
     def _gto(self, m: Module, last_hot: Signal) -> Signal:
-        """Greedy slot if ready, else the oldest ready slot (age matrix)."""
+        """Greedy slot if ready (GTO only), else the oldest ready slot (age matrix)."""
         w = self.n_warps
         full = (1 << w) - 1
         # older_than[i] bit j: slot j holds an older warp than slot i. The diagonal is constant 0
@@ -108,10 +85,13 @@ class WarpSched(wiring.Component):
         for i in range(w):
             m.d.comb += oldest[i].eq(self.ready[i] & ~(self.ready & older_than[i]).any())
 
-        greedy_ready = Signal()
-        m.d.comb += greedy_ready.eq((self.ready & last_hot).any())
         grant = Signal(w)
-        m.d.comb += grant.eq(Mux(greedy_ready, last_hot, oldest))
+        if self.policy == "gto":
+            greedy_ready = Signal()
+            m.d.comb += greedy_ready.eq((self.ready & last_hot).any())
+            m.d.comb += grant.eq(Mux(greedy_ready, last_hot, oldest))
+        else:
+            m.d.comb += grant.eq(oldest)
 
         # Launch: launched slots become younger than every other slot; among themselves the lower
         # slot is older (warps launch in slot order).

@@ -14,6 +14,7 @@ from pathlib import Path
 from gpusched.config import ConfigError, GPUConfig
 from sim.gpu import GPU, Deadlock
 from sim.policies import POLICIES, make_policy
+from sim.policies.warp_sched import make_warp_scheduler
 from sim.stats import collect
 from sim.workload.kernel import Workload
 
@@ -35,13 +36,6 @@ def make_memory(cfg: GPUConfig, kind: str = "fixed"):
         from sim.memory.hierarchy import MemoryHierarchy
         return MemoryHierarchy(cfg)
     raise ConfigError("--memory", kind, "allowed: " + ", ".join(MEMORY_KINDS))
-
-
-def make_warp_scheduler(n_slots: int, policy: str):
-    """The baseline warp arbiter twin for one sub-core (the RTL needs W ≥ 2; a 1-slot sub-core
-    gets a 2-slot arbiter whose second input is never ready)."""
-    from sim.blocks.warp_sched import WarpSchedTwin
-    return WarpSchedTwin(max(2, n_slots), policy)
 
 
 def load_workload(name: str, seed: int = 0, scale: float = 1.0) -> Workload:
@@ -73,8 +67,9 @@ def simulate(cfg: GPUConfig, workload: Workload, seed: int = 0, memory: str | ob
 
     ``policy_overrides``: ``kernel_scheduler``, ``cta_scheduler``, ``cta_limit``,
     ``sm_controller`` (a registered name, a class/factory taking cfg, or an instance) and
-    ``warp_scheduler`` (a factory ``(n_slots, policy) -> object with step(ready=, launch=)``,
-    called with keywords, e.g. cosim's RtlProxy / LockstepProxy). Raises ``Deadlock`` when the watchdog fires, ConfigError on bad input.
+    ``warp_scheduler`` (a factory ``(n_slots, policy) -> object with step(**port inputs)``, the
+    port of hdl/params/warp_sched.py, e.g. cosim's RtlProxy / LockstepProxy; the policy's name
+    in ``sm.warp_sched`` still decides whether it is stepped every cycle). Raises ``Deadlock`` when the watchdog fires, ConfigError on bad input.
     """
     unknown = set(policy_overrides) - set(POLICIES) - {"warp_scheduler"}
     if unknown:

@@ -75,6 +75,7 @@ class SM(SMMemory):
     paused_cycles: int
     gated_cycles: int
     fetcher: Any        # SOCGPU's fetch (sim.issue.socgpu.SocgpuFetch), None: in-order fetch
+    tick_sched: bool    # the warp schedulers move every cycle (sim.subcore ``tick_always``)
 
     def __init__(self, sm_id: int, cfg: Any, memory: Any, make_scheduler: Callable, gpu: Any,
                  decode_cache: dict[Instr, Decoded]):
@@ -88,6 +89,7 @@ class SM(SMMemory):
         shared = Unit(LDST, cfg.units.smem_latency, cfg.units.ldst_ii) if cfg.units.ldst_shared else None
         self.fetcher = None
         self.subcores = build_subcores(self, cfg, make_scheduler, shared)  # sm.issue; socgpu sets fetcher
+        self.tick_sched = self.subcores[0].tick_always
         self.ldst_units = []            # distinct LD/ST units (shared by all sub-cores or one each)
         for sc in self.subcores:
             u = sc.units[LDST]
@@ -177,7 +179,7 @@ class SM(SMMemory):
                 self.finish_warp(w, now)
         if self.state == ACTIVE:
             for sc in self.subcores:
-                if sc.wake <= now and (sc.masks[0] or sc.launch_bits):
+                if sc.wake <= now and (sc.masks[0] or sc.launch_bits) or sc.tick_always and self.n_ctas:
                     sc.issue(now)
                 elif now < sc.next_issue:
                     sc.counts[R_INTERVAL] += 1
@@ -198,8 +200,8 @@ class SM(SMMemory):
         # next wake: the next cycle at which the SM (apart from memory retries) can change by
         # itself: a fetch, a write-back, or a scheduler's ``wake`` (a lower bound on its issue)
         n1 = now + 1
-        if self.ib_empty:
-            t = n1
+        if self.ib_empty or self.tick_sched and self.n_ctas:
+            t = n1      # a fetch to do, or a scheduler that moves every cycle (sim.subcore)
         else:
             t = wb[0][0] if wb else NEVER
             if self.state == ACTIVE:
@@ -342,6 +344,9 @@ class SM(SMMemory):
         n = run.warps_per_cta
         base = self.free_warp_base(n)
         cta = CTA(run, cta_id, self.sm_id, cta_slot, base, now)
+        for sc in self.subcores:        # the launch fields of the warp-scheduler port
+            sc.launch_cta, sc.launch_kernel = cta_slot & 63, run.index & 255
+            sc.launch_wpc = n & 127
         stream = run.kernel.stream
         for k in range(n):
             s = base + k
@@ -370,7 +375,7 @@ class SM(SMMemory):
     def stay_paused(self, now: int) -> None:
         """A non-active cycle: no issue; launch ports still delivered; drain acknowledged."""
         for sc in self.subcores:
-            if sc.launch_bits:
+            if sc.launch_bits or sc.tick_always and self.n_ctas:
                 sc.grant(0, sc.launch_bits)
                 sc.launch_bits = 0
             sc.counts[R_PAUSED] += 1

@@ -1,10 +1,12 @@
-"""One sub-core: warp arbiter (driven only through its ports), issue stage, functional units.
+"""One sub-core: warp scheduler (driven only through its port), issue stage, functional units.
 
-The warp arbiter is any object with the port-level ``step(ready, launch) -> {grant, grant_valid,
-grant_idx}`` of ``sim.blocks.warp_sched`` (the twin, or an RTL proxy in cosim). It is stepped only
-in cycles where ``ready`` or ``launch`` is non-zero: in any other cycle the port contract leaves
-its state unchanged (no grant → last-issued pointer kept; no launch → ages kept), so skipping
-those cycles is exact.
+The warp scheduler is any object with the port-level ``step(**inputs) -> {grant, grant_valid,
+grant_idx}`` of hdl/params/warp_sched.py (a twin, or an RTL proxy in cosim); a twin that reads
+only ``ready`` and ``launch`` may offer ``grant_fast(ready, launch)``, which is used instead. It
+is stepped only in cycles where ``ready`` or ``launch`` is non-zero, where the port contract of
+those policies leaves their state unchanged otherwise (no grant → last-issued pointer kept; no
+launch → ages kept), so skipping those cycles is exact. A policy whose state moves every cycle
+(``tick_always``, set from the registry) is stepped every cycle while the SM holds a CTA.
 
 Issue stage ``sm.issue = inorder`` (baselines.md §1.2/§1.4; SOCGPU: ``sim.issue.socgpu``):
 per-warp in-order issue from the instruction buffer, a scoreboard of pending destination
@@ -24,7 +26,6 @@ from typing import TYPE_CHECKING, Any, Callable, Final
 
 from mypy_extensions import mypyc_attr
 
-from sim.blocks.warp_sched import WarpSchedTwin
 from sim.stats import (BARRIER, FETCH, IDLE, INTERVAL, ISSUE_SLOT_REASONS, ISSUED, MEMORY,
                        SCOREBOARD, UNIT_BUSY)
 from sim.warp import ALU, DIV, LDST, NONE, READY, UNIT_NAMES, Decoded, Warp
@@ -64,7 +65,8 @@ class SubCore:
 
     __slots__ = ("sm", "index", "sched", "slots", "masks", "unit_masks", "units", "pipes", "in_use",
                  "next_issue", "issue_interval", "dual_issue", "launch_bits", "counts", "n_insts",
-                 "wake", "grant", "n_dual", "n_fetches")
+                 "wake", "grant", "n_dual", "n_fetches", "tick_always", "launch_cta",
+                 "launch_kernel", "launch_wpc")
     sm: SM
     index: int
     sched: Any
@@ -84,12 +86,18 @@ class SubCore:
     grant: Callable[[int, int], int]
     n_dual: int
     n_fetches: int
+    tick_always: bool
+    launch_cta: int
+    launch_kernel: int
+    launch_wpc: int
 
     def __init__(self, sm: SM, index: int, scheduler: Any, n_slots: int, units: list[Unit | None],
                  issue_interval: int, dual_issue: bool):
         self.sm, self.index, self.sched = sm, index, scheduler
-        # the stock twin has a dict-free port (same state update); anything else gets ``step``
-        self.grant = scheduler.grant if type(scheduler) is WarpSchedTwin else self._step_grant
+        fast = getattr(scheduler, "grant_fast", None)
+        self.grant = fast if fast is not None else self._port_grant
+        self.tick_always = False        # build_subcores sets it from the policy's registry entry
+        self.launch_cta = self.launch_kernel = self.launch_wpc = 0
         self.slots = [None] * n_slots
         self.masks = [0] * 6           # per warp wait state (sim.warp READY … DONE)
         self.unit_masks = [0] * 6      # READY warps by the unit of their head instruction
@@ -183,9 +191,21 @@ class SubCore:
             return FETCH
         return IDLE
 
-    def _step_grant(self, ready: int, launch: int) -> int:
-        """``grant`` through the arbiter's port-level ``step`` (RTL proxies, subclassed twins)."""
-        out = self.sched.step(ready=ready, launch=launch)
+    def has_warps(self) -> bool:
+        m = self.masks
+        return bool(m[READY] | m[W_SCOREBOARD] | m[W_MEMORY] | m[W_BARRIER] | m[W_FETCH])
+
+    def _port_grant(self, ready: int, launch: int) -> int:
+        """``grant`` through the scheduler's port-level ``step`` with every port input (RTL
+        proxies, twins that read more than ready and launch)."""
+        m = self.masks
+        sm = self.sm
+        out = self.sched.step(
+            ready=ready, launch=launch,
+            valid=m[READY] | m[W_SCOREBOARD] | m[W_MEMORY] | m[W_BARRIER] | m[W_FETCH],
+            mem_wait=m[W_MEMORY], barrier=m[W_BARRIER], launch_cta=self.launch_cta,
+            launch_kernel=self.launch_kernel, warps_per_cta=self.launch_wpc,
+            resident_ctas=sm.n_ctas, sm_id=sm.sm_id & 255)
         return out["grant_idx"] if out["grant_valid"] else -1
 
     # -- one cycle --------------------------------------------------------------------------
@@ -193,15 +213,15 @@ class SubCore:
         """Issue stage of cycle ``now``: step the arbiter and dispatch the granted warp."""
         launch = self.launch_bits
         if now < self.next_issue:
-            if launch:
+            if launch or self.tick_always:
                 self.launch_bits = 0
                 self.grant(0, launch)
             self.counts[INTERVAL] += 1
             return
         ready = self.masks[READY]
+        soonest = NEVER
         if ready:
             um = self.unit_masks
-            soonest = NEVER
             for u in self.in_use:
                 f = u.free_at
                 if f > now:
@@ -210,7 +230,7 @@ class SubCore:
                         ready &= ~m
                         if f < soonest:
                             soonest = f
-        if not ready and not launch:
+        if not ready and not launch and not self.tick_always:
             self.wake = soonest if self.masks[READY] else NEVER
             self.counts[self.reason()] += 1
             return

@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 from gpusched.blocks import BlockSpec, Param
+from hdl.params import inputs_of, outputs_of
+from hdl.params.swm import PARAMS, SwmWidths, ports
 
-SWM_INPUTS = ("start", "pause_ack", "sample_done", "sample_instr", "sample_cycles", "sm_idle")
-SWM_OUTPUTS = ("pause_req", "sample_req", "active", "power_gate", "sm_ipc", "n_est", "n_opt",
-               "done", "state")
+SWM_INPUTS = inputs_of(ports(SwmWidths(2)))
+SWM_OUTPUTS = outputs_of(ports(SwmWidths(2)))
 
 
 def swm_params() -> dict[str, Param]:
     """Parameters shared by ONAC and Seq-Det (widths: thesis.md §3.3 [S])."""
-    return {
-        "M": Param(int, 32, "an integer in 2..64 (number of SMs)", lambda v: 2 <= v <= 64),
-        "count_bits": Param(int, 24, "an integer in 4..32 (sample cycle counter)",
-                            lambda v: 4 <= v <= 32),
-        "ipc_bits": Param(int, 16, "an integer in 4..24 (IPC field, U6.10 by default)",
-                          lambda v: 4 <= v <= 24),
-        "ipc_frac": Param(int, 10, "an integer in 0..ipc_bits-1 (IPC fraction bits)",
-                          lambda v: 0 <= v <= 23),
-    }
+    return dict(PARAMS)
 
 
 def swm_args(p: dict) -> tuple:

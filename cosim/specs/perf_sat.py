@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from gpusched.blocks import BlockSpec, Param
+from gpusched.blocks import BlockSpec
+from hdl.params import inputs_of, outputs_of
+from hdl.params.perf_sat import PARAMS, ports
 
 
 def spec() -> BlockSpec:
@@ -16,19 +18,12 @@ def spec() -> BlockSpec:
         name="perf_sat",
         doc="Perf-Sat per-SM CTA-limit controller: stalled-cycle FSM INIT/WI/SI/WD/SD/DONE "
             "(thesis.md §2.5-2.6, §9.2)",
-        params={
-            "n_bits": Param(int, 5, "an integer in 2..8 (CTA-limit width)", lambda v: 2 <= v <= 8),
-            "tb_bits": Param(int, 24, "an integer in 4..40 (One_TB counter)", lambda v: 4 <= v <= 40),
-            "period_bits": Param(int, 28, "an integer in 4..40 (sample period)",
-                                 lambda v: 4 <= v <= 40),
-            "stall_bits": Param(int, 32, "an integer in 6..42 (stall accumulator / prev)",
-                                lambda v: 6 <= v <= 42),
-        },
+        params=PARAMS,
         make_rtl=lambda p: PerfSatCtrl(*args(p)),
         make_twin=lambda p: PerfSatTwin(*args(p)),
         make_stimulus=lambda p, seed: PerfSatStimulus(p["n_bits"], seed),
-        inputs=("kernel_start", "n_max", "cta_done", "stalls"),
-        outputs=("cta_limit", "done", "state"),
+        inputs=inputs_of(ports(1)),
+        outputs=outputs_of(ports(1)),
         paper="no area figure in the thesis; §6 first cut ≈ 32 + 24 + 28 + 5 + 6 b state, one "
               "32-b comparator, shift-add multiply",
     )

@@ -1,25 +1,43 @@
-"""Block entry: baseline LRR / GTO warp arbiter (hdl/warp_sched.py, sim/blocks/warp_sched.py)."""
+"""Block entry: warp scheduler of one sub-core — LRR / GTO / oldest arbiter (hdl/warp_sched.py)
+and the two-level active scheduler (hdl/two_level.py); twins in sim/blocks/."""
 
 from __future__ import annotations
 
-from gpusched.blocks import BlockSpec, Param
+from gpusched.blocks import BlockSpec
+from hdl.params import inputs_of, outputs_of
+from hdl.params.warp_sched import PARAMS, check_params, ports
+
+
+def make_rtl(p: dict):
+    check_params(p["W"], p["policy"], p["N"])
+    if p["policy"] == "two_level":
+        from hdl.two_level import TwoLevelActive
+        return TwoLevelActive(p["W"], p["N"])
+    from hdl.warp_sched import WarpSched
+    return WarpSched(p["W"], p["policy"])
+
+
+def make_twin(p: dict):
+    check_params(p["W"], p["policy"], p["N"])
+    if p["policy"] == "two_level":
+        from sim.blocks.two_level import TwoLevelActiveTwin
+        return TwoLevelActiveTwin(p["W"], p["N"])
+    from sim.blocks.warp_sched import WarpSchedTwin
+    return WarpSchedTwin(p["W"], p["policy"])
 
 
 def spec() -> BlockSpec:
     from cosim.stimuli.warp_sched import WarpSchedStimulus
-    from hdl.warp_sched import POLICIES, WarpSched
-    from sim.blocks.warp_sched import WarpSchedTwin
     return BlockSpec(
         name="warp_sched",
-        doc="baseline LRR / GTO warp arbiter of one sub-core (baselines.md §1.2)",
-        params={
-            "W": Param(int, 32, "an integer in 2..64", lambda v: 2 <= v <= 64),
-            "policy": Param(str, "gto", "one of " + ", ".join(POLICIES), lambda v: v in POLICIES),
-        },
-        make_rtl=lambda p: WarpSched(p["W"], p["policy"]),
-        make_twin=lambda p: WarpSchedTwin(p["W"], p["policy"]),
+        doc="warp scheduler of one sub-core: LRR, GTO, oldest, two-level active "
+            "(baselines.md §1.1-§1.3)",
+        params=PARAMS,
+        make_rtl=make_rtl,
+        make_twin=make_twin,
         make_stimulus=lambda p, seed: WarpSchedStimulus(p["W"], seed),
-        inputs=("ready", "launch"),
-        outputs=("grant", "grant_valid", "grant_idx"),
+        inputs=inputs_of(ports(2)),
+        outputs=outputs_of(ports(2)),
         paper="no area figure in the specs (baseline)",
+        check=lambda p: check_params(p["W"], p["policy"], p["N"]),
     )

@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 from typing import Callable
 
-from hdl.onac_parts.swm import SwmWidths
+from hdl.params.swm import SwmWidths
 
 
 def concave_curve(a: float, roof: float, p: float) -> Callable[[int], float]:

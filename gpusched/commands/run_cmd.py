@@ -1,5 +1,5 @@
 """``gpusched run --preset P (--workload W | --trace DIR) [--set k=v ...] [--seed N] [--json]
-[--issue STAGE] [--memory fixed|hierarchy] [--watchdog N] [--cta-scheduler NAME]
+[--issue STAGE] [--warp-scheduler NAME] [--memory fixed|hierarchy] [--watchdog N] [--cta-scheduler NAME]
 [--kernel-scheduler NAME] [--cta-limit NAME] [--sm-controller NAME]``: one GPU-model run
 (policy names: sim/policies; ``--issue socgpu`` = ``--set sm.issue=socgpu --set sm.ib_entries=8``).
 
@@ -23,6 +23,11 @@ def _policy_help(kind: str) -> str:
     return f"{' | '.join(POLICIES[kind])} (default {BASELINES[kind]})"
 
 
+def _warp_families():
+    from sim.policies.warp_sched import WARP_SCHEDULERS
+    return WARP_SCHEDULERS.values()
+
+
 def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or config .toml"),
         workload: Optional[str] = typer.Option(None, "--workload",
                                                help="catalogue name, or module:function / file.py:function"),
@@ -31,6 +36,10 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
         issue: Optional[str] = typer.Option(None, "--issue",
                                             help="issue stage: inorder | socgpu (N = 8, the "
                                                  "spec default) | inorder_issue; --set wins"),
+        warp_scheduler: Optional[str] = typer.Option(
+            None, "--warp-scheduler", metavar="NAME",
+            help="warp scheduler (= --set sm.warp_sched=NAME; --set wins): "
+                 + "; ".join(f"{f.usage()}: {f.doc}" for f in _warp_families())),
         seed: int = typer.Option(0, "--seed"),
         scale: float = typer.Option(1.0, "--scale", help="workload size factor (catalogue)"),
         memory: str = typer.Option("hierarchy", "--memory",
@@ -47,7 +56,8 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
     from sim.run import MEMORY_KINDS, Deadlock, load_workload, simulate
 
     stage = [f"sm.issue={issue}"] + (["sm.ib_entries=8"] if issue == "socgpu" else [])
-    cfg = resolve_config(preset, (stage if issue else []) + list(set_ or []))
+    chosen = [f"sm.warp_sched={warp_scheduler}"] if warp_scheduler else []
+    cfg = resolve_config(preset, chosen + (stage if issue else []) + list(set_ or []))
     policies = {k: v for k, v in (("cta_scheduler", cta_scheduler), ("kernel_scheduler", kernel_scheduler),
                                   ("cta_limit", cta_limit), ("sm_controller", sm_controller)) if v}
     if memory not in MEMORY_KINDS:

@@ -17,7 +17,6 @@ def rule(default, *, lo=None, hi=None, choices=None, pow2=False, doc=""):
     return field(default=default, metadata={"lo": lo, "hi": hi, "choices": choices, "pow2": pow2, "doc": doc})
 
 
-WARP_POLICIES = ("lrr", "gto")
 ISSUE_STAGES = ("inorder", "socgpu", "inorder_issue")
 LOCAL_POLICIES = ("first", "oldest", "youngest", "most_ready", "least_ready", "random")
 WRITE_POLICIES = ("write_through", "write_back")
@@ -35,7 +34,9 @@ class SMConfig:
     regs_per_sm: int = rule(8192, lo=1, doc="32-bit registers per SM")
     smem_per_sm: int = rule(16384, lo=0, doc="shared memory bytes per SM")
     max_ctas_per_sm: int = rule(4, lo=1, hi=64, doc="CTA slots per SM")
-    warp_sched: str = rule("gto", choices=WARP_POLICIES, doc="warp scheduler policy (baselines.md)")
+    warp_sched: str = rule("gto", doc="warp scheduler: a name of the registry in "
+                                      "sim/policies/warp_sched.py, e.g. lrr, gto, old, "
+                                      "two_level_active:<N> (baselines.md §1.1-§1.3)")
     issue_interval: int = rule(1, lo=1, hi=16, doc="cycles between two issues of one scheduler")
     dual_issue: bool = rule(False, doc="up to two instructions of one warp per cycle, different units")
     issue: str = rule("inorder", choices=ISSUE_STAGES,

@@ -84,7 +84,15 @@ def validate(cfg: GPUConfig) -> GPUConfig:
         raise ConfigError("l1.sector_bytes", cfg.l1.sector_bytes, f"must be <= l1.line_bytes ({cfg.l1.line_bytes})")
     _check_dram_mapping(cfg)
     _check_memory(cfg)
+    _check_warp_scheduler(cfg)
     return cfg
+
+
+def _check_warp_scheduler(cfg: GPUConfig) -> None:
+    """``sm.warp_sched`` names a registered family with valid arguments for this sub-core size
+    (the registry lives with the model: sim/policies/warp_sched.py)."""
+    from sim.policies.warp_sched import check_warp_scheduler
+    check_warp_scheduler(cfg.sm.warp_sched, cfg.sm.warps_per_sm // cfg.sm.subcores)
 
 
 def _check_memory(cfg: GPUConfig) -> None:

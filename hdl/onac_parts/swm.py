@@ -34,61 +34,14 @@ SMs n_opt..M-1 inactive and un-paused so they drain (§9.3), then DRAIN gates ea
 
 from __future__ import annotations
 
-from enum import IntEnum
-
 from amaranth.hdl import Array, Module, Mux, Signal, Value
 from amaranth.lib import wiring
-from amaranth.lib.wiring import In, Out
+
+from hdl.common import signature_of
+from hdl.params.swm import (THR_NUM, THR_SHIFT, SwmState, SwmWidths,  # noqa: F401
+                             check_params, ports)
 
 from .divider import RestoringDivider
-
-THR_NUM, THR_SHIFT = 251, 8          # IPC_threshold = IPC_all * 251/256 ≈ 0.98 (thesis.md §9.3)
-
-
-class SwmState(IntEnum):
-    IDLE = 0
-    SETTLE = 1      # wait: every pause_ack == pause_req and no sample_done high
-    SAMPLE = 2      # wait: every requested SM raised sample_done
-    COLLECT = 3     # walk SMs: start a division for each sampled SM
-    DIV = 4         # wait for the divider: per-SM IPC
-    DECIDE = 5      # threshold (first sample) or accept / next count (subclass)
-    EST = 6         # ONAC: secant set-up (or slope guard)
-    EST_DIV = 7     # ONAC: secant division
-    APPLY = 8       # ONAC: apply the estimate (N_max is accepted without sampling)
-    DRAIN = 9       # excess SMs drain; each is gated once idle
-    DONE = 10
-
-
-def check_params(n_sms: int, count_bits: int, ipc_bits: int, ipc_frac: int) -> None:
-    """Shared parameter check for the RTL and the twins."""
-    if not 2 <= n_sms <= 64:
-        raise ValueError(f"M = {n_sms}: allowed: 2..64")
-    if not 4 <= count_bits <= 32:
-        raise ValueError(f"count_bits = {count_bits}: allowed: 4..32")
-    if not 4 <= ipc_bits <= 24 or not 0 <= ipc_frac < ipc_bits:
-        raise ValueError(f"ipc_bits = {ipc_bits}, ipc_frac = {ipc_frac}: need 4..24, 0 <= frac < bits")
-
-
-class SwmWidths:
-    """Derived widths, shared by the RTL and the twins so both truncate identically."""
-
-    def __init__(self, n_sms: int, count_bits: int = 24, ipc_bits: int = 16, ipc_frac: int = 10):
-        check_params(n_sms, count_bits, ipc_bits, ipc_frac)
-        self.m, self.count_bits, self.ipc_bits, self.ipc_frac = n_sms, count_bits, ipc_bits, ipc_frac
-        self.n_bits = n_sms.bit_length()                  # 0..M (6 bits for 32, §3.3)
-        self.instr_bits = count_bits + 2                  # ≤ 3 warp instructions per cycle
-        self.ipc_max = (1 << ipc_bits) - 1
-        # one divider for per-SM IPC (instr << F / cycles) and the secant (product / ΔIPC)
-        self.dividend_bits = max(self.instr_bits + ipc_frac, ipc_bits + 8)
-        self.divisor_bits = max(count_bits, ipc_bits)
-        self.all_sms = (1 << n_sms) - 1
-
-    def threshold(self, ipc_all: int) -> int:
-        return (ipc_all * THR_NUM) >> THR_SHIFT
-
-    def pause_mask(self, n: int) -> int:
-        """SMs n..M-1 paused, 0..n-1 running."""
-        return self.all_sms & ~((1 << n) - 1)
 
 
 class SwmDetector(wiring.Component):
@@ -96,24 +49,7 @@ class SwmDetector(wiring.Component):
 
     def __init__(self, n_sms: int, count_bits: int = 24, ipc_bits: int = 16, ipc_frac: int = 10):
         self.w = w = SwmWidths(n_sms, count_bits, ipc_bits, ipc_frac)
-        m_ = n_sms
-        super().__init__({
-            "start": In(1),
-            "pause_ack": In(m_),
-            "sample_done": In(m_),
-            "sample_instr": In(m_ * w.instr_bits),
-            "sample_cycles": In(m_ * count_bits),
-            "sm_idle": In(m_),
-            "pause_req": Out(m_),
-            "sample_req": Out(m_),
-            "active": Out(m_, init=w.all_sms),
-            "power_gate": Out(m_),
-            "sm_ipc": Out(m_ * ipc_bits),
-            "n_est": Out(w.n_bits, init=n_sms),
-            "n_opt": Out(w.n_bits),
-            "done": Out(1),
-            "state": Out(4),
-        })
+        super().__init__(signature_of(ports(w)))
 
     # -- helpers for subclasses ------------------------------------------------------------
     def _set_count(self, m: Module, n: Value) -> None:

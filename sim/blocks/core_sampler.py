@@ -9,8 +9,8 @@ Method-level API for the GPU model's SM: ``hold(pause_req)`` (may the SM issue t
 
 from __future__ import annotations
 
-from hdl.core_sampler import SamplerState as S
-from hdl.core_sampler import check_params
+from hdl.params.core_sampler import SamplerState as S
+from hdl.params.core_sampler import check_params
 
 
 class CoreSamplerTwin:

@@ -12,8 +12,8 @@ and ``estimates`` (every count applied after the all-cores sample).
 
 from __future__ import annotations
 
-from hdl.onac_parts.swm import SwmState as S
-from hdl.onac_parts.swm import SwmWidths
+from hdl.params.swm import SwmState as S
+from hdl.params.swm import SwmWidths
 
 
 class SwmTwin:

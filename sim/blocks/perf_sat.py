@@ -9,8 +9,8 @@ Method-level API for the GPU model's CTA-count controller: ``limit`` (the curren
 
 from __future__ import annotations
 
-from hdl.perf_sat import PerfSatState as S
-from hdl.perf_sat import check_params
+from hdl.params.perf_sat import PerfSatState as S
+from hdl.params.perf_sat import check_params
 
 
 class PerfSatTwin:

@@ -1,26 +1,74 @@
-"""Twin of ``hdl.warp_sched.WarpSched``: LRR / GTO warp arbiter with identical port timing.
+"""Twins of the warp schedulers (hdl/warp_sched.py, hdl/two_level.py) on the warp-scheduler port
+(hdl/params/warp_sched.py), with identical port timing.
 
-``step(ready, launch)`` returns this cycle's outputs (a same-cycle pick from ``ready`` and the
-state) and then advances the state as the clock edge would. Masks are Python ints (bit w = slot w).
-GTO keeps a launch sequence number per slot instead of the RTL's age matrix; both order slots the
-same way (launched slots become youngest, lower slot first within one cycle).
+``step(**inputs)`` returns this cycle's outputs (a same-cycle pick from the inputs and the
+state) and then advances the state as the clock edge would. Masks are Python ints (bit w = slot
+w). ``WarpSchedulerTwin`` is the template a new policy fills in: ``choose`` (the pick, no state
+change) and ``advance`` (the edge); launch ages are kept by the base.
+
+The GPU model calls ``grant_fast(ready, launch)`` where a twin offers it (it reads only those two
+inputs; same state update as ``step``) and ``step`` with every port input otherwise.
 """
 
 from __future__ import annotations
 
-from hdl.warp_sched import check_params
+from hdl.params.warp_sched import check_params, granted
 
 
-class WarpSchedTwin:
-    """Behavioral LRR / GTO arbiter for ``n_warps`` slots."""
+class WarpSchedulerTwin:
+    """Template of a warp-scheduler twin: the launch-order age of every slot (smaller = older;
+    at start-up lower slots are older), ``choose`` and ``advance`` to fill in."""
+
+    def __init__(self, n_warps: int):
+        self.n_warps = n_warps
+        self.age = list(range(n_warps))
+        self.next_age = n_warps
+
+    def choose(self, inputs: dict) -> int:
+        """The slot granted for these inputs, or -1; no state change."""
+        raise NotImplementedError("a warp-scheduler twin defines choose()")
+
+    def advance(self, inputs: dict, g: int) -> None:
+        """The clock edge after a cycle that granted ``g`` (-1: none): launched slots, in slot
+        order, become the youngest."""
+        launch = inputs.get("launch", 0)
+        while launch:
+            low = launch & -launch
+            self.age[low.bit_length() - 1] = self.next_age
+            self.next_age += 1
+            launch ^= low
+
+    def step(self, **inputs) -> dict[str, int]:
+        """One clock cycle: outputs for ``inputs``, then the edge's state update."""
+        g = self.choose(inputs)
+        self.advance(inputs, g)
+        return granted(g)
+
+    def oldest(self, ready: int) -> int:
+        """The ready slot with the smallest age, or -1."""
+        age = self.age
+        best, best_age = -1, None
+        while ready:                       # visit set bits only, lowest slot first
+            low = ready & -ready
+            w = low.bit_length() - 1
+            if best_age is None or age[w] < best_age:
+                best, best_age = w, age[w]
+            ready ^= low
+        return best
+
+
+class WarpSchedTwin(WarpSchedulerTwin):
+    """Behavioral LRR / GTO / oldest arbiter for ``n_warps`` slots (reads ready and launch)."""
 
     def __init__(self, n_warps: int, policy: str):
         check_params(n_warps, policy)
-        self.n_warps, self.policy = n_warps, policy
+        if policy not in ("lrr", "gto", "old"):
+            raise ValueError(f"policy = {policy!r}: this twin implements lrr, gto, old")
+        super().__init__(n_warps)
+        self.policy = policy
         self.lrr = policy == "lrr"
+        self.greedy = policy == "gto"
         self.last = n_warps - 1 if policy == "lrr" else 0
-        self.age = list(range(n_warps))        # smaller = older
-        self.next_age = n_warps
 
     def pick(self, ready: int) -> int:
         """Slot that issues for this ready mask, or -1; no state change."""
@@ -32,28 +80,28 @@ class WarpSchedTwin:
             if upper:
                 return last + 1 + ((upper & -upper).bit_length() - 1)
             return (ready & -ready).bit_length() - 1
-        if (ready >> last) & 1:
+        if self.greedy and (ready >> last) & 1:
             return last
-        age = self.age
-        best, best_age = -1, None
-        while ready:                       # visit set bits only, lowest slot first
-            low = ready & -ready
-            w = low.bit_length() - 1
-            if best_age is None or age[w] < best_age:
-                best, best_age = w, age[w]
-            ready ^= low
-        return best
+        return self.oldest(ready)
 
-    def grant(self, ready: int, launch: int = 0) -> int:
-        """``step`` without building the output dict (the model's fast path): the granted slot
-        or -1, with the same state update."""
+    def choose(self, inputs: dict) -> int:
+        return self.pick(inputs.get("ready", 0))
+
+    def advance(self, inputs: dict, g: int) -> None:
+        if g >= 0:
+            self.last = g
+        super().advance(inputs, g)
+
+    def grant_fast(self, ready: int, launch: int = 0) -> int:
+        """``step`` without building the input and output dicts (the model's fast path): the
+        granted slot or -1, with the same state update."""
         if ready:
             last = self.last
             if self.lrr:
                 upper = ready >> (last + 1)
                 g = (last + 1 + ((upper & -upper).bit_length() - 1) if upper
                      else (ready & -ready).bit_length() - 1)
-            elif (ready >> last) & 1:
+            elif self.greedy and (ready >> last) & 1:
                 g = last
             else:
                 g = self.pick(ready)
@@ -68,17 +116,3 @@ class WarpSchedTwin:
                 self.next_age += 1
                 launch ^= low
         return g
-
-    def step(self, ready: int, launch: int = 0) -> dict[str, int]:
-        """One clock cycle: outputs for (ready, launch), then the edge's state update."""
-        g = self.pick(ready)
-        if g >= 0:
-            self.last = g
-        while launch:                      # launched slots in slot order become youngest
-            low = launch & -launch
-            self.age[low.bit_length() - 1] = self.next_age
-            self.next_age += 1
-            launch ^= low
-        if g < 0:
-            return {"grant": 0, "grant_valid": 0, "grant_idx": 0}
-        return {"grant": 1 << g, "grant_valid": 1, "grant_idx": g}

@@ -18,6 +18,15 @@ from sim.subcore import SubCore, make_units
 
 def build_subcores(sm, cfg, make_scheduler, shared_ldst) -> list:
     """The sub-cores of ``sm``; for SOCGPU also installs its fetch as ``sm.fetcher``."""
+    from sim.policies.warp_sched import every_cycle
+    subcores = _build(sm, cfg, make_scheduler, shared_ldst)
+    tick = every_cycle(cfg.sm.warp_sched)
+    for sc in subcores:
+        sc.tick_always = tick
+    return subcores
+
+
+def _build(sm, cfg, make_scheduler, shared_ldst) -> list:
     s = cfg.sm
     per_sub = s.warps_per_sm // s.subcores
     sched = [make_scheduler(per_sub, s.warp_sched) for _ in range(s.subcores)]

@@ -252,7 +252,7 @@ class SocgpuSubCore(SubCore):
         """Step the arbiter over warps offering an issuable candidate; issue the granted one."""
         launch = self.launch_bits
         if now < self.next_issue:
-            if launch:
+            if launch or self.tick_always:
                 self.launch_bits = 0
                 self.grant(0, launch)
             self.counts[INTERVAL] += 1
@@ -271,7 +271,7 @@ class SocgpuSubCore(SubCore):
                         ready &= ~m
                         if f < soonest:
                             soonest = f
-        if not ready and not launch:
+        if not ready and not launch and not self.tick_always:
             self._idle(now, soonest)
             return
         self.launch_bits = 0

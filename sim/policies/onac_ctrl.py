@@ -61,8 +61,8 @@ output is a register and the controller acts on the post-edge values within the 
 
 from __future__ import annotations
 
-from hdl.onac_parts.swm import SwmState, SwmWidths
-from hdl.core_sampler import SamplerState
+from hdl.params.swm import SwmState, SwmWidths
+from hdl.params.core_sampler import SamplerState
 from sim.blocks.core_sampler import CoreSamplerTwin
 from sim.blocks.onac import OnacTwin, SwmTwin
 from sim.blocks.seq_det import SeqDetTwin

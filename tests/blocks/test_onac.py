@@ -15,7 +15,7 @@ from cosim.amaranth_backend import run_lockstep_amaranth
 from cosim.lockstep import LockstepMismatch
 from cosim.stimuli.onac import SwmStimulus, concave_curve
 from gpusched.blocks import get_block, parse_params
-from hdl.onac_parts.swm import SwmState
+from hdl.params.swm import SwmState
 from sim.blocks.onac import OnacTwin
 
 # Backprop-like curve: 1 warp-IPC per core, smooth roof at 9 (knee sharpness 8). Chosen so that

@@ -99,4 +99,101 @@ def test_bad_parameters_are_rejected():
     with pytest.raises(ConfigError, match="policy"):
         parse_params(SPEC, ["policy=fifo"])
     with pytest.raises(ConfigError, match="unknown parameter"):
-        parse_params(SPEC, ["N=3"])
+        parse_params(SPEC, ["M=3"])
+
+
+# -- oldest first and the two-level active scheduler (baselines.md §1.1, §1.3) ------------------
+
+OLD_CASE = [
+    (0b0110, 0, 1),        # oldest ready (lower slot at start-up)
+    (0b0111, 0, 0),        # no greedy entry: the oldest, slot 0
+    (0b1101, 0b0001, 0),   # slot 0 relaunched at the edge (youngest from now on)
+    (0b1101, 0, 2),        # 0 is now the youngest → 2
+    (0b1001, 0, 3),
+]
+
+
+def _two_level_inputs(ready, valid=0b111111, mem_wait=0, barrier=0):
+    return {"ready": ready, "launch": 0, "valid": valid, "mem_wait": mem_wait, "barrier": barrier}
+
+
+# §1.3: active list [a b c d e f] (slots 0..5, N = 6); b issues → [c d e f a b]; then the entry
+# at the same position (d) issues → [e f a b c d]; with every warp ready the list order shows.
+ROTATION_CASE = [(_two_level_inputs(0b000010), 1), (_two_level_inputs(0b001000), 3)] + \
+    [(_two_level_inputs(0b111111), g) for g in (4, 5, 0, 1, 2, 3, 4)]
+
+# N = 2 of 4 slots: active [0 1], pending [2 3]. Slot 0 waits on memory → demoted to the back,
+# 2 promoted: active [1 2], pending [3 0]. A slot that is not valid counts as waiting.
+DEMOTION_CASE = [
+    (_two_level_inputs(0b1111, valid=0b1111), 0),
+    (_two_level_inputs(0b1111, valid=0b1111, mem_wait=0b0001), 1),   # [1 2] → 1 issues → [2 1]
+    (_two_level_inputs(0b1100, valid=0b1111), 2),                    # 2 first in [2 1]
+]
+
+
+def test_old_directed_on_twin_and_rtl():
+    params = parse_params(SPEC, {"W": 4, "policy": "old"})
+    inputs = [{"ready": r, "launch": l} for r, l, _ in OLD_CASE]
+    twin = WarpSchedTwin(4, "old")
+    twin_out = [twin.step(**i) for i in inputs]
+    assert _grants(twin_out) == _grants(run_sequence(SPEC, params, inputs)) == _expected(OLD_CASE)
+
+
+@pytest.mark.parametrize("w, n, case", [(6, 6, ROTATION_CASE), (8, 6, ROTATION_CASE)])
+def test_two_level_rotation_example_on_twin_and_rtl(w, n, case):
+    from sim.blocks.two_level import TwoLevelActiveTwin
+    params = parse_params(SPEC, {"W": w, "policy": "two_level", "N": n})
+    inputs = [i for i, _ in case]
+    twin = TwoLevelActiveTwin(w, n)
+    twin_out = [twin.step(**i) for i in inputs]
+    expected = [g for _, g in case]
+    assert _grants(twin_out) == expected
+    assert _grants(run_sequence(SPEC, params, inputs)) == expected
+
+
+def test_two_level_demotes_waiting_warps_and_promotes_the_pending_front():
+    from sim.blocks.two_level import TwoLevelActiveTwin
+    twin = TwoLevelActiveTwin(4, 2)
+    seen = []
+    for inputs, want in DEMOTION_CASE[:3]:
+        seen.append(twin.step(**inputs)["grant_idx"])
+        assert seen[-1] == want
+    # after the three cycles: active [1 2] rotated by 2's issue → [1 2]; pending [3 0]
+    assert twin.order == [1, 2, 3, 0]
+    twin.step(**_two_level_inputs(0, valid=0b1101))      # 1 invalid: demoted, 3 promoted
+    assert twin.order == [2, 3, 0, 1]
+    params = parse_params(SPEC, {"W": 4, "policy": "two_level", "N": 2})
+    rtl = run_sequence(SPEC, params, [i for i, _ in DEMOTION_CASE[:3]])
+    assert _grants(rtl) == [g for _, g in DEMOTION_CASE[:3]]
+
+
+@pytest.mark.parametrize("policy, w, n", [("old", 8, 1), ("old", 32, 1), ("two_level", 4, 2),
+                                          ("two_level", 8, 4), ("two_level", 12, 6),
+                                          ("two_level", 8, 8)])
+def test_random_lockstep_new_policies_20k_cycles(policy, w, n):
+    params = parse_params(SPEC, {"W": w, "policy": policy, "N": n})
+    report = run_lockstep_amaranth(SPEC, params, 20_000, seed=500 + w + n)
+    assert report.cycles == 20_000 and report.mismatches == 0
+
+
+def _no_demotion_twin(w, n):
+    from sim.blocks.two_level import TwoLevelActiveTwin
+
+    class NoDemotion(TwoLevelActiveTwin):
+        """Mutation: waiting warps stay in the active list (no demotion, no promotion)."""
+
+        def partition(self, inputs):
+            return list(self.order)
+    return NoDemotion(w, n)
+
+
+def test_lockstep_catches_a_two_level_scheduler_without_demotion():
+    params = parse_params(SPEC, {"W": 8, "policy": "two_level", "N": 4})
+    with pytest.raises(LockstepMismatch, match="mismatch at cycle"):
+        run_lockstep_amaranth(SPEC, params, 5_000, seed=9, twin=_no_demotion_twin(8, 4))
+
+
+def test_two_level_needs_n_within_the_slots():
+    from gpusched.config import ConfigError
+    with pytest.raises(ConfigError, match="N = 9"):
+        parse_params(SPEC, {"W": 8, "policy": "two_level", "N": 9})

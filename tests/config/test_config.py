@@ -52,7 +52,7 @@ def test_override_applies_and_types():
     ("sm.warps_per_sm=7", "sm.warps_per_sm", "divisible by sm.subcores"),
     ("sm.sms_per_cluster=3", "sm.sms_per_cluster", "must divide sm.count"),
     ("l1.size_bytes=5000", "l1.size_bytes", "sets × l1.ways × l1.line_bytes"),
-    ("sm.warp_sched=fifo", "sm.warp_sched", "allowed: lrr, gto"),
+    ("sm.warp_sched=fifo", "sm.warp_sched", "unknown; known: lrr, gto, old, two_level_active:<N>"),
     ("dram.bank_bit=8", "dram.bank_bit", "overlaps dram.channel_bit"),
 ])
 def test_bad_override_is_one_line_exit_2(override, field, fragment):

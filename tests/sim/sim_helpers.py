@@ -31,8 +31,8 @@ class GrantRecorder:
         self.n += 1
 
         class Recording:
-            def step(self, ready: int, launch: int = 0) -> dict:
-                out = twin.step(ready, launch)
+            def step(self, **inputs) -> dict:
+                out = twin.step(**inputs)
                 if out["grant_valid"]:
                     grants.append((sid, out["grant_idx"]))
                 return out

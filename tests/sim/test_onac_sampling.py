@@ -19,7 +19,7 @@ import pytest
 from experiments.onac import QUARTER_CHIP
 from experiments.thesis_runs import steady_ipc, wave_workload
 from gpusched.config import get_preset, with_overrides
-from hdl.core_sampler import SamplerState
+from hdl.params.core_sampler import SamplerState
 from sim.policies.onac_ctrl import OnacController
 from sim.run import simulate
 

@@ -1,0 +1,92 @@
+"""Warp scheduler of one sub-core (baselines.md §1.1-§1.3): policies, parameters, port v2.
+
+One port for every warp-scheduling policy (ARCHITECTURE.md "scheduling points"); a policy reads
+the inputs it needs and ignores the rest (synthesis removes them). W = warp slots of the
+sub-core; slot w is bit w of every per-slot vector.
+
+Per warp slot (W bits each):
+- ``ready``: the warp can issue this cycle (every readiness check applied, its unit is free).
+- ``launch``: a new warp enters the slot this cycle. Launches are in slot order, so within one
+  cycle a lower slot is older; every launched slot becomes younger than all others. That order
+  *is* the dynamic age (GPGPU-Sim's dynamic warp id seen by one scheduler, §1.2): a policy that
+  ranks by age keeps its own order from this port, as GTO's age matrix does.
+- ``valid``: the slot holds a live warp (launched and not exited).
+- ``mem_wait``: the warp waits on memory: its head instruction reads a long-latency result (a
+  register a global load or atomic will write, GPGPU-Sim's long-op check of §1.3) or it is a
+  fence with memory requests outstanding.
+- ``barrier``: the warp waits at a CTA barrier.
+Per launch (valid in a cycle with ``launch`` non-zero; one CTA per SM per cycle):
+- ``launch_cta``: the CTA slot of the launched warps; ``launch_kernel``: their kernel (index mod
+  256); ``warps_per_cta``: warps per CTA of that kernel; ``resident_ctas``: CTAs resident on the
+  SM including this one.
+Per SM: ``sm_id`` (mod 256).
+
+Outputs: ``grant`` (one-hot), ``grant_valid``, ``grant_idx``: the warp that issues, a same-cycle
+pick from the inputs and the registered state (as GPGPU-Sim's scheduler cycle); state updates at
+the clock edge.
+
+Time: the GPU model skips cycles in which nothing can change. A policy whose state moves every
+cycle even without a grant or a launch (two-level demotion and promotion) is listed in
+``EVERY_CYCLE``: the model then steps it every cycle while its sub-core holds a warp, so skipping
+stays exact (the choice between the issue's two options; an elapsed-cycles input is not needed).
+"""
+
+from __future__ import annotations
+
+from gpusched.blocks import Param
+
+from . import Ports, port
+
+# policies with RTL (``policy`` parameter of the block); the model-level names and their
+# parameter syntax are in sim/policies/warp_sched.py
+POLICIES = ("lrr", "gto", "old", "two_level")
+EVERY_CYCLE = frozenset({"two_level"})
+MIN_W, MAX_W = 2, 64
+CTA_BITS, KERNEL_BITS, WPC_BITS, RESIDENT_BITS, SM_BITS = 6, 8, 7, 7, 8
+
+PARAMS = {
+    "W": Param(int, 32, f"an integer in {MIN_W}..{MAX_W}", lambda v: MIN_W <= v <= MAX_W),
+    "policy": Param(str, "gto", "one of " + ", ".join(POLICIES), lambda v: v in POLICIES),
+    "N": Param(int, 4, "an integer >= 1 (two_level: active warps per scheduler, <= W)",
+               lambda v: v >= 1),
+}
+
+
+def check_params(n_warps: int, policy: str, n_active: int = 1) -> None:
+    """Shared parameter check for the RTL and the twins."""
+    if policy not in POLICIES:
+        raise ValueError(f"policy = {policy!r}: allowed: {', '.join(POLICIES)}")
+    if not MIN_W <= n_warps <= MAX_W:
+        raise ValueError(f"W = {n_warps}: allowed: {MIN_W}..{MAX_W}")
+    if policy == "two_level" and not 1 <= n_active <= n_warps:
+        raise ValueError(f"N = {n_active}: allowed: 1..W = {n_warps} (baselines.md §1.3)")
+
+
+def idx_width(n_warps: int) -> int:
+    return max(1, (n_warps - 1).bit_length())
+
+
+def ports(n_warps: int) -> Ports:
+    w = n_warps
+    return {
+        "ready": port("in", w),
+        "launch": port("in", w),
+        "valid": port("in", w),
+        "mem_wait": port("in", w),
+        "barrier": port("in", w),
+        "launch_cta": port("in", CTA_BITS),
+        "launch_kernel": port("in", KERNEL_BITS),
+        "warps_per_cta": port("in", WPC_BITS),
+        "resident_ctas": port("in", RESIDENT_BITS),
+        "sm_id": port("in", SM_BITS),
+        "grant": port("out", w),
+        "grant_valid": port("out", 1),
+        "grant_idx": port("out", idx_width(w)),
+    }
+
+
+def granted(g: int) -> dict[str, int]:
+    """The output dict of a grant to slot ``g`` (no grant for g < 0)."""
+    if g < 0:
+        return {"grant": 0, "grant_valid": 0, "grant_idx": 0}
+    return {"grant": 1 << g, "grant_valid": 1, "grant_idx": g}

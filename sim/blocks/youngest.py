@@ -1,0 +1,24 @@
+"""Youngest-first warp scheduler: the ready warp launched last issues (model only).
+
+The worked example of docs/adding-a-scheduler.md: a twin on the warp-scheduler port that keeps
+no state beyond the launch ages its base class already tracks.
+"""
+
+from __future__ import annotations
+
+from sim.blocks.warp_sched import WarpSchedulerTwin
+
+
+class YoungestTwin(WarpSchedulerTwin):
+    """Grant the ready slot with the largest launch age."""
+
+    def choose(self, inputs: dict) -> int:
+        ready, age = inputs.get("ready", 0), self.age
+        best = -1
+        while ready:
+            low = ready & -ready
+            w = low.bit_length() - 1
+            if best < 0 or age[w] > age[best]:
+                best = w
+            ready ^= low
+        return best

@@ -1,0 +1,78 @@
+"""Warp-scheduler registry: the policy families behind ``sm.warp_sched`` / ``--warp-scheduler``
+(baselines.md §1.1-§1.3). Each family makes one twin per sub-core (``make(n_slots, args)``);
+``every_cycle`` marks a policy whose state moves every cycle (hdl/params/warp_sched.py); ``rtl``
+names the ``warp_sched`` block policy that implements it in hardware (None: model only).
+
+A new policy is a twin (a ``WarpSchedulerTwin`` subclass) and one entry here
+(docs/adding-a-scheduler.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sim.blocks.two_level import TwoLevelActiveTwin
+from sim.blocks.warp_sched import WarpSchedTwin
+from sim.blocks.youngest import YoungestTwin
+from sim.policies.names import Arg, Family, describe, parse
+
+
+def _arbiter(policy: str):
+    return lambda n_slots, args: WarpSchedTwin(n_slots, policy)
+
+
+WARP_SCHEDULERS: dict[str, Family] = {f.name: f for f in (
+    Family("lrr", _arbiter("lrr"), "loose round-robin from the slot after the last issuer",
+           extra={"rtl": "lrr"}),
+    Family("gto", _arbiter("gto"), "greedy-then-oldest: the last issuer, then the oldest",
+           extra={"rtl": "gto"}),
+    Family("old", _arbiter("old"), "oldest first (GTO's age order without the greedy warp)",
+           extra={"rtl": "old"}),
+    Family("two_level_active", lambda n_slots, a: TwoLevelActiveTwin(n_slots, a["N"]),
+           "GPGPU-Sim's two-level active scheduler: N active warps, a pending FIFO (§1.3)",
+           args=(Arg("N", lo=1, doc="active warps per scheduler (<= its warp slots)"),
+                 Arg("inner", words=("lrr",), aliases={"0": "lrr"}, default="lrr",
+                     doc="inner level: lrr (GPGPU-Sim 0); the only one GPGPU-Sim implements"),
+                 Arg("outer", words=("srr",), aliases={"1": "srr"}, default="srr",
+                     doc="outer level: srr (GPGPU-Sim 1); the only one GPGPU-Sim implements")),
+           extra={"rtl": "two_level", "every_cycle": True}),
+    Family("youngest", lambda n_slots, a: YoungestTwin(n_slots),
+           "youngest ready warp first (model only; the docs' worked example)"),
+)}
+MAX_SLOTS = 64      # warp slots per scheduler the twins and the RTL take (hdl/params/warp_sched.py)
+
+
+def parse_warp_scheduler(name: str, where: str = "sm.warp_sched") -> tuple[Family, dict[str, Any]]:
+    return parse(where, name, WARP_SCHEDULERS)
+
+
+def make_warp_scheduler(n_slots: int, policy: str):
+    """The twin of ``policy`` for one sub-core of ``n_slots`` warp slots (a 1-slot sub-core
+    gets a 2-slot scheduler whose second slot never holds a warp: the RTL needs W >= 2)."""
+    fam, args = parse_warp_scheduler(policy)
+    return fam.make(max(2, n_slots), args)
+
+
+def every_cycle(policy: str) -> bool:
+    """Must the model step this policy every cycle (while its SM holds a CTA)?"""
+    return bool(parse_warp_scheduler(policy)[0].extra.get("every_cycle"))
+
+
+def check_warp_scheduler(policy: str, slots_per_scheduler: int) -> None:
+    """Config-level check of ``sm.warp_sched`` against the sub-core's slot count."""
+    fam, args = parse_warp_scheduler(policy)
+    if slots_per_scheduler > MAX_SLOTS:
+        from gpusched.config import ConfigError
+        raise ConfigError("sm.warps_per_sm", slots_per_scheduler,
+                          f"warp slots per scheduler (sm.warps_per_sm / sm.subcores) must be "
+                          f"<= {MAX_SLOTS}, the warp schedulers' limit")
+    n = args.get("N")
+    if n is not None and n > max(2, slots_per_scheduler):
+        from gpusched.config import ConfigError
+        raise ConfigError("sm.warp_sched", policy,
+                          f"<N> = {n} exceeds the {slots_per_scheduler} warp slots of a scheduler "
+                          f"(sm.warps_per_sm / sm.subcores; baselines.md §1.3)")
+
+
+def help_text() -> str:
+    return describe(WARP_SCHEDULERS)
