@@ -147,3 +147,20 @@ def test_the_model_runs_where_amaranth_cannot_be_imported():
                          timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.startswith("ok ")
+
+
+def test_youngest_issues_the_last_launched_warp_first():
+    # the docs' model-only example: the four warps launch in slot order, so slot 3 is youngest
+    g = grants_of_scheduler0("youngest", lambda c, w: independent(12))
+    assert g == [3] * 13 + [2] * 13 + [1] * 13 + [0] * 13
+
+
+def test_the_documented_example_touches_two_files_outside_hdl():
+    from pathlib import Path
+    doc = (Path(__file__).parents[2] / "docs" / "adding-a-scheduler.md").read_text()
+    table = doc.split("## 1.")[1].split("## 2.")[0]
+    files = [line.split("`")[1] for line in table.splitlines() if line.startswith("| `")]
+    assert files == ["sim/blocks/youngest.py", "sim/policies/warp_sched.py"]
+    root = Path(__file__).parents[2]
+    assert all((root / f).exists() and not f.startswith("hdl/") for f in files)
+    assert "youngest" in (root / files[1]).read_text()
