@@ -197,3 +197,14 @@ def test_two_level_needs_n_within_the_slots():
     from gpusched.config import ConfigError
     with pytest.raises(ConfigError, match="N = 9"):
         parse_params(SPEC, {"W": 8, "policy": "two_level", "N": 9})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("policy, w, n", [("lrr", 32, 1), ("gto", 32, 1), ("old", 32, 1),
+                                          ("two_level", 8, 4), ("two_level", 16, 6),
+                                          ("two_level", 32, 8)])
+def test_random_lockstep_soak_100k_cycles(policy, w, n):
+    """The soak behind --runslow: 100 000 random cycles per configuration."""
+    params = parse_params(SPEC, {"W": w, "policy": policy, "N": n})
+    report = run_lockstep_amaranth(SPEC, params, 100_000, seed=7000 + w + n)
+    assert report.cycles == 100_000 and report.mismatches == 0

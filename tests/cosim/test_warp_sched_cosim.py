@@ -20,6 +20,13 @@ def test_verilator_lockstep(policy, w):
     assert report.cycles == 20_000 and report.mismatches == 0
 
 
+@pytest.mark.parametrize("policy, w, n", [("old", 32, 1), ("two_level", 16, 6)])
+def test_verilator_lockstep_oldest_and_two_level(policy, w, n):
+    params = parse_params(SPEC, {"W": w, "policy": policy, "N": n})
+    report = run_cosim(SPEC, params, 20_000, seed=2100 + w, sim="verilator")
+    assert report.cycles == 20_000 and report.mismatches == 0
+
+
 @pytest.mark.skipif(not available("icarus"), reason="iverilog not on PATH (optional simulator)")
 @pytest.mark.parametrize("policy", ["lrr", "gto"])
 def test_icarus_lockstep(policy):
