@@ -66,7 +66,7 @@ class SubCore:
     __slots__ = ("sm", "index", "sched", "slots", "masks", "unit_masks", "units", "pipes", "in_use",
                  "next_issue", "issue_interval", "dual_issue", "launch_bits", "counts", "n_insts",
                  "wake", "grant", "n_dual", "n_fetches", "tick_always", "launch_cta",
-                 "launch_kernel", "launch_wpc")
+                 "launch_kernel", "launch_wpc", "multi")
     sm: SM
     index: int
     sched: Any
@@ -90,6 +90,7 @@ class SubCore:
     launch_cta: int
     launch_kernel: int
     launch_wpc: int
+    multi: int
 
     def __init__(self, sm: SM, index: int, scheduler: Any, n_slots: int, units: list[Unit | None],
                  issue_interval: int, dual_issue: bool):
@@ -98,6 +99,7 @@ class SubCore:
         self.grant = fast if fast is not None else self._port_grant
         self.tick_always = False        # build_subcores sets it from the policy's registry entry
         self.launch_cta = self.launch_kernel = self.launch_wpc = 0
+        self.multi = 0      # warps whose candidate unit can change by itself (SOCGPU)
         self.slots = [None] * n_slots
         self.masks = [0] * 6           # per warp wait state (sim.warp READY … DONE)
         self.unit_masks = [0] * 6      # READY warps by the unit of their head instruction
@@ -210,7 +212,9 @@ class SubCore:
 
     # -- one cycle --------------------------------------------------------------------------
     def issue(self, now: int) -> None:
-        """Issue stage of cycle ``now``: step the arbiter and dispatch the granted warp."""
+        """Issue stage of cycle ``now`` (the template every issue stage shares): the interval
+        check, ready masking by unit, the scheduler's grant and the next wake; what happens to
+        the granted warp is ``issue_warp`` (in-order here, SOCGPU in sim.issue.socgpu)."""
         launch = self.launch_bits
         if now < self.next_issue:
             if launch or self.tick_always:
@@ -218,6 +222,8 @@ class SubCore:
                 self.grant(0, launch)
             self.counts[INTERVAL] += 1
             return
+        if self.multi:
+            self.reassess(now)
         ready = self.masks[READY]
         soonest = NEVER
         if ready:
@@ -231,19 +237,56 @@ class SubCore:
                         if f < soonest:
                             soonest = f
         if not ready and not launch and not self.tick_always:
-            self.wake = soonest if self.masks[READY] else NEVER
-            self.counts[self.reason()] += 1
+            self.idle(now, soonest)
             return
         self.launch_bits = 0
         g = self.grant(ready, launch)
         if g < 0:
-            self.wake = soonest if self.masks[READY] else NEVER
-            self.counts[self.reason()] += 1
+            self.idle(now, soonest)
             return
         w = self.slots[g]
         assert w is not None
         self.counts[ISSUED] += 1
         self.next_issue = now + self.issue_interval
+        self.issue_warp(w, now)
+        self.wake = self.next_chance()
+
+    def idle(self, now: int, soonest: int) -> None:
+        """No issue this cycle: wake when a busy unit some ready warp needs frees (``soonest``),
+        next cycle when a warp's candidate unit may change (``multi``); charge the slot."""
+        wake = soonest if self.masks[READY] else NEVER
+        if self.multi and wake > now + 1:
+            wake = now + 1
+        self.wake = wake
+        self.counts[self.reason()] += 1
+
+    def next_chance(self) -> int:
+        """After an issue: the next cycle this scheduler can issue, after the issue interval and
+        once a unit some ready warp needs is free."""
+        t_issue = self.next_issue
+        ready = self.masks[READY]
+        um = self.unit_masks
+        if not ready:
+            return NEVER
+        if um[NONE] & ready or self.multi:
+            return t_issue
+        t = NEVER
+        for u in self.in_use:
+            if um[u.kind] & ready:
+                f = u.free_at
+                if f <= t_issue:
+                    return t_issue
+                if f < t:
+                    t = f
+        return t
+
+    def reassess(self, now: int) -> None:
+        """Re-derive the unit of warps whose candidate can change by itself (``multi``); the
+        in-order stage has none."""
+
+    def issue_warp(self, w: Warp, now: int) -> None:
+        """In-order issue of the granted warp: its head instruction and, with dual issue, the
+        next one to another unit type (baselines.md §1.2)."""
         first = w.ib[0]
         self.dispatch(w, first, now)
         if self.dual_issue and w.ib and first.unit != NONE:
@@ -255,25 +298,6 @@ class SubCore:
                 self.dispatch(w, second, now)
         if not w.finished:
             self.update(w)
-        # next chance: after the issue interval, once a unit some ready warp needs is free
-        t_issue = self.next_issue
-        ready = self.masks[READY]
-        um = self.unit_masks
-        if not ready:
-            t = NEVER
-        elif um[NONE] & ready:
-            t = t_issue
-        else:
-            t = NEVER
-            for u in self.in_use:
-                if um[u.kind] & ready:
-                    f = u.free_at
-                    if f <= t_issue:
-                        t = t_issue
-                        break
-                    if f < t:
-                        t = f
-        self.wake = t
 
     def dispatch(self, w: Warp, d: Decoded, now: int) -> None:
         """Send the head instruction of ``w`` to its unit; reserve its destinations."""

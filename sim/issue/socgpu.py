@@ -34,8 +34,7 @@ from heapq import heappush
 from sim.issue.block import VOLATILE, FastSocgpuIssue
 from sim.issue.decode import decode, placeholder
 from sim.issue.warp_state import MemReq, SocgpuFetch, WarpIssue
-from sim.stats import INTERVAL, ISSUED
-from sim.subcore import NEVER, SubCore
+from sim.subcore import SubCore
 from sim.warp import DIV, LDST, NONE, READY, Warp
 from sim.warp import BARRIER as W_BARRIER
 from sim.warp import DONE as W_DONE
@@ -55,7 +54,7 @@ class SocgpuSubCore(SubCore):
     """Warp arbiter + SOCGPU issue blocks + units for one sub-core."""
 
     __slots__ = ("n_entries", "policy", "dual_mode", "volatile", "make_block", "fetcher",
-                 "multi", "stage_counts", "lvl", "acc", "t_lvl")
+                 "stage_counts", "lvl", "acc", "t_lvl")
 
     def __init__(self, sm, index: int, scheduler, n_slots: int, units: list,
                  issue_interval: int, fetcher: SocgpuFetch, n_entries: int = 8,
@@ -65,7 +64,7 @@ class SocgpuSubCore(SubCore):
         self.volatile = policy in VOLATILE and make_block is None
         self.make_block = make_block        # None: FastSocgpuIssue (looked up at each launch)
         self.fetcher = fetcher
-        self.multi = 0              # volatile policies: warps with ≥ 2 ready entries
+        # ``multi`` (SubCore): volatile policies' warps with ≥ 2 ready entries
         self.stage_counts = [0] * len(COUNTERS)
         self.lvl = [0, 0, 0, 0]     # valid entries, ready entries, candidate warps, warps
         self.acc = [0, 0, 0, 0]     # their integrals over cycles
@@ -194,6 +193,9 @@ class SocgpuSubCore(SubCore):
             w.unit = unit
             self.unit_masks[unit] |= bit
             self.wake = 0
+            pipe = self.units[unit]
+            if pipe is not None and pipe not in self.in_use:
+                self.in_use.append(pipe)
 
     def reassess(self, now: int) -> None:
         """Volatile policies: this cycle's candidate (hence its unit) may differ from the last."""
@@ -208,6 +210,9 @@ class SocgpuSubCore(SubCore):
                 um[w.unit] &= ~low
                 um[unit] |= low
                 w.unit = unit
+                pipe = self.units[unit]
+                if pipe is not None and pipe not in self.in_use:
+                    self.in_use.append(pipe)
 
     # -- fetch --------------------------------------------------------------------------------
     def fetch_slots(self, w: Warp) -> list:
@@ -248,42 +253,11 @@ class SocgpuSubCore(SubCore):
         self.insert_fetched(w, self.fetch_slots(w), now)
 
     # -- issue --------------------------------------------------------------------------------
-    def issue(self, now: int) -> None:
-        """Step the arbiter over warps offering an issuable candidate; issue the granted one."""
-        launch = self.launch_bits
-        if now < self.next_issue:
-            if launch or self.tick_always:
-                self.launch_bits = 0
-                self.grant(0, launch)
-            self.counts[INTERVAL] += 1
-            return
-        if self.multi:
-            self.reassess(now)
-        ready = self.masks[READY]
-        soonest = NEVER
-        if ready:
-            um = self.unit_masks
-            for u in self.pipes:
-                f = u.free_at
-                if f > now:
-                    m = um[u.kind]
-                    if m & ready:
-                        ready &= ~m
-                        if f < soonest:
-                            soonest = f
-        if not ready and not launch and not self.tick_always:
-            self._idle(now, soonest)
-            return
-        self.launch_bits = 0
-        g = self.grant(ready, launch)
-        if g < 0:
-            self._idle(now, soonest)
-            return
-        w = self.slots[g]
+    def issue_warp(self, w: Warp, now: int) -> None:
+        """Issue from the granted warp's block: its candidate and, with dual issue, ``cand2``
+        to another free unit kind; a redirect flushes the warp's non-issued entries (§2.7)."""
         st = w.soc
         blk = st.blk
-        self.counts[ISSUED] += 1
-        self.next_issue = now + self.issue_interval
         units = self.units
         unit_free = 0
         if self.dual_mode == "smart":
@@ -318,34 +292,6 @@ class SocgpuSubCore(SubCore):
             self.dispatch_entry(w, st, tok2, y, now)
         if not w.finished:
             self.refresh(w, now + 1)
-        self._after_issue()
-
-    def _idle(self, now: int, soonest: int) -> None:
-        self.wake = soonest if self.masks[READY] else NEVER
-        if self.multi and self.wake > now + 1:
-            self.wake = now + 1
-        self.counts[self.reason()] += 1
-
-    def _after_issue(self) -> None:
-        """Next chance: after the issue interval, once a unit some ready warp needs is free."""
-        t_issue = self.next_issue
-        ready = self.masks[READY]
-        um = self.unit_masks
-        if not ready:
-            t = NEVER
-        elif um[NONE] & ready or self.multi:
-            t = t_issue
-        else:
-            t = NEVER
-            for u in self.pipes:
-                if um[u.kind] & ready:
-                    f = u.free_at
-                    if f <= t_issue:
-                        t = t_issue
-                        break
-                    if f < t:
-                        t = f
-        self.wake = t
 
     def dispatch_entry(self, w: Warp, st: WarpIssue, bit: int, x, now: int) -> None:
         """Send instruction ``x`` to its unit; ``bit`` (its entry, or token) is cleared from
