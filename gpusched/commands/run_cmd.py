@@ -19,8 +19,8 @@ from gpusched.config import ConfigError
 
 
 def _policy_help(kind: str) -> str:
-    from sim.policies import BASELINES, POLICIES
-    return f"{' | '.join(POLICIES[kind])} (default {BASELINES[kind]})"
+    from sim.policies import BASELINES, policy_names
+    return f"{' | '.join(policy_names(kind))} (default {BASELINES[kind]})"
 
 
 def _warp_families():

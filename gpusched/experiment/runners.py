@@ -71,15 +71,23 @@ def load_plugins(modules: list[str]) -> None:
 
 # ---- the GPU model ----------------------------------------------------------------------------
 
-def _model_parameters() -> dict[str, tuple[str, ...] | None]:
-    """Keyword parameters ``simulate`` accepts → their allowed names (None: any value)."""
+def _policy_check(kind: str):
+    """A check of a policy name of ``kind`` (plain or family syntax; raises ConfigError)."""
+    def check(value) -> None:
+        from sim.policies import resolve_policy
+        resolve_policy(kind, str(value))
+    return check
+
+
+def _model_parameters() -> dict:
+    """Keyword parameters ``simulate`` accepts → their allowed names, a check raising
+    ConfigError, or None (any value)."""
     import sim.run
     sig = inspect.signature(sim.run.simulate)
     out: dict[str, tuple[str, ...] | None] = {"scale": None}
     for name, param in sig.parameters.items():
         if param.kind is param.VAR_KEYWORD:
-            out.update({kind: tuple(choices) for kind, choices in
-                        getattr(sim.run, "POLICIES", {}).items()})
+            out.update({kind: _policy_check(kind) for kind in getattr(sim.run, "POLICIES", {})})
         elif name not in ("cfg", "workload", "seed", "progress"):
             out[name] = None
     if "memory" in out and hasattr(sim.run, "MEMORY_KINDS"):
@@ -99,8 +107,11 @@ def check_model(point: Point) -> None:
     for name, value in point.params.items():
         if name not in known:
             raise ConfigError(name, value, "unknown model parameter; known: " + ", ".join(known))
-        if known[name] is not None and value not in known[name]:
-            raise ConfigError(name, value, "allowed: " + ", ".join(known[name]))
+        allowed = known[name]
+        if callable(allowed):
+            allowed(value)
+        elif allowed is not None and value not in allowed:
+            raise ConfigError(name, value, "allowed: " + ", ".join(allowed))
     get_workload(point.workload, seed=point.seed, scale=point.params.get("scale", 1.0))
 
 

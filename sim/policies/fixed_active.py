@@ -8,7 +8,8 @@ acknowledge once drained and are then gated, so their static energy is not count
 (thesis.md §3.9). Which SMs stay on: the lowest ids (§9.3's choice of core 0 for the 1-core
 sample, extended).
 
-Registered as ``active_<n>`` for n = 1..``MAX_REGISTERED`` (``--sm-controller active_8``).
+Registered as the family ``fixed:<N>`` (``--sm-controller fixed:8``; the older ``active_8`` still
+works).
 """
 
 from __future__ import annotations
@@ -17,16 +18,13 @@ from gpusched.config import ConfigError
 from sim.policies.base import Policy
 from sim.sm import PAUSED
 
-MAX_REGISTERED = 32     # the largest SM count of the presets (thesis: 32 cores)
-
-
 class FixedActive(Policy):
     """Active-SM controller that keeps exactly ``n_active`` SMs on (the lowest ids)."""
 
     def __init__(self, cfg, n_active: int):
         if not 1 <= n_active <= cfg.sm.count:
-            raise ConfigError("sm_controller", f"active_{n_active}",
-                              f"needs 1 <= n <= sm.count = {cfg.sm.count}")
+            raise ConfigError("sm_controller", f"fixed:{n_active}",
+                              f"needs 1 <= N <= sm.count = {cfg.sm.count}")
         self.n_active, self.m = n_active, cfg.sm.count
         self.gating = False
 
@@ -46,13 +44,3 @@ class FixedActive(Policy):
 
     def report(self) -> dict:
         return {"n_active": self.n_active}
-
-
-def _fixed(n: int):
-    def make(cfg) -> FixedActive:
-        return FixedActive(cfg, n)
-    make.__name__ = make.__qualname__ = f"FixedActive_{n}"
-    return make
-
-
-FIXED_ACTIVE_CONTROLLERS = {f"active_{n}": _fixed(n) for n in range(1, MAX_REGISTERED + 1)}

@@ -276,20 +276,6 @@ class SeqDetController(OnacController):
                          count_bits=count_bits, block=block)
 
 
-def _with_skip(cls: type, waves: int):
-    def make(cfg) -> OnacController:
-        return cls(cfg, skip_waves=waves)
-    make.__name__ = make.__qualname__ = f"{cls.__name__}_skip{waves}"
-    return make
-
-
-# Ramp-up sensitivity: thesis.md §9.3 flags the one-wave skip before the Init sample as a choice;
-# ``onac_skip<k>`` / ``seq_det_skip<k>`` start detection after k waves instead (k = 0, 2, 3).
-SKIP_VARIANTS = {f"{name}_skip{k}": _with_skip(cls, k)
-                 for name, cls in (("onac", OnacController), ("seq_det", SeqDetController))
-                 for k in (0, 2, 3)}
-
-
 class DetectorPorts:
     """The SWM twin's method-level API over a detector reached only through its ports.
 
