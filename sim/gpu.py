@@ -20,10 +20,10 @@ from collections import Counter, deque
 
 from gpusched.config import ConfigError, GPUConfig
 from sim.cta import CTA, KernelRun
-from sim.sm import ACTIVE, GATED, PAUSED, PAUSING, SM, SM_STATE_NAMES
+from sim.sm import PWR_ACTIVE, PWR_GATED, PWR_PAUSED, PWR_PAUSING, SM, SM_STATE_NAMES
 from sim.stats import ISSUE_SLOT_REASONS, add_counts
 from sim.subcore import NEVER
-from sim.warp import BARRIER
+from sim.warp import WS_BARRIER
 from sim.workload.kernel import Workload
 
 PROGRESS_EVERY = 4096      # loop iterations between progress callbacks / watchdog checks
@@ -76,7 +76,7 @@ class GPU:
     def can_accept(self, sm: SM, run: KernelRun) -> bool:
         """``sm`` is active, allowed by the active-SM controller, below its CTA-count limit and
         has the resources for one CTA of ``run``."""
-        return (sm.state == ACTIVE and self.sm_controller.may_dispatch(sm.sm_id)
+        return (sm.state == PWR_ACTIVE and self.sm_controller.may_dispatch(sm.sm_id)
                 and sm.n_ctas < self.cta_limit.limit(sm, run) and sm.fits(run))
 
     def launch_cta(self, now: int, sm: SM, run: KernelRun, cta_id: int | None = None) -> CTA:
@@ -101,24 +101,24 @@ class GPU:
     def pause_sm(self, now: int, sm_id: int) -> None:
         """Stop issue on an SM; it keeps its CTAs and acknowledges (on_sm_drained) when drained."""
         sm = self.sms[sm_id]
-        if sm.state == ACTIVE:
-            sm.set_state(now, PAUSING)
+        if sm.state == PWR_ACTIVE:
+            sm.set_state(now, PWR_PAUSING)
             self.policy_acted = True
 
     def resume_sm(self, now: int, sm_id: int) -> None:
         sm = self.sms[sm_id]
-        if sm.state != ACTIVE:
-            sm.set_state(now, ACTIVE)
+        if sm.state != PWR_ACTIVE:
+            sm.set_state(now, PWR_ACTIVE)
             self.cta_pending = True
             self.policy_acted = True
 
     def gate_sm(self, now: int, sm_id: int) -> None:
         """Power-gate a paused, drained SM (its gated cycles are counted for energy)."""
         sm = self.sms[sm_id]
-        if sm.state != PAUSED:
+        if sm.state != PWR_PAUSED:
             raise RuntimeError(f"SM {sm_id} must be paused and drained before power-gating "
                                f"(state {sm.state})")
-        sm.set_state(now, GATED)
+        sm.set_state(now, PWR_GATED)
         self.policy_acted = True
 
     def emit(self, hook: str, *args) -> None:
@@ -271,7 +271,7 @@ class GPU:
             msg = (f"deadlock at cycle {cycle}: no warp resident; kernels waiting for an SM: "
                    f"{', '.join(left) or 'none'}; SMs: {states}")
             return Deadlock(cycle, msg, reason="no SM accepts a CTA")
-        stuck.sort(key=lambda p: (p[1].wait_state() != BARRIER, p[0].sm_id, p[1].slot))
+        stuck.sort(key=lambda p: (p[1].wait_state() != WS_BARRIER, p[0].sm_id, p[1].slot))
         parts = []
         for sm, w in stuck[:1] + [p for p in stuck[1:] if p[1].wait_state() != stuck[0][1].wait_state()][:1]:
             parts.append(f"SM {sm.sm_id} warp {w.slot} (CTA {w.cta.cta_id} of {w.cta.run.name}) "

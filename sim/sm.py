@@ -19,9 +19,9 @@ when ``sim.accel`` has built them (same source, same results). Their classes dec
 with its type at class level: that is what makes field access native, and an undeclared field
 cannot be set on an instance.
 
-Power states (active-SM controller): ACTIVE; PAUSING (schedulers stop issuing, CTAs stay, no new
-CTAs, waits for in-flight instructions to drain); PAUSED (drained, acknowledged); GATED
-(paused and power-gated). ``resume`` returns to ACTIVE.
+Power states (active-SM controller): PWR_ACTIVE; PWR_PAUSING (schedulers stop issuing, CTAs stay, no new
+CTAs, waits for in-flight instructions to drain); PWR_PAUSED (drained, acknowledged); PWR_GATED
+(paused and power-gated). ``resume`` returns to PWR_ACTIVE.
 """
 
 from __future__ import annotations
@@ -30,11 +30,11 @@ import heapq
 from typing import Any, Callable, Final
 
 from sim.cta import CTA, KernelRun
-from sim.stats import INTERVAL as R_INTERVAL, ISSUE_SLOT_REASONS, PAUSED as R_PAUSED, add_counts
+from sim.stats import SLOT_INTERVAL, ISSUE_SLOT_REASONS, SLOT_PAUSED, add_counts
 from sim.issue import build_subcores
-from sim.sm_memory import ACTIVE, GATED, PAUSED, PAUSING, SMMemory  # noqa: F401 (re-exported)
+from sim.sm_memory import PWR_ACTIVE, PWR_GATED, PWR_PAUSED, PWR_PAUSING, SMMemory  # noqa: F401 (re-exported)
 from sim.subcore import NEVER, Unit
-from sim.warp import DONE, LDST, MEMORY, SCOREBOARD, Decoded, Warp
+from sim.warp import WS_DONE, LDST, WS_MEMORY, WS_SCOREBOARD, Decoded, Warp
 from sim.workload.kernel import OP_EXIT as _EXIT
 from sim.workload.kernel import Instr
 
@@ -107,7 +107,7 @@ class SM(SMMemory):
         self.wb_seq = 0
         self.deferred = []
         self.decode_cache = decode_cache
-        self.state = ACTIVE
+        self.state = PWR_ACTIVE
         self.bound = None   # kernel binding (owned by the kernel scheduler)
         self.wake = self.core_wake = NEVER
         self.accounted = 0                  # first cycle whose issue slots are not yet counted
@@ -133,14 +133,14 @@ class SM(SMMemory):
         if upto <= start:
             return
         n = upto - start
-        paused = self.state != ACTIVE
+        paused = self.state != PWR_ACTIVE
         for sc in self.subcores:        # the issue interval first, then the reason that held
             if paused:
-                sc.counts[R_PAUSED] += n
+                sc.counts[SLOT_PAUSED] += n
                 continue
             k = (upto if upto < sc.next_issue else sc.next_issue) - start
             if k > 0:
-                sc.counts[R_INTERVAL] += k
+                sc.counts[SLOT_INTERVAL] += k
                 if k == n:
                     continue
                 sc.counts[sc.reason()] += n - k
@@ -148,7 +148,7 @@ class SM(SMMemory):
                 sc.counts[sc.reason()] += n
         if paused:
             self.paused_cycles += upto - start
-            if self.state == GATED:
+            if self.state == PWR_GATED:
                 self.gated_cycles += upto - start
         self.accounted = upto
 
@@ -173,16 +173,16 @@ class SM(SMMemory):
             _, _, w, dst = heapq.heappop(wb)
             w.pending &= ~dst
             st = w.state
-            if st == SCOREBOARD or st == MEMORY:
+            if st == WS_SCOREBOARD or st == WS_MEMORY:
                 w.subcore.update(w)
             elif w.exited and not w.pending and not w.mem_out:
                 self.finish_warp(w, now)
-        if self.state == ACTIVE:
+        if self.state == PWR_ACTIVE:
             for sc in self.subcores:
                 if sc.wake <= now and (sc.masks[0] or sc.launch_bits) or sc.tick_always and self.n_ctas:
                     sc.issue(now)
                 elif now < sc.next_issue:
-                    sc.counts[R_INTERVAL] += 1
+                    sc.counts[SLOT_INTERVAL] += 1
                 else:
                     sc.counts[sc.reason()] += 1
         else:
@@ -204,7 +204,7 @@ class SM(SMMemory):
             t = n1      # a fetch to do, or a scheduler that moves every cycle (sim.subcore)
         else:
             t = wb[0][0] if wb else NEVER
-            if self.state == ACTIVE:
+            if self.state == PWR_ACTIVE:
                 for sc in self.subcores:
                     if sc.masks[0] or sc.launch_bits:
                         s = sc.wake
@@ -224,7 +224,7 @@ class SM(SMMemory):
             self.core_wake = cycle
 
     def after_release(self, w: Warp, now: int) -> None:
-        if w.state == SCOREBOARD or w.state == MEMORY:
+        if w.state == WS_SCOREBOARD or w.state == WS_MEMORY:
             w.subcore.update(w)
         elif w.exited and not w.pending and not w.mem_out:
             self.finish_warp(w, now)
@@ -299,7 +299,7 @@ class SM(SMMemory):
     def finish_warp(self, w: Warp, now: int) -> None:
         w.finished = True
         w.subcore.remove(w)
-        w.state = DONE
+        w.state = WS_DONE
         cta = w.cta
         cta.run.warp_insts += w.n_insts
         cta.n_finished += 1
@@ -378,12 +378,12 @@ class SM(SMMemory):
             if sc.launch_bits or sc.tick_always and self.n_ctas:
                 sc.grant(0, sc.launch_bits)
                 sc.launch_bits = 0
-            sc.counts[R_PAUSED] += 1
+            sc.counts[SLOT_PAUSED] += 1
         self.paused_cycles += 1
-        if self.state == GATED:
+        if self.state == PWR_GATED:
             self.gated_cycles += 1
-        if self.state == PAUSING and not self.in_flight():
-            self.state = PAUSED
+        if self.state == PWR_PAUSING and not self.in_flight():
+            self.state = PWR_PAUSED
             self.gpu.sm_drained(now, self)
 
     def set_state(self, now: int, state: int) -> None:

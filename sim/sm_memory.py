@@ -15,14 +15,14 @@ from __future__ import annotations
 from typing import Any, Final
 
 from sim.subcore import NEVER, SubCore, Unit
-from sim.warp import LDST, MEMORY, SCOREBOARD, Warp
+from sim.warp import LDST, WS_MEMORY, WS_SCOREBOARD, Warp
 from sim.workload.kernel import OP_LDS as _LDS
 from sim.workload.kernel import OP_STS as _STS
 
-ACTIVE: Final = 0           # SM power states (sim.sm)
-PAUSING: Final = 1
-PAUSED: Final = 2
-GATED: Final = 3
+PWR_ACTIVE: Final = 0           # SM power states (sim.sm)
+PWR_PAUSING: Final = 1
+PWR_PAUSED: Final = 2
+PWR_GATED: Final = 3
 
 
 class SMMemory:
@@ -153,10 +153,10 @@ class SMMemory:
         w.mem_out -= 1
         self.mem_out -= 1
         st = w.state                    # after_release, inlined
-        quiet = w.soc is None and self.state == ACTIVE
+        quiet = w.soc is None and self.state == PWR_ACTIVE
         # the skipped cycles are charged (catch_up) before any mask changes, not for a quiet
         # answer: the next catch_up charges them with the same reasons
-        if st == SCOREBOARD or st == MEMORY:
+        if st == WS_SCOREBOARD or st == WS_MEMORY:
             if self.accounted < cycle:
                 self.catch_up(cycle)
             w.subcore.update(w)

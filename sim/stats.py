@@ -23,15 +23,15 @@ from __future__ import annotations
 from typing import Final
 
 # issue-slot reasons as Final literals: the compiled SM core (sim.accel) folds them to constants
-ISSUED: Final = 0
-INTERVAL: Final = 1
-UNIT_BUSY: Final = 2
-MEMORY: Final = 3
-SCOREBOARD: Final = 4
-BARRIER: Final = 5
-FETCH: Final = 6
-IDLE: Final = 7
-PAUSED: Final = 8
+SLOT_ISSUED: Final = 0
+SLOT_INTERVAL: Final = 1
+SLOT_UNIT_BUSY: Final = 2
+SLOT_MEMORY: Final = 3
+SLOT_SCOREBOARD: Final = 4
+SLOT_BARRIER: Final = 5
+SLOT_FETCH: Final = 6
+SLOT_IDLE: Final = 7
+SLOT_PAUSED: Final = 8
 ISSUE_SLOT_REASONS = ("issued", "issue_interval", "unit_busy", "memory", "scoreboard", "barrier",
                       "fetch", "idle", "paused")
 

@@ -26,14 +26,13 @@ from typing import TYPE_CHECKING, Any, Callable, Final
 
 from mypy_extensions import mypyc_attr
 
-from sim.stats import (BARRIER, FETCH, IDLE, INTERVAL, ISSUE_SLOT_REASONS, ISSUED, MEMORY,
-                       SCOREBOARD, UNIT_BUSY)
-from sim.warp import ALU, DIV, LDST, NONE, READY, UNIT_NAMES, Decoded, Warp
-from sim.warp import BARRIER as W_BARRIER
-from sim.warp import MEMORY as W_MEMORY
-from sim.warp import SCOREBOARD as W_SCOREBOARD
-from sim.warp import FETCH as W_FETCH
-from sim.warp import DONE as W_DONE
+from sim.stats import (SLOT_BARRIER, SLOT_FETCH, SLOT_IDLE, SLOT_INTERVAL, ISSUE_SLOT_REASONS, SLOT_ISSUED, SLOT_MEMORY, SLOT_SCOREBOARD, SLOT_UNIT_BUSY)
+from sim.warp import ALU, DIV, LDST, NONE, WS_READY, UNIT_NAMES, Decoded, Warp
+from sim.warp import WS_BARRIER
+from sim.warp import WS_MEMORY
+from sim.warp import WS_SCOREBOARD
+from sim.warp import WS_FETCH
+from sim.warp import WS_DONE
 from sim.workload.kernel import OP_BAR, OP_EXIT
 
 if TYPE_CHECKING:
@@ -101,11 +100,11 @@ class SubCore:
         self.launch_cta = self.launch_kernel = self.launch_wpc = 0
         self.multi = 0      # warps whose candidate unit can change by itself (SOCGPU)
         self.slots = [None] * n_slots
-        self.masks = [0] * 6           # per warp wait state (sim.warp READY … DONE)
-        self.unit_masks = [0] * 6      # READY warps by the unit of their head instruction
+        self.masks = [0] * 6           # per warp wait state (sim.warp WS_READY … DONE)
+        self.unit_masks = [0] * 6      # WS_READY warps by the unit of their head instruction
         self.units = units             # indexed by unit kind; NONE → None
         self.pipes = [u for u in units if u is not None]
-        # the pipes some warp has been READY for (only those can hold a READY warp back): the
+        # the pipes some warp has been WS_READY for (only those can hold a WS_READY warp back): the
         # issue loops skip the others
         self.in_use = []
         self.next_issue = 0
@@ -124,25 +123,25 @@ class SubCore:
         its bit between the masks."""
         hu = NONE                       # unit of the head instruction
         if w.exited:
-            new = W_DONE
+            new = WS_DONE
         elif w.at_barrier:
-            new = W_BARRIER
+            new = WS_BARRIER
         elif not w.ib:
-            new = W_FETCH
+            new = WS_FETCH
         else:
             head = w.ib[0]
             hu = head.unit
             hit = head.use_mask & w.pending
             if hit:
-                new = W_MEMORY if hit & w.longop else W_SCOREBOARD
+                new = WS_MEMORY if hit & w.longop else WS_SCOREBOARD
             elif head.fence and w.mem_out:
-                new = W_MEMORY
+                new = WS_MEMORY
             else:
-                new = READY
+                new = WS_READY
         old = w.state
         bit = w.bit
-        if old == READY:
-            if new == READY and w.unit == hu:
+        if old == WS_READY:
+            if new == WS_READY and w.unit == hu:
                 return
             self.unit_masks[w.unit] &= ~bit
         elif old == new:
@@ -151,7 +150,7 @@ class SubCore:
         masks[old] &= ~bit
         masks[new] |= bit
         w.state = new
-        if new == READY:
+        if new == WS_READY:
             w.unit = hu
             self.unit_masks[hu] |= bit
             # it cannot issue before its unit is free (a refused LD/ST unit: NEVER until the
@@ -168,34 +167,34 @@ class SubCore:
     def add(self, w: Warp) -> None:
         """A newly launched warp (empty instruction buffer); announced on the ``launch`` port."""
         self.slots[w.bit.bit_length() - 1] = w
-        self.masks[W_FETCH] |= w.bit
+        self.masks[WS_FETCH] |= w.bit
         self.launch_bits |= w.bit
         self.wake = 0
 
     def remove(self, w: Warp) -> None:
         """A finished warp leaves every mask."""
-        if w.state == READY:
+        if w.state == WS_READY:
             self.unit_masks[w.unit] &= ~w.bit
         self.masks[w.state] &= ~w.bit
 
     def reason(self) -> int:
         """Why this scheduler cannot issue now (see sim.stats for the order)."""
         m = self.masks
-        if m[READY]:
-            return UNIT_BUSY
-        if m[W_MEMORY]:
-            return MEMORY
-        if m[W_SCOREBOARD]:
-            return SCOREBOARD
-        if m[W_BARRIER]:
-            return BARRIER
-        if m[W_FETCH]:
-            return FETCH
-        return IDLE
+        if m[WS_READY]:
+            return SLOT_UNIT_BUSY
+        if m[WS_MEMORY]:
+            return SLOT_MEMORY
+        if m[WS_SCOREBOARD]:
+            return SLOT_SCOREBOARD
+        if m[WS_BARRIER]:
+            return SLOT_BARRIER
+        if m[WS_FETCH]:
+            return SLOT_FETCH
+        return SLOT_IDLE
 
     def has_warps(self) -> bool:
         m = self.masks
-        return bool(m[READY] | m[W_SCOREBOARD] | m[W_MEMORY] | m[W_BARRIER] | m[W_FETCH])
+        return bool(m[WS_READY] | m[WS_SCOREBOARD] | m[WS_MEMORY] | m[WS_BARRIER] | m[WS_FETCH])
 
     def _port_grant(self, ready: int, launch: int) -> int:
         """``grant`` through the scheduler's port-level ``step`` with every port input (RTL
@@ -204,8 +203,8 @@ class SubCore:
         sm = self.sm
         out = self.sched.step(
             ready=ready, launch=launch,
-            valid=m[READY] | m[W_SCOREBOARD] | m[W_MEMORY] | m[W_BARRIER] | m[W_FETCH],
-            mem_wait=m[W_MEMORY], barrier=m[W_BARRIER], launch_cta=self.launch_cta,
+            valid=m[WS_READY] | m[WS_SCOREBOARD] | m[WS_MEMORY] | m[WS_BARRIER] | m[WS_FETCH],
+            mem_wait=m[WS_MEMORY], barrier=m[WS_BARRIER], launch_cta=self.launch_cta,
             launch_kernel=self.launch_kernel, warps_per_cta=self.launch_wpc,
             resident_ctas=sm.n_ctas, sm_id=sm.sm_id & 255)
         return out["grant_idx"] if out["grant_valid"] else -1
@@ -220,11 +219,11 @@ class SubCore:
             if launch or self.tick_always:
                 self.launch_bits = 0
                 self.grant(0, launch)
-            self.counts[INTERVAL] += 1
+            self.counts[SLOT_INTERVAL] += 1
             return
         if self.multi:
             self.reassess(now)
-        ready = self.masks[READY]
+        ready = self.masks[WS_READY]
         soonest = NEVER
         if ready:
             um = self.unit_masks
@@ -246,7 +245,7 @@ class SubCore:
             return
         w = self.slots[g]
         assert w is not None
-        self.counts[ISSUED] += 1
+        self.counts[SLOT_ISSUED] += 1
         self.next_issue = now + self.issue_interval
         self.issue_warp(w, now)
         self.wake = self.next_chance()
@@ -254,7 +253,7 @@ class SubCore:
     def idle(self, now: int, soonest: int) -> None:
         """No issue this cycle: wake when a busy unit some ready warp needs frees (``soonest``),
         next cycle when a warp's candidate unit may change (``multi``); charge the slot."""
-        wake = soonest if self.masks[READY] else NEVER
+        wake = soonest if self.masks[WS_READY] else NEVER
         if self.multi and wake > now + 1:
             wake = now + 1
         self.wake = wake
@@ -264,7 +263,7 @@ class SubCore:
         """After an issue: the next cycle this scheduler can issue, after the issue interval and
         once a unit some ready warp needs is free."""
         t_issue = self.next_issue
-        ready = self.masks[READY]
+        ready = self.masks[WS_READY]
         um = self.unit_masks
         if not ready:
             return NEVER
@@ -293,7 +292,7 @@ class SubCore:
             second = w.ib[0]
             unit = self.units[second.unit]
             if (second.unit != first.unit and unit is not None and unit.free_at <= now
-                    and w.wait_state() == READY):
+                    and w.wait_state() == WS_READY):
                 self.n_dual += 1
                 self.dispatch(w, second, now)
         if not w.finished:

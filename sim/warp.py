@@ -4,14 +4,14 @@ A warp is always in exactly one *wait state*, which the sub-core mirrors as a bi
 masks so that the warp arbiter's ``ready`` input is maintained incrementally (no per-cycle walk
 over all warps):
 
-- ``READY``: the head of its instruction buffer passes the scoreboard (RAW/WAW) and the warp is
+- ``WS_READY``: the head of its instruction buffer passes the scoreboard (RAW/WAW) and the warp is
   not waiting; it can issue if the head's functional unit is free.
-- ``SCOREBOARD``: the head reads or writes a register with a pending write from an ALU-class op.
-- ``MEMORY``: the head collides with a long-op register (global load/atomic destination), or the
+- ``WS_SCOREBOARD``: the head reads or writes a register with a pending write from an ALU-class op.
+- ``WS_MEMORY``: the head collides with a long-op register (global load/atomic destination), or the
   head is a memory fence waiting for the warp's outstanding memory requests.
-- ``BARRIER``: the warp waits at ``bar.sync`` for the rest of its CTA.
-- ``FETCH``: the instruction buffer is empty (waiting for fetch/decode, or the stream ended).
-- ``DONE``: exited (possibly still draining pending writes).
+- ``WS_BARRIER``: the warp waits at ``bar.sync`` for the rest of its CTA.
+- ``WS_FETCH``: the instruction buffer is empty (waiting for fetch/decode, or the stream ended).
+- ``WS_DONE``: exited (possibly still draining pending writes).
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ if TYPE_CHECKING:
     from sim.subcore import SubCore
 
 # wait states and unit classes as Final literals (compiled code compares native ints)
-READY: Final = 0
-SCOREBOARD: Final = 1
-MEMORY: Final = 2
-BARRIER: Final = 3
-FETCH: Final = 4
-DONE: Final = 5
+WS_READY: Final = 0
+WS_SCOREBOARD: Final = 1
+WS_MEMORY: Final = 2
+WS_BARRIER: Final = 3
+WS_FETCH: Final = 4
+WS_DONE: Final = 5
 STATE_NAMES = ("ready", "scoreboard", "memory", "barrier", "fetch", "done")
 
 # Functional-unit classes of a sub-core (baselines.md §1.2 "target unit"). NONE: ops that need
@@ -124,8 +124,8 @@ class Warp:
         self.pending = 0        # registers with an outstanding write (scoreboard reg_table)
         self.longop = 0         # the subset written by global loads / atomics (longopregs)
         self.mem_out = 0        # memory requests in flight (loads, stores, atomics)
-        self.state = FETCH
-        self.unit = NONE        # unit of the head instruction while READY
+        self.state = WS_FETCH
+        self.unit = NONE        # unit of the head instruction while WS_READY
         self.exited = self.finished = self.at_barrier = False
         self.subcore, self.bit = subcore, bit
         self.n_insts = 0
@@ -134,18 +134,18 @@ class Warp:
     def wait_state(self) -> int:
         """The state the current head instruction and flags put this warp in."""
         if self.exited:
-            return DONE
+            return WS_DONE
         if self.at_barrier:
-            return BARRIER
+            return WS_BARRIER
         if not self.ib:
-            return FETCH
+            return WS_FETCH
         head = self.ib[0]
         hit = head.use_mask & self.pending
         if hit:
-            return MEMORY if hit & self.longop else SCOREBOARD
+            return WS_MEMORY if hit & self.longop else WS_SCOREBOARD
         if head.fence and self.mem_out:
-            return MEMORY
-        return READY
+            return WS_MEMORY
+        return WS_READY
 
     def drained(self) -> bool:
         """No register write and no memory request outstanding."""
@@ -156,23 +156,23 @@ class Warp:
         if self.soc is not None:
             return self.soc.describe(self)
         state = self.wait_state()
-        if state == BARRIER:
+        if state == WS_BARRIER:
             cta = self.cta
             return (f"waits at barrier; {cta.bar_arrived + cta.n_exited}/{cta.n_warps} warps "
                     f"of its CTA arrived")
-        if state == FETCH:
+        if state == WS_FETCH:
             if self.stream_done:
                 return "has no instruction: its stream ended without EXIT"
             return "waits for fetch"
-        if state in (SCOREBOARD, MEMORY):
+        if state in (WS_SCOREBOARD, WS_MEMORY):
             head = self.ib[0]
             both = head.use_mask & self.pending
             regs = [r for r in range(both.bit_length()) if both >> r & 1]
             if not regs:
                 return f"waits for {self.mem_out} memory requests at a fence"
-            kind = "memory" if state == MEMORY else "scoreboard"
+            kind = "memory" if state == WS_MEMORY else "scoreboard"
             return f"waits on {kind} (registers {regs} pending) before {head.instr!r}"
-        if state == DONE:
+        if state == WS_DONE:
             return f"exited, draining {self.mem_out} memory requests"
         return "is ready"
 

@@ -35,12 +35,12 @@ from sim.issue.block import VOLATILE, FastSocgpuIssue
 from sim.issue.decode import decode, placeholder
 from sim.issue.warp_state import MemReq, SocgpuFetch, WarpIssue
 from sim.subcore import SubCore
-from sim.warp import DIV, LDST, NONE, READY, Warp
-from sim.warp import BARRIER as W_BARRIER
-from sim.warp import DONE as W_DONE
-from sim.warp import FETCH as W_FETCH
-from sim.warp import MEMORY as W_MEMORY
-from sim.warp import SCOREBOARD as W_SCOREBOARD
+from sim.warp import DIV, LDST, NONE, WS_READY, Warp
+from sim.warp import WS_BARRIER
+from sim.warp import WS_DONE
+from sim.warp import WS_FETCH
+from sim.warp import WS_MEMORY
+from sim.warp import WS_SCOREBOARD
 from sim.workload.kernel import Op
 
 WB_PORTS = 4
@@ -86,7 +86,7 @@ class SocgpuSubCore(SubCore):
     # -- warps --------------------------------------------------------------------------------
     def add(self, w: Warp) -> None:
         super().add(w)
-        w.state = W_SCOREBOARD      # SM-visible: every write-back reaches update()
+        w.state = WS_SCOREBOARD      # SM-visible: every write-back reaches update()
         make = self.make_block or FastSocgpuIssue
         w.soc = WarpIssue(make(N=self.n_entries, policy=self.policy, dual=self.dual_mode,
                                slot=w.slot))
@@ -95,12 +95,12 @@ class SocgpuSubCore(SubCore):
     def remove(self, w: Warp) -> None:
         st = w.soc
         bit = w.bit
-        if st.mstate == READY:
+        if st.mstate == WS_READY:
             self.unit_masks[w.unit] &= ~bit
             self._level(self.sm.gpu.now + 1, 2, -1)
         self.masks[st.mstate] &= ~bit
         self.multi &= ~bit
-        st.mstate = W_DONE
+        st.mstate = WS_DONE
         now = self.sm.gpu.now + 1
         self._level(now, 0, -st.n_valid)
         self._level(now, 1, -st.n_ready)
@@ -157,39 +157,39 @@ class SocgpuSubCore(SubCore):
         free2 = blk.n - nv >= 2
         unit = NONE
         if w.at_barrier:                        # (SOCGPU: BAR is serial, so nothing is ready)
-            new = W_BARRIER
+            new = WS_BARRIER
         elif nr:
             x = blk.instr[blk.cand(eff)]
-            new, unit = READY, x.unit
+            new, unit = WS_READY, x.unit
             if x.op == OP_MEMBAR and w.mem_out:  # in-order block: a fence waits for memory
-                new = W_MEMORY
+                new = WS_MEMORY
         elif not blk.valid & ~blk.issued and (free2 and not st.done
                                                or st.fetch_buf is not None):
-            new = W_FETCH
+            new = WS_FETCH
         elif w.longop & w.pending:
-            new = W_MEMORY
+            new = WS_MEMORY
         else:
-            new = W_SCOREBOARD
+            new = WS_SCOREBOARD
         if self.volatile:
             self.multi = self.multi | bit if nr >= 2 else self.multi & ~bit
         if free2 and not st.done:
             self.sm.ib_empty |= 1 << w.slot
         old = st.mstate
-        if old == READY:
-            if new == READY and w.unit == unit:
+        if old == WS_READY:
+            if new == WS_READY and w.unit == unit:
                 return
             self.unit_masks[w.unit] &= ~bit
-            if new != READY:
+            if new != WS_READY:
                 self._level(eff, 2, -1)
         elif old == new:
             return
-        elif new == READY:
+        elif new == WS_READY:
             self._level(eff, 2, 1)
         masks = self.masks
         masks[old] &= ~bit
         masks[new] |= bit
         st.mstate = new
-        if new == READY:
+        if new == WS_READY:
             w.unit = unit
             self.unit_masks[unit] |= bit
             self.wake = 0

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from sim.warp import FETCH as W_FETCH
+from sim.warp import WS_FETCH
 from sim.warp import Warp
 
 FETCH_TO_INSERT = 2     # spec §3: cycles from a fetch to the insert of its two instructions
@@ -40,7 +40,7 @@ class WarpIssue:
                  "wb_cycle", "wb_used", "n_valid", "n_ready", "fetch_buf", "fetch_due")
 
     def __init__(self, blk):
-        self.blk, self.mstate = blk, W_FETCH
+        self.blk, self.mstate = blk, WS_FETCH
         self.inflight = 0           # entries whose write-back is scheduled or awaited
         self.fetch_pc = 0
         self.wrong_path = self.done = False

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from gpusched.config import ConfigError
 from sim.policies.base import Policy
-from sim.sm import PAUSED
+from sim.sm import PWR_PAUSED
 
 class FixedActive(Policy):
     """Active-SM controller that keeps exactly ``n_active`` SMs on (the lowest ids)."""
@@ -39,7 +39,7 @@ class FixedActive(Policy):
             self.gpu.pause_sm(now, i)
 
     def on_sm_drained(self, now: int, sm) -> None:
-        if sm.sm_id >= self.n_active and sm.state == PAUSED:
+        if sm.sm_id >= self.n_active and sm.state == PWR_PAUSED:
             self.gpu.gate_sm(now, sm.sm_id)
 
     def report(self) -> dict:

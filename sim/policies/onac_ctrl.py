@@ -67,7 +67,7 @@ from sim.blocks.core_sampler import CoreSamplerTwin
 from sim.blocks.onac import OnacTwin, SwmTwin
 from sim.blocks.seq_det import SeqDetTwin
 from sim.policies.base import Policy
-from sim.sm import ACTIVE, GATED, PAUSED
+from sim.sm import PWR_ACTIVE, PWR_GATED, PWR_PAUSED
 
 DETECTORS: dict[str, type[SwmTwin]] = {"onac": OnacTwin, "seq_det": SeqDetTwin}
 _RUN, _HOLD, _GATE = 0, 1, 2            # wanted GPU-side state of an SM
@@ -244,24 +244,24 @@ class OnacController(Policy):
         """Move SM i toward ``want``; True once it is there."""
         gpu, state = self.gpu, self.gpu.sms[i].state
         if want == _RUN:
-            if state != ACTIVE:
+            if state != PWR_ACTIVE:
                 gpu.resume_sm(now, i)
             return True
         if want == _HOLD:
-            if state == ACTIVE:
+            if state == PWR_ACTIVE:
                 gpu.pause_sm(now, i)
             return True
-        if state == ACTIVE:
+        if state == PWR_ACTIVE:
             gpu.pause_sm(now, i)
-        elif state == PAUSED:
+        elif state == PWR_PAUSED:
             gpu.gate_sm(now, i)
             return True
-        return state == GATED
+        return state == PWR_GATED
 
     def _log_dispatch(self, now: int) -> None:
         mask = self._dispatch_mask()
         for i, sm in enumerate(self.gpu.sms):
-            ok = sm.state == ACTIVE and bool(mask >> i & 1)
+            ok = sm.state == PWR_ACTIVE and bool(mask >> i & 1)
             if ok != self.allowed[i]:
                 self.allowed[i] = ok
                 self.events.append((now, i, ok))

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from sim.blocks.perf_sat import PerfSatTwin
 from sim.policies.base import Policy
-from sim.stats import MEMORY, SCOREBOARD, UNIT_BUSY
+from sim.stats import SLOT_MEMORY, SLOT_SCOREBOARD, SLOT_UNIT_BUSY
 
 N_BITS = 5                                # thesis.md §2.6: N is 5 bits
 
@@ -106,7 +106,7 @@ class PerfSatLimit(Policy):
         """Stalled issue slots of ``sm`` in cycles up to ``now`` (counters brought up to date)."""
         sm.catch_up(now + 1)
         c = sm.issue_counts()
-        return c[UNIT_BUSY] + c[MEMORY] + c[SCOREBOARD]
+        return c[SLOT_UNIT_BUSY] + c[SLOT_MEMORY] + c[SLOT_SCOREBOARD]
 
     def _stalls(self, sm, now: int) -> int:
         """Schedulers of ``sm`` that stalled (scoreboard or pipeline) in cycle ``now``."""

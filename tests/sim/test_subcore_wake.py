@@ -9,7 +9,7 @@ from sim.blocks.warp_sched import WarpSchedTwin
 from sim.run import make_memory, make_warp_scheduler
 from sim.sm import SM
 from sim.subcore import NEVER, SubCore, Unit
-from sim.warp import ALU, LDST, NONE, READY, Decoded, Warp
+from sim.warp import ALU, LDST, NONE, WS_READY, Decoded, Warp
 from sim.workload.kernel import Instr, Op
 
 
@@ -31,7 +31,7 @@ def _ready_warp(sc: SubCore, op: Op) -> Warp:
     addrs = tuple(range(0, 128, 4)) if op == Op.LDG else None
     w.ib.append(Decoded(Instr(op, dst=(2,) if op == Op.LDG else (), src=(1,), addrs=addrs)))
     sc.update(w)
-    assert w.state == READY
+    assert w.state == WS_READY
     return w
 
 
