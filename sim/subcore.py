@@ -65,7 +65,7 @@ class SubCore:
     __slots__ = ("sm", "index", "sched", "slots", "masks", "unit_masks", "units", "pipes", "in_use",
                  "next_issue", "issue_interval", "dual_issue", "launch_bits", "counts", "n_insts",
                  "wake", "grant", "n_dual", "n_fetches", "tick_always", "launch_cta",
-                 "launch_kernel", "launch_wpc", "multi")
+                 "launch_kernel", "launch_wpc", "launch_ctas", "multi")
     sm: SM
     index: int
     sched: Any
@@ -89,6 +89,7 @@ class SubCore:
     launch_cta: int
     launch_kernel: int
     launch_wpc: int
+    launch_ctas: int
     multi: int
 
     def __init__(self, sm: SM, index: int, scheduler: Any, n_slots: int, units: list[Unit | None],
@@ -97,7 +98,7 @@ class SubCore:
         fast = getattr(scheduler, "grant_fast", None)
         self.grant = fast if fast is not None else self._port_grant
         self.tick_always = False        # build_subcores sets it from the policy's registry entry
-        self.launch_cta = self.launch_kernel = self.launch_wpc = 0
+        self.launch_cta = self.launch_kernel = self.launch_wpc = self.launch_ctas = 0
         self.multi = 0      # warps whose candidate unit can change by itself (SOCGPU)
         self.slots = [None] * n_slots
         self.masks = [0] * 6           # per warp wait state (sim.warp WS_READY … DONE)
@@ -206,7 +207,7 @@ class SubCore:
             valid=m[WS_READY] | m[WS_SCOREBOARD] | m[WS_MEMORY] | m[WS_BARRIER] | m[WS_FETCH],
             mem_wait=m[WS_MEMORY], barrier=m[WS_BARRIER], launch_cta=self.launch_cta,
             launch_kernel=self.launch_kernel, warps_per_cta=self.launch_wpc,
-            resident_ctas=sm.n_ctas, sm_id=sm.sm_id & 255)
+            resident_ctas=self.launch_ctas, sm_id=sm.sm_id & 255)
         return out["grant_idx"] if out["grant_valid"] else -1
 
     # -- one cycle --------------------------------------------------------------------------

@@ -17,8 +17,8 @@ Per warp slot (W bits each):
 - ``barrier``: the warp waits at a CTA barrier.
 Per launch (valid in a cycle with ``launch`` non-zero; one CTA per SM per cycle):
 - ``launch_cta``: the CTA slot of the launched warps; ``launch_kernel``: their kernel (index mod
-  256); ``warps_per_cta``: warps per CTA of that kernel; ``resident_ctas``: CTAs resident on the
-  SM including this one.
+  256); ``warps_per_cta``: warps per CTA of that kernel; ``resident_ctas``: how many CTAs of that
+  kernel an SM holds when full (its occupancy limit, baselines.md §1.5: OWL's N).
 Per SM: ``sm_id`` (mod 256).
 
 Outputs: ``grant`` (one-hot), ``grant_valid``, ``grant_idx``: the warp that issues, a same-cycle

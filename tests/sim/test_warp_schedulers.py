@@ -164,3 +164,37 @@ def test_the_documented_example_touches_two_files_outside_hdl():
     root = Path(__file__).parents[2]
     assert all((root / f).exists() and not f.startswith("hdl/") for f in files)
     assert "youngest" in (root / files[1]).read_text()
+
+
+class PortRecorder:
+    """Factory wrapping the registry's twin; keeps every input dict of SM 0's schedulers."""
+
+    def __init__(self):
+        self.n, self.inputs = 0, []
+
+    def __call__(self, n_slots, policy):
+        from sim.policies.warp_sched import make_warp_scheduler
+        twin, mine, log = make_warp_scheduler(n_slots, policy), self.n < 2, self.inputs
+        self.n += 1
+
+        class Recording:
+            def step(self, **inputs):
+                if mine:
+                    log.append(inputs)
+                return twin.step(**inputs)
+        return Recording()
+
+
+def test_the_port_carries_launch_fields_and_wait_masks():
+    # tiny: 256 threads per SM, CTAs of 96 threads (3 warps) → occupancy limit 2 CTAs per SM
+    rec = PortRecorder()
+    run(workload(make_kernel("k", load_then_use, grid=(8, 1, 1), block=(96, 1, 1))), "tiny",
+        "sm.warp_sched=two_level_active:2", warp_scheduler=rec)
+    launches = [i for i in rec.inputs if i["launch"]]
+    assert launches and all(i["warps_per_cta"] == 3 and i["resident_ctas"] == 2
+                            and i["launch_kernel"] == 0 and i["sm_id"] == 0 for i in launches)
+    assert {i["launch_cta"] for i in launches} == {0, 1}
+    assert any(i["mem_wait"] for i in rec.inputs)           # warps wait on their loads
+    for i in rec.inputs:                                    # ready and waiting warps are live
+        assert i["ready"] & ~i["valid"] == 0 and i["mem_wait"] & ~i["valid"] == 0
+        assert i["ready"] & i["mem_wait"] == 0
