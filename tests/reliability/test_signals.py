@@ -109,6 +109,7 @@ def test_signal_leaves_no_process_and_resume_equals_a_clean_sweep(tmp_path, clea
     (os.killpg if to_group else os.kill)(proc.pid, sig)
     # communicate() returns only when every holder of the stdout/stderr pipes has exited:
     # this is `gpusched sweep … | cat` returning
+    proc.wait(timeout=20)     # reap the parent at once, as a shell does
     try:
         out, err = proc.communicate(timeout=20)
     except subprocess.TimeoutExpired:
