@@ -128,7 +128,15 @@ def test_demo_with_failed_points_exits_1(cli, monkeypatch, tmp_path):
     assert r.returncode == 1 and "failed" in r.stdout
 
 
-def test_sweep_and_reproduce_with_failed_points_exit_1(cli, tmp_path):
+def test_reproduce_with_failed_points_exits_1_and_report_0(cli, monkeypatch, tmp_path):
+    """reproduce is the scriptable one: failed points → 1; report renders them and exits 0."""
+    import gpusched.commands.report_cmd as report_cmd
+    monkeypatch.setattr(report_cmd, "make_report", lambda *a, **k: 3)   # three points failed
+    assert cli("reproduce", "toy_paper", "--quick", "--db", tmp_path / "r.sqlite").returncode == 1
+    assert cli("report", "toy_paper", "--quick", "--db", tmp_path / "r.sqlite").returncode == 0
+
+
+def test_sweep_with_failed_points_exits_1(cli, tmp_path):
     grid = toy_grid(tmp_path / "g.toml", workloads=("alpha", "boom"))
     r = cli("sweep", grid, "--plugin", "toy_kinds", "--db", tmp_path / "r.sqlite", "--jobs", "1", "-q")
     assert r.returncode == 1 and "failed: toy tiny boom" in r.stderr
