@@ -1,19 +1,32 @@
-"""The ``gpusched`` command line. Bad input → one line on stderr and exit status 2.
+"""The ``gpusched`` command line and its exit codes.
+
+Exit status: 0 success, 1 a check that failed (lockstep mismatch, failed sweep points),
+2 bad input (one line on stderr naming the field, the value and what is allowed), 3 deadlock,
+130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
 
 Sub-commands live in small modules in ``gpusched/commands/``; every module there has
 ``register(app)`` and is discovered by name, so adding a command touches no shared file.
+
+Usage errors are recognised by their class names (``UsageError``, ``Exit``, ``Abort``) rather
+than by ``isinstance`` against one package: typer raises its bundled copy of click's exceptions
+(``typer._click``) in newer versions and click's own in older ones, and both must give exit 2.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 
 import typer
 
 from gpusched.config import ConfigError
 
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_DEADLOCK, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_TERMINATED = 143
+
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="GPU scheduler hardware research: RTL, twins, GPU model, cosim, area.")
+
 
 def _register() -> None:
     import importlib
@@ -24,21 +37,80 @@ def _register() -> None:
         importlib.import_module(f"gpusched.commands.{info.name}").register(app)
 
 
+def _click_kind(e: BaseException) -> str | None:
+    """'usage', 'exit', 'abort' or 'click' for click/typer exceptions (either package), else None."""
+    for cls in type(e).__mro__:
+        if not cls.__module__.split(".")[0] in ("click", "typer"):
+            continue
+        if cls.__name__ == "NoArgsIsHelpError":
+            return "help"
+        if cls.__name__ in ("UsageError", "BadParameter", "MissingParameter", "NoSuchOption",
+                            "BadOptionUsage", "BadArgumentUsage"):
+            return "usage"
+        if cls.__name__ == "Exit":
+            return "exit"
+        if cls.__name__ == "Abort":
+            return "abort"
+        if cls.__name__ == "ClickException":
+            return "click"
+    return None
+
+
+def _raw_value(opts: list[str], argv: list[str]) -> str | None:
+    """The text the user gave for an option (``--seed abc`` or ``--seed=abc``), if any."""
+    for i, arg in enumerate(argv):
+        for opt in opts:
+            if arg == opt and i + 1 < len(argv):
+                return argv[i + 1]
+            if arg.startswith(opt + "="):
+                return arg[len(opt) + 1:]
+    return None
+
+
+def usage_line(e: BaseException, argv: list[str]) -> str:
+    """One line for a usage error: ``gpusched run: error: --seed = 'abc': <why> (see … --help)``."""
+    ctx = getattr(e, "ctx", None)
+    path = getattr(ctx, "command_path", None) or "gpusched"
+    message = " ".join(str(e.format_message()).split())  # type: ignore[attr-defined]
+    param = getattr(e, "param", None)
+    opts = [o for o in getattr(param, "opts", []) if o.startswith("-")]
+    raw = _raw_value(opts, argv) if opts else None
+    if raw is not None:
+        message = re.sub(r"^Invalid value for '[^']*': ", "", message)
+        message = f"{opts[-1]} = {raw!r}: {message}"
+    return f"{path}: error: {message} (see '{path} --help')"
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the app, turning ConfigError into one line and exit 2."""
+    """Entry point: run the app and turn every outcome into one of the documented exit codes."""
     _register()
+    args = list(sys.argv[1:] if argv is None else argv)
     try:
-        app(args=argv, standalone_mode=False)
+        code = app(args=args, prog_name="gpusched", standalone_mode=False)
     except ConfigError as e:
         print(f"gpusched: error: {e}", file=sys.stderr)
-        sys.exit(2)
-    except typer.Exit as e:
-        sys.exit(e.exit_code)
-    except Exception as e:  # click usage errors carry their own exit code
-        import click
-        if isinstance(e, click.ClickException):
-            e.show()
-            sys.exit(e.exit_code)
-        if isinstance(e, click.exceptions.Abort):
-            sys.exit(130)
+        sys.exit(EXIT_BAD_INPUT)
+    except KeyboardInterrupt:
+        print("gpusched: interrupted", file=sys.stderr)
+        sys.exit(EXIT_INTERRUPTED)
+    except Exception as e:
+        kind = _click_kind(e)
+        if kind == "help":  # bare `gpusched` or `gpusched config`: the help, then one error line
+            typer.echo(str(e.format_message()))  # type: ignore[attr-defined]
+            path = getattr(getattr(e, "ctx", None), "command_path", "gpusched")
+            print(f"{path}: error: missing command (one of those listed above)", file=sys.stderr)
+            sys.exit(EXIT_BAD_INPUT)
+        if kind == "usage":
+            print(usage_line(e, args), file=sys.stderr)
+            sys.exit(EXIT_BAD_INPUT)
+        if kind == "exit":
+            sys.exit(getattr(e, "exit_code", EXIT_FAILED))
+        if kind == "abort":
+            sys.exit(EXIT_INTERRUPTED)
+        if kind == "click":
+            print(f"gpusched: error: {e.format_message()}", file=sys.stderr)  # type: ignore[attr-defined]
+            sys.exit(getattr(e, "exit_code", EXIT_FAILED))
         raise
+    # Without standalone mode typer returns the code of a raised Exit (and a command's return
+    # value otherwise): an int is an exit status, anything else means success.
+    sys.exit(code if isinstance(code, int) and not isinstance(code, bool) else EXIT_OK)

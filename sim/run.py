@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import random
 from pathlib import Path
 
@@ -53,9 +54,41 @@ def load_workload(name: str, seed: int = 0, scale: float = 1.0) -> Workload:
             factory = getattr(module, fn)
         except (ImportError, AttributeError, OSError) as e:
             raise ConfigError("--workload", name, f"cannot load: {e}") from None
-        return factory(seed=seed, scale=scale)
+        except Exception as e:  # the module itself raised while importing
+            raise ConfigError("--workload", name, f"cannot load: {type(e).__name__}: {e}") from None
+        return _call_factory(name, factory, seed, scale)
     from sim.workload.catalogue import get_workload
     return get_workload(name, seed=seed, scale=scale)
+
+
+def _call_factory(name: str, factory, seed: int, scale: float) -> Workload:
+    """Call a custom workload factory; anything but a Workload with kernels to run is one
+    ConfigError naming the workload (not a traceback, not a run of nothing)."""
+    if not callable(factory):
+        raise ConfigError("--workload", name, f"names an object of type {type(factory).__name__}, not a function "
+                          "returning a Workload")
+    try:
+        inspect.signature(factory).bind(seed=seed, scale=scale)
+    except TypeError:
+        raise ConfigError("--workload", name, "must accept the keywords seed= and scale=") from None
+    except ValueError:          # no signature (a builtin): just call it
+        pass
+    try:
+        wl = factory(seed=seed, scale=scale)
+    except ConfigError:
+        raise
+    except Exception as e:
+        raise ConfigError("--workload", name, f"raised {type(e).__name__}: {e}") from None
+    if not isinstance(wl, Workload):
+        raise ConfigError("--workload", name, f"returned {type(wl).__name__}, not a Workload")
+    if not wl.kernels:
+        raise ConfigError("--workload", name, "returned a Workload without kernels")
+    for k in wl.kernels:
+        for what, dims in (("grid", k.grid), ("block", k.block)):
+            if len(dims) != 3 or any(not isinstance(d, int) or d < 1 for d in dims):
+                raise ConfigError("--workload", name, f"kernel {k.name!r} has {what} {dims}: "
+                                  "three integers >= 1 expected")
+    return wl
 
 
 def simulate(cfg: GPUConfig, workload: Workload, seed: int = 0, memory: str | object = "fixed",

@@ -4,9 +4,10 @@ hierarchy), best of N runs."""
 
 from __future__ import annotations
 
-import json
 
 import typer
+
+from gpusched import jsonout
 
 bench_app = typer.Typer(no_args_is_help=True, help="Measure the speed of the tools.")
 
@@ -31,7 +32,7 @@ def model(as_json: bool = typer.Option(False, "--json", help="print one JSON obj
     memories = [m for m in memory.split(",") if m] or list(MEMORY_KINDS)
     rows = bench_model(names, memories, repeat)
     if as_json:
-        typer.echo(json.dumps({"preset": "gtx480", "results": rows}, sort_keys=True))
+        typer.echo(jsonout.dumps({"preset": "gtx480", "results": rows}, sort_keys=True))
         return
     from gpusched.commands import stdout_console
     from rich.table import Table

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import List, Optional
 
 import typer
 
+from gpusched import jsonout
 from gpusched.blocks import block_names, get_block, parse_params
 from gpusched.config import ConfigError
 
@@ -22,7 +22,7 @@ def area_cmd(block: str = typer.Argument(..., help="block name: " + ", ".join(bl
     spec = get_block(block)
     res = area(spec, parse_params(spec, param), liberty)
     if as_json:
-        typer.echo(json.dumps({k: res[k] for k in ("cells", "ge", "um2", "flops", "depth")}
+        typer.echo(jsonout.dumps({k: res[k] for k in ("cells", "ge", "um2", "flops", "depth")}
                               | {"block": block, "params": res["params"], "liberty": liberty}))
         return
     p = " ".join(f"{k}={v}" for k, v in res["params"].items())

@@ -1,4 +1,5 @@
-"""``gpusched results query [--db PATH] [--where col=value ...] [--format table|csv|json]``."""
+"""``gpusched results query [--db PATH] [--where col=value ...] [--format table|csv|json]`` and
+``gpusched results recover [--db PATH]`` (rebuild a damaged store from its intact rows)."""
 
 from __future__ import annotations
 
@@ -60,6 +61,19 @@ def query(db: Optional[str] = typer.Option(None, "--db", help="results file "
         typer.echo(f"{len(rows)} rows → {output}", err=True)
     else:
         typer.echo(text, nl=False)
+
+
+@results_app.command("recover")
+def recover_cmd(db: Optional[str] = typer.Option(None, "--db", help="the damaged results file "
+                                                 "(default $GPUSCHED_DB or results/gpusched.sqlite)")):
+    """Rebuild a damaged results store from every row that still reads back whole; the damaged
+    file is kept beside it as NAME.damaged-<time>. Points whose rows were lost are recomputed by
+    the next sweep."""
+    from gpusched.experiment.recover import recover
+    from gpusched.experiment.store import default_db
+    r = recover(db or default_db())
+    typer.echo(f"recovered {r.recovered} rows into {r.path} ({r.dropped} rows not whole, "
+               f"{r.failed_reads} unreadable regions skipped); damaged file kept as {r.damaged}")
 
 
 def _table(rows: list[dict], cols: list[str]) -> str:

@@ -9,12 +9,12 @@ SM, warp and wait reason).
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import List, Optional
 
 import typer
 
+from gpusched import jsonout
 from gpusched.config import ConfigError
 
 
@@ -62,6 +62,7 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
                                   ("cta_limit", cta_limit), ("sm_controller", sm_controller)) if v}
     if memory not in MEMORY_KINDS:
         raise ConfigError("--memory", memory, "allowed: " + ", ".join(MEMORY_KINDS))
+    _check_limits(cfg, policies, watchdog)
     if (workload is None) == (trace is None):
         raise ConfigError("--workload/--trace", workload or trace, "give exactly one of them")
     if trace is not None:
@@ -77,9 +78,17 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
         print(f"gpusched: {e}", file=sys.stderr)
         sys.exit(3)
     if as_json:
-        typer.echo(json.dumps(result, sort_keys=True))
+        typer.echo(jsonout.dumps(result, sort_keys=True))
     else:
         _print_summary(result)
+
+
+def _check_limits(cfg, policies: dict, watchdog: int) -> None:
+    """What the model and the blocks would reject mid-run, checked before it starts."""
+    from gpusched.config.validate import check_block_limits, check_watchdog
+    if watchdog >= 1:
+        check_watchdog(cfg, watchdog)
+    check_block_limits(cfg, policies)
 
 
 class _progress_bar:

@@ -15,6 +15,32 @@ SCHEDULER_HELP = "Dask scheduler tcp://host:port, or 'local' for a LocalCluster"
 PLUGIN_HELP = "module to import first (registers runner kinds); also $GPUSCHED_PLUGINS"
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived: stop like Ctrl-C (workers terminated, claims dropped), exit 143."""
+
+
+class _sigterm_raises:
+    """While a sweep runs, SIGTERM raises Terminated in the main thread instead of killing the
+    process outright (which left the pool workers running)."""
+
+    def __enter__(self):
+        import signal
+        import threading
+        self.old = None
+        if threading.current_thread() is threading.main_thread():
+            self.old = signal.signal(signal.SIGTERM, self._raise)
+        return self
+
+    @staticmethod
+    def _raise(signum, frame):
+        raise Terminated()
+
+    def __exit__(self, *exc):
+        import signal
+        if self.old is not None:
+            signal.signal(signal.SIGTERM, self.old)
+
+
 def plugin_list(plugins: list[str] | None) -> tuple[str, ...]:
     """``--plugin`` values plus ``$GPUSCHED_PLUGINS``, imported here so kinds are known."""
     from gpusched.experiment.runners import load_plugins, plugins_from_env
@@ -31,14 +57,14 @@ def execute_points(name: str, points: list[Point], db: str, jobs: int | None,
     from gpusched.experiment.store import ResultStore
     from gpusched.experiment.sweep import run_sweep
     executor = make_executor(jobs, scheduler, plugins)
-    with ResultStore(db) as store:
+    with ResultStore(db) as store, _sigterm_raises():
         try:
             summary = run_sweep(name, points, store, executor, resume=resume,
                                 retry_failed=retry_failed, show_progress=show_progress)
-        except KeyboardInterrupt:
-            typer.echo(f"interrupted: finished points are saved in {db}; run the same command "
-                       "again to resume", err=True)
-            raise typer.Exit(130) from None
+        except (KeyboardInterrupt, Terminated) as e:
+            typer.echo(f"{'terminated' if isinstance(e, Terminated) else 'interrupted'}: finished "
+                       f"points are saved in {db}; run the same command again to resume", err=True)
+            raise typer.Exit(143 if isinstance(e, Terminated) else 130) from None
     typer.echo(summary.line() + f" → {db}")
     for label, error in summary.failures[:5]:
         typer.echo(f"  failed: {label}: {error}", err=True)

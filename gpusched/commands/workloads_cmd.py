@@ -8,10 +8,11 @@ NAME (at ``--scale``/``--seed``) as an Accel-Sim trace directory (demo of the tr
 
 from __future__ import annotations
 
-import json
 from typing import Optional
 
 import typer
+
+from gpusched import jsonout
 
 
 def _rows(scale: float, seed: int) -> list[dict]:
@@ -54,7 +55,7 @@ def workloads_cmd(as_json: bool = typer.Option(False, "--json", help="print a JS
     if trace is not None:
         rows = _trace_rows(trace)
         if as_json:
-            typer.echo(json.dumps(rows))
+            typer.echo(jsonout.dumps(rows))
             return
         for r in rows:
             typer.echo(f"{r['name']}  grid={tuple(r['grid'])} block={tuple(r['block'])} "
@@ -62,7 +63,7 @@ def workloads_cmd(as_json: bool = typer.Option(False, "--json", help="print a JS
         return
     rows = _rows(scale, seed)
     if as_json:
-        typer.echo(json.dumps(rows))
+        typer.echo(jsonout.dumps(rows))
         return
     width = max(len(r["name"]) for r in rows)
     mim = min(48, max(len(r["mimics"]) for r in rows))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import tomllib
 from pathlib import Path
 
@@ -78,7 +79,10 @@ def _parse_scalar(path: str, raw: str, typ: type) -> object:
         if typ is int:
             return int(raw, 0)
         if typ is float:
-            return float(raw)
+            value = float(raw)
+            if not math.isfinite(value):
+                raise ConfigError(path, raw, "expected a finite number")
+            return value
         return raw
     except ValueError:
         kind = {bool: "true or false", int: "an integer", float: "a number"}[typ]
@@ -99,17 +103,55 @@ def with_overrides(cfg: GPUConfig, overrides: list[str]) -> GPUConfig:
 
 
 def load_toml(path: str | Path) -> GPUConfig:
-    """Load a config file; a ``preset = "name"`` key starts from that preset."""
+    """Load a config file; a ``preset = "name"`` key starts from that preset. Every error is one
+    ConfigError naming ``file:line`` (not UTF-8, malformed TOML, empty file, a bad field)."""
     from .presets import get_preset
     p = Path(path)
     try:
-        data = tomllib.loads(p.read_text())
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(str(p), "", f"malformed TOML: {e}") from None
+        raw = p.read_bytes()
     except OSError as e:
         raise ConfigError(str(p), "", f"cannot read: {e.strerror}") from None
-    base = get_preset(data.pop("preset")) if "preset" in data else None
-    return from_dict(data, base=base)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[:e.start].count(b"\n") + 1
+        raise ConfigError(f"{p}:{line}", raw[e.start:e.start + 1],
+                          "not UTF-8 text: a config file is TOML, UTF-8 encoded") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(str(p), "", f"malformed TOML: {e}") from None
+    if not data:
+        raise ConfigError(str(p), "", "empty config file: give preset = \"NAME\" and/or "
+                                      "[section] tables (see gpusched config show tiny)")
+    try:
+        base = None
+        if "preset" in data:
+            name = data.pop("preset")
+            if not isinstance(name, str):
+                raise ConfigError("preset", name, "expected a preset name (a string)")
+            base = get_preset(name)
+        return from_dict(data, base=base)
+    except ConfigError as e:
+        raise ConfigError(f"{p}:{_line_of(text, e.where)} {e.where}", e.value, e.allowed) from None
+
+
+def _line_of(text: str, dotted: str) -> int:
+    """Line of ``section.field`` in a TOML text (its key inside ``[section]``, or a dotted key);
+    1 when it is not found (a rule across fields may name one the file does not set)."""
+    *sections, key = dotted.split(".")
+    section = ".".join(sections)
+    current = ""
+    for i, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("[") and not stripped.startswith("[["):
+            current = stripped.strip("[] ")
+            continue
+        name = stripped.split("=", 1)[0].strip().strip('"\'') if "=" in stripped else None
+        if name is not None and (name == dotted or (current == section and name == key)
+                                 or (current == "" and name == f"{section}.{key}")):
+            return i
+    return 1
 
 
 def save_toml(cfg: GPUConfig, path: str | Path) -> None:

@@ -20,15 +20,57 @@ def field_type(f: dataclasses.Field) -> type:
     return {"int": int, "float": float, "bool": bool, "str": str}.get(f.type, f.type)
 
 
+# Ceilings that keep the model's memory sane (choice): the largest real GPUs have ~150 SMs and
+# caches of a few thousand sets, so these are far above any real design, yet low enough that the
+# structures the model allocates per SM, slice and channel fit in a few GB. A field without an
+# entry here (and without its own ``hi`` rule) is capped at INT_CEILING / FLOAT_CEILING.
+SANE_MAX: dict[str, int | float] = {
+    "core_clock_mhz": 100_000.0, "dram.clock_mhz": 100_000.0,
+    "sm.count": 1024, "sm.subcores": 64, "sm.regs_per_sm": 1 << 24, "sm.smem_per_sm": 1 << 24,
+    "sm.threads_per_sm": 1 << 16, "sm.sms_per_cluster": 1024, "units.smem_banks": 1024,
+    "l1.sets": 1 << 16, "l1.ways": 1024, "l1.line_bytes": 1 << 12, "l1.sector_bytes": 1 << 12,
+    "l1.size_bytes": 1 << 30, "l1.mshrs": 1 << 16,
+    "l2.slices": 1024, "l2.sets": 1 << 16, "l2.ways": 1024, "l2.line_bytes": 1 << 12,
+    "l2.size_per_slice": 1 << 30, "l2.mshrs": 1 << 16,
+    "icnt.bytes_per_cycle": 1 << 16, "icnt.header_bytes": 1 << 16, "icnt.inject_queue": 1 << 16,
+    "dram.channels": 1024, "dram.banks": 1024, "dram.row_bytes": 1 << 20,
+    "dram.queue_size": 1 << 16,
+}
+INT_CEILING = 1 << 40
+FLOAT_CEILING = 1e12
+# Products of fields that size one allocated structure (per-SM L1 sets, L2 sets, the SM × slice
+# interconnect queues, DRAM banks): each at most STRUCTURE_CEILING entries.
+STRUCTURE_CEILING = 1 << 22
+_PRODUCTS = (("sm.count", "l1.sets"), ("l2.slices", "l2.sets"), ("sm.count", "l2.slices"),
+             ("dram.channels", "dram.banks"))
+
+
 def check_type(path: str, value: object, typ: type) -> object:
-    """Return ``value`` coerced to ``typ`` (an int is a valid float), else raise ConfigError."""
+    """Return ``value`` coerced to ``typ`` (an int is a valid float), else raise ConfigError.
+    Floats must be finite (nan, inf and 1e400 are refused: they crash the model later or end as
+    NaN in its JSON)."""
     if typ is float and isinstance(value, int) and not isinstance(value, bool):
+        if abs(value) > FLOAT_CEILING:
+            raise ConfigError(path, value, f"must be <= {FLOAT_CEILING:g}")
         return float(value)
     if typ in (int, float) and isinstance(value, bool):
         raise ConfigError(path, value, f"expected {_TYPE_NAMES[typ]}")
     if not isinstance(value, typ):
         raise ConfigError(path, value, f"expected {_TYPE_NAMES.get(typ, typ.__name__)}")
+    if typ is float and not math.isfinite(value):  # type: ignore[arg-type]
+        raise ConfigError(path, value, "expected a finite number")
     return value
+
+
+def check_ceiling(path: str, value: object) -> None:
+    """The memory-keeping upper bound of one scalar field (SANE_MAX or the generic ceiling)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return
+    hi = SANE_MAX.get(path, FLOAT_CEILING if isinstance(value, float) else INT_CEILING)
+    if value > hi:
+        shown = f"{hi:g}" if isinstance(hi, float) else f"{hi}"
+        raise ConfigError(path, value, f"must be <= {shown} (a ceiling that keeps the model's "
+                                       "memory sane)")
 
 
 def check_rule(path: str, value: object, meta: dict) -> None:
@@ -61,9 +103,17 @@ def _bits(count: int) -> int:
 
 def validate(cfg: GPUConfig) -> GPUConfig:
     """Raise ConfigError for the first broken rule; return ``cfg`` unchanged when it is valid."""
+    values = {}
     for path, value, f in _walk(cfg):
         check_type(path, value, field_type(f))
         check_rule(path, value, f.metadata)
+        check_ceiling(path, value)
+        values[path] = value
+    for a, b in _PRODUCTS:
+        if values[a] * values[b] > STRUCTURE_CEILING:
+            raise ConfigError(b, values[b], f"{a} × {b} = {values[a]} × {values[b]} must be <= "
+                                            f"{STRUCTURE_CEILING} (entries of one structure the "
+                                            "model allocates)")
     sm = cfg.sm
     if sm.count % sm.sms_per_cluster:
         raise ConfigError("sm.sms_per_cluster", sm.sms_per_cluster, f"must divide sm.count ({sm.count})")
@@ -132,3 +182,71 @@ def _check_dram_mapping(cfg: GPUConfig) -> None:
     for p, lo, hi in spans[:2]:
         if lo > row_lo:
             raise ConfigError(p, lo, f"must lie below dram.row_bit ({row_lo}): the row takes all higher bits")
+
+
+# ---- limits that depend on the run, not only on the config -----------------------------------
+
+def _delays(cfg: GPUConfig) -> list[tuple[str, int, str]]:
+    """(field, core cycles, what) of every fixed delay, and of the unloaded DRAM miss as a whole
+    (named by its largest term)."""
+    u, d = cfg.units, cfg.dram
+    out = [(f"units.{f.name}", getattr(u, f.name), "") for f in dataclasses.fields(u)
+           if f.name.endswith(("_latency", "_ii"))]
+    out += [(p, v, "") for p, v in (
+        ("l1.hit_latency", cfg.l1.hit_latency), ("l2.hit_latency", cfg.l2.hit_latency),
+        ("icnt.latency", cfg.icnt.latency), ("dram.fixed_latency", d.fixed_latency),
+        ("dram.controller_latency", d.controller_latency),
+        ("sm.issue_interval", cfg.sm.issue_interval),
+        ("kernels.launch_latency", cfg.kernels.launch_latency),
+        ("kernels.tb_launch_latency", cfg.kernels.tb_launch_latency))]
+    timing = {f: getattr(d, f) for f in ("tRP", "tRCD", "tCL", "tRAS", "burst_length")}
+    dram = math.ceil(sum(timing.values()) * cfg.core_clock_mhz / d.clock_mhz)
+    terms = {"l1.hit_latency": cfg.l1.hit_latency, "icnt.latency": 2 * cfg.icnt.latency,
+             "l2.hit_latency": cfg.l2.hit_latency, "dram.controller_latency": d.controller_latency,
+             f"dram.{max(timing, key=lambda k: timing[k])}": dram}
+    out.append((max(terms, key=lambda k: terms[k]), sum(terms.values()),
+                " (the unloaded L1 → L2 → DRAM miss)"))
+    return out
+
+
+def check_watchdog(cfg: GPUConfig, watchdog: int) -> None:
+    """Refuse a config with a delay as long as the deadlock watchdog: such a run could never
+    show progress in time and would be reported as a deadlock."""
+    for path, cycles, what in _delays(cfg):
+        if cycles >= watchdog:
+            raise ConfigError(path, _get(cfg, path), f"gives a delay of {cycles} core cycles{what}, "
+                                                     f"not below the deadlock watchdog ({watchdog}):"
+                                                     " lower it or raise --watchdog")
+
+
+def _get(cfg: GPUConfig, path: str) -> object:
+    value: object = cfg
+    for part in path.split("."):
+        value = getattr(value, part)
+    return value
+
+
+# The hardware blocks' own parameter checks, by policy name prefix: (block, field, check(cfg)).
+def _block_checks():
+    from hdl.ikra.params import check_params as ikra_check
+    from hdl.onac_parts.swm import check_params as swm_check
+    return {"onac": ("onac", "sm.count", lambda c: swm_check(c.sm.count, 24, 16, 10)),
+            "seq_det": ("seq_det", "sm.count", lambda c: swm_check(c.sm.count, 24, 16, 10)),
+            "ikra_": ("cta_sched", "sm.count",
+                      lambda c: ikra_check(c.sm.count, 32, 32, "steal"))}
+
+
+def check_block_limits(cfg: GPUConfig, policies: dict[str, str]) -> None:
+    """Before a run: the RTL blocks behind the chosen policies accept this config (their own
+    parameter checks, e.g. ONAC's 2..64 SMs), else a ConfigError naming the config field."""
+    checks = _block_checks()
+    for kind, name in policies.items():
+        if not isinstance(name, str):
+            continue
+        for prefix, (block, path, check) in checks.items():
+            if name.startswith(prefix):
+                try:
+                    check(cfg)
+                except ValueError as e:
+                    raise ConfigError(path, _get(cfg, path), f"--{kind.replace('_', '-')} {name} uses the "
+                                                   f"{block} block, whose check says: {e}") from None

@@ -6,13 +6,14 @@ sweep's parent process does, one transaction per result.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import socket
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Iterator, Protocol
+from typing import Iterable, Iterator, Protocol
 
 from gpusched.config import ConfigError
 
@@ -21,7 +22,7 @@ from .runners import Outcome, execute, load_plugins
 
 
 class Executor(Protocol):
-    def run(self, points: list[Point]) -> Iterator[tuple[Point, Outcome]]: ...
+    def run(self, points: Iterable[Point]) -> Iterator[tuple[Point, Outcome]]: ...
 
 
 def _lost(point: Point, why: str) -> Outcome:
@@ -34,7 +35,7 @@ class SerialExecutor:
     def __init__(self, plugins: tuple[str, ...] = ()):
         self.plugins = tuple(plugins)
 
-    def run(self, points: list[Point]) -> Iterator[tuple[Point, Outcome]]:
+    def run(self, points: Iterable[Point]) -> Iterator[tuple[Point, Outcome]]:
         load_plugins(list(self.plugins))
         for p in points:
             yield p, execute(p.inputs(), self.plugins)
@@ -43,33 +44,44 @@ class SerialExecutor:
 class PoolExecutor:
     """A local process pool (forkserver: workers start clean and import the plugins).
 
-    At most ``2 × jobs`` points are in flight, so a worker that dies (out of memory, segfault)
-    costs only those points — recorded as failed — and the pool is rebuilt for the rest."""
+    Points are pulled from ``points`` only as workers free up (a sweep claims each point as it
+    is pulled). At most ``2 × jobs`` points are in flight, so a worker that dies (out of memory,
+    segfault) costs only those points — recorded as failed — and the pool is rebuilt for the
+    rest. When the sweep stops early (Ctrl-C, SIGTERM, an error) the workers are terminated, and
+    workers whose sweep was killed outright (SIGKILL) end themselves (``_worker_init``), so no
+    process is left holding the terminal or a pipe."""
 
     def __init__(self, jobs: int | None = None, plugins: tuple[str, ...] = ()):
         self.jobs = jobs or os.cpu_count() or 1
         self.plugins = tuple(plugins)
 
     def _pool(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("forkserver"))
+        return ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("forkserver"),
+                                   initializer=_worker_init, initargs=(self._alive_r,))
 
-    def run(self, points: list[Point]) -> Iterator[tuple[Point, Outcome]]:
+    def run(self, points: Iterable[Point]) -> Iterator[tuple[Point, Outcome]]:
         load_plugins(list(self.plugins))  # fail fast on a bad plugin name, before forking
-        pending, in_flight = deque(points), {}
-        pool, broken = self._pool(), False
+        self._alive_r, alive_w = multiprocessing.Pipe(duplex=False)   # see _worker_init
+        source, retry, in_flight = iter(points), deque(), {}
+        pool, broken, exhausted, finished = self._pool(), False, False, False
         try:
-            while pending or in_flight:
+            while True:
                 if broken and not in_flight:
                     pool.shutdown(wait=True)
                     pool, broken = self._pool(), False
-                while not broken and pending and len(in_flight) < 2 * self.jobs:
-                    p = pending.popleft()
+                while not broken and len(in_flight) < 2 * self.jobs:
+                    p = retry.popleft() if retry else next(source, None)
+                    if p is None:
+                        exhausted = True
+                        break
                     try:
                         in_flight[pool.submit(execute, p.inputs(), self.plugins)] = p
                     except BrokenProcessPool:
-                        pending.appendleft(p)
+                        retry.appendleft(p)
                         broken = True
                 if not in_flight:
+                    if exhausted and not retry:
+                        break
                     continue
                 done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
                 for fut in done:
@@ -82,8 +94,46 @@ class PoolExecutor:
                     except Exception as e:  # e.g. a result that failed to unpickle
                         outcome = _lost(p, f"pool task failed: {type(e).__name__}: {e}")
                     yield p, outcome
+            finished = True
         finally:
-            pool.shutdown(wait=False, cancel_futures=True)
+            if finished:
+                pool.shutdown(wait=True)
+            else:
+                _stop(pool)
+            alive_w.close()
+            self._alive_r.close()
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Terminate a pool's workers now (their points are not recorded: a resume reruns them)."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    for proc in procs:
+        with contextlib.suppress(Exception):
+            proc.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        with contextlib.suppress(Exception):
+            proc.join(2.0)
+            if proc.is_alive():
+                proc.kill()
+                proc.join(2.0)
+
+
+def _worker_init(sweep_alive) -> None:
+    """In each pool worker: die with the sweep. ``sweep_alive`` is the read end of a pipe whose
+    write end only the sweep process holds; the kernel closes it when the sweep dies in any way
+    (even SIGKILL, even while the sweep lingers as a zombie), and a thread blocked on it exits
+    the worker. Workers cannot rely on their parent: that is the forkserver, which itself
+    only exits once every worker has."""
+    import threading
+
+    def watch() -> None:
+        try:
+            sweep_alive.recv()
+        except (EOFError, OSError):
+            pass
+        os._exit(1)
+    threading.Thread(target=watch, name="gpusched-sweep-watch", daemon=True).start()
 
 
 class DaskExecutor:
@@ -105,7 +155,7 @@ class DaskExecutor:
         except (OSError, TimeoutError) as e:
             raise ConfigError("--scheduler", self.address, f"cannot connect: {e}") from None
 
-    def run(self, points: list[Point]) -> Iterator[tuple[Point, Outcome]]:
+    def run(self, points: Iterable[Point]) -> Iterator[tuple[Point, Outcome]]:
         from distributed import as_completed
         load_plugins(list(self.plugins))
         client, cluster = (self.client, None) if self.client is not None else self._connect()

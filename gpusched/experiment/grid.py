@@ -108,9 +108,15 @@ def load_grid(path: str | Path) -> Grid:
     """Parse a grid file (format in docs/experiments.md); raise ConfigError at file:line."""
     path = str(path)
     try:
-        text = Path(path).read_text()
+        raw = Path(path).read_bytes()
     except OSError as e:
         raise ConfigError(path, "", f"cannot read grid file: {e.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[:e.start].count(b"\n") + 1
+        raise ConfigError(f"{path}:{line}", raw[e.start:e.start + 1],
+                          "not UTF-8 text: a grid file is TOML, UTF-8 encoded") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterable
 
+from gpusched import jsonout
 from gpusched.config import ConfigError
 
 from .point import flatten
@@ -85,7 +86,7 @@ def to_csv(rows: list[dict], cols: list[str]) -> str:
 
 
 def to_json(rows: list[dict], cols: list[str]) -> str:
-    return json.dumps([{c: r.get(c) for c in cols} for r in rows], indent=1) + "\n"
+    return jsonout.dumps([{c: r.get(c) for c in cols} for r in rows], indent=1) + "\n"
 
 
 # ---- analysis helpers for reports -------------------------------------------------------------

@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 import gpusched
+from gpusched import jsonout
 
 from . import plots
 from .point import Point
@@ -91,7 +91,7 @@ def write_report(exp: Experiment, points: list[Point], runs: list[Run], out_dir:
               and by_key[p.key].status == "failed"]
     missing = [p for p in points if p.key not in by_key]
     headline = headline_rows(exp, results)
-    (out / "headline.json").write_text(json.dumps(headline, indent=1) + "\n")
+    (out / "headline.json").write_text(jsonout.dumps(headline, indent=1) + "\n")
     images = [plots.render(exp, spec, results, out) for spec in exp.plots] if results.rows else []
 
     grid = exp.quick if quick else exp.grid

@@ -98,7 +98,8 @@ def _model_parameters() -> dict:
 def check_model(point: Point) -> None:
     """Preset, overrides, workload and params must be known before a sweep starts."""
     from gpusched.commands.config_cmd import resolve_config
-    resolve_config(point.preset, override_strings(point.overrides))
+    from gpusched.config.validate import check_block_limits, check_watchdog
+    cfg = resolve_config(point.preset, override_strings(point.overrides))
     try:
         known = _model_parameters()
         from sim.workload.catalogue import get_workload
@@ -113,6 +114,12 @@ def check_model(point: Point) -> None:
         elif allowed is not None and value not in allowed:
             raise ConfigError(name, value, "allowed: " + ", ".join(allowed))
     get_workload(point.workload, seed=point.seed, scale=point.params.get("scale", 1.0))
+    import sim.run
+    watchdog = point.params.get("watchdog", getattr(sim.run, "DEFAULT_WATCHDOG", 100_000))
+    if isinstance(watchdog, int) and watchdog >= 1:
+        check_watchdog(cfg, watchdog)
+    check_block_limits(cfg, {k: v for k, v in point.params.items()
+                             if k in getattr(sim.run, "POLICIES", {})})
 
 
 def run_model(point: Point) -> dict:

@@ -3,13 +3,26 @@
 Only the sweep's parent process writes, one transaction per point result, so a sweep killed at
 any moment leaves complete rows only, and ``key`` being the primary key means a resumed sweep
 can never duplicate a point (a retried point replaces its failed row).
+
+Claims: a sweep claims a point (table ``claims``: key, owner, pid, host) before it runs it and
+drops the claim with the point's row, so two sweeps on one store never compute the same point
+twice; a claim whose process is gone (same host) or older than ``CLAIM_TTL_S`` (other hosts) is
+stale and may be taken over. The table is created on open and is not part of the schema version:
+older gpusched versions ignore it.
+
+A damaged file (truncated, overwritten, schema broken) raises ``StoreDamaged``, one line naming
+the file and the recovery command (``gpusched results recover``, :func:`recover`), which copies
+every row that still reads back whole into a fresh store.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import socket
 import sqlite3
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -46,6 +59,55 @@ CREATE INDEX runs_status ON runs (status);
 # from_version -> SQL that brings a store to from_version + 1 (none yet: schema 1 is the first).
 MIGRATIONS: dict[int, str] = {}
 
+_CLAIMS = """CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, owner TEXT NOT NULL,
+    pid INTEGER NOT NULL, host TEXT NOT NULL, claimed_at REAL NOT NULL)"""
+CLAIM_TTL_S = 6 * 3600.0   # a claim from another host older than this is stale (choice)
+RUN_COLUMNS = ("key", "kind", "preset", "workload", "seed", "inputs", "status", "stats", "error",
+               "wall_s", "host", "version", "sweep", "finished_at")
+
+
+class StoreDamaged(ConfigError):
+    """The results file cannot be read or written as a store: one line naming it and the fix."""
+
+    def __init__(self, path: Path, why: str):
+        super().__init__(str(path), "", f"damaged results store ({why}); keep its intact rows "
+                                        f"with: gpusched results recover --db {path}")
+
+
+def _is_busy(e: sqlite3.Error) -> bool:
+    return isinstance(e, sqlite3.OperationalError) and ("locked" in str(e) or "busy" in str(e))
+
+
+def make_owner() -> tuple[str, int, str]:
+    """(owner id, pid, host) of this process, for claims."""
+    host, pid = socket.gethostname(), os.getpid()
+    return f"{host}:{pid}:{time.time_ns()}", pid, host
+
+
+EMPTY_GRACE_S = 10.0
+
+
+def _empty_for_a_while(path: Path) -> bool:
+    """A 0-byte file, untouched for EMPTY_GRACE_S, with no WAL beside it."""
+    try:
+        st = path.stat()
+    except OSError:
+        return False
+    return (st.st_size == 0 and time.time() - st.st_mtime > EMPTY_GRACE_S
+            and not Path(f"{path}-wal").exists())
+
+
+def _claim_alive(pid: int, host: str, claimed_at: float) -> bool:
+    if host != socket.gethostname():
+        return time.time() - claimed_at < CLAIM_TTL_S
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
 
 def default_db() -> str:
     """``$GPUSCHED_DB`` or ``results/gpusched.sqlite`` (relative to the working directory)."""
@@ -73,14 +135,35 @@ class ResultStore:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if _empty_for_a_while(self.path):
+            # sqlite would silently make a new empty store of it: it may be a store cut to
+            # nothing (a file only just created is another sweep or query setting it up)
+            raise ConfigError(str(self.path), "", "empty file (0 bytes), not a results store: "
+                              "delete it to start a new store there, or pass another --db")
         try:
             self.conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
             self._check_schema()
+            self.conn.execute(_CLAIMS)
         except sqlite3.DatabaseError as e:
+            if _is_busy(e):
+                raise
             raise ConfigError(str(self.path), "", f"not a usable SQLite results store ({e}): "
-                              "pass another --db or move this file away") from None
+                              "pass another --db, move this file away, or keep its intact rows "
+                              f"with: gpusched results recover --db {self.path}") from None
+
+    @contextlib.contextmanager
+    def _guard(self):
+        """sqlite errors of a damaged file → StoreDamaged (a busy store stays an sqlite error)."""
+        try:
+            yield
+        except sqlite3.DatabaseError as e:
+            if _is_busy(e):
+                raise
+            raise StoreDamaged(self.path, str(e)) from None
+        except (json.JSONDecodeError, KeyError, TypeError) as e:
+            raise StoreDamaged(self.path, f"a row does not decode: {type(e).__name__}: {e}") from None
 
     # ---- schema ---------------------------------------------------------------------------
     def _tables(self) -> set[str]:
@@ -97,13 +180,14 @@ class ResultStore:
                                   (str(SCHEMA_VERSION),))
             return
         if "meta" not in tables:
+            if "runs" in tables:
+                raise StoreDamaged(self.path, "no meta table")
             raise ConfigError(str(self.path), "", "not a gpusched results store (no meta table): "
                               "pass another --db or move this file away")
         row = self.conn.execute("SELECT value FROM meta WHERE name='schema_version'").fetchone()
-        version = int(row[0]) if row and row[0].isdigit() else None
+        version = int(row[0]) if row and str(row[0]).isdigit() else None
         if version is None:
-            raise ConfigError(str(self.path), "", "results store without a schema_version: "
-                              "pass another --db or move this file away")
+            raise StoreDamaged(self.path, "no schema_version in its meta table")
         if version > SCHEMA_VERSION:
             raise ConfigError(str(self.path), f"schema {version}",
                               f"written by a newer gpusched (this one reads schema "
@@ -127,13 +211,55 @@ class ResultStore:
     # ---- reads and writes -----------------------------------------------------------------
     def statuses(self) -> dict[str, str]:
         """key → status of every stored run."""
-        return dict(self.conn.execute("SELECT key, status FROM runs").fetchall())
+        with self._guard():
+            return dict(self.conn.execute("SELECT key, status FROM runs").fetchall())
 
-    def record(self, point: Point, outcome: Outcome, sweep: str | None = None) -> None:
-        """Write one result atomically; a rerun of the same key replaces its row."""
+    # ---- claims -----------------------------------------------------------------------------
+    def versions(self) -> dict[str, tuple]:
+        """key → (status, finished_at, wall_s) of every stored run: a row rewritten by another
+        sweep has another version."""
+        with self._guard():
+            return {k: tuple(v) for k, *v in
+                    self.conn.execute("SELECT key, status, finished_at, wall_s FROM runs")}
+
+    def claim(self, key: str, owner: tuple[str, int, str], seen: tuple | None = None) -> str:
+        """Claim ``key`` for ``owner`` (see make_owner): "claimed"; "held" when a live other
+        owner holds it; "recorded" when its row is no longer the version ``seen`` when the sweep
+        was planned (another sweep computed it meanwhile)."""
+        with self._guard(), self._transaction():
+            row = self.conn.execute("SELECT status, finished_at, wall_s FROM runs WHERE key=?",
+                                    (key,)).fetchone()
+            if (tuple(row) if row else None) != seen:
+                return "recorded"
+            row = self.conn.execute("SELECT owner, pid, host, claimed_at FROM claims WHERE key=?",
+                                    (key,)).fetchone()
+            if row and row[0] != owner[0] and _claim_alive(row[1], row[2], row[3]):
+                return "held"
+            self.conn.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?)",
+                              (key, owner[0], owner[1], owner[2], time.time()))
+            return "claimed"
+
+    def claimed_elsewhere(self, keys: set[str], owner: tuple[str, int, str]) -> set[str]:
+        """The keys among ``keys`` that a live other owner holds."""
+        with self._guard():
+            rows = self.conn.execute("SELECT key, owner, pid, host, claimed_at FROM claims").fetchall()
+        return {k for k, o, pid, host, at in rows
+                if k in keys and o != owner[0] and _claim_alive(pid, host, at)}
+
+    def release_all(self, owner: tuple[str, int, str]) -> None:
+        """Drop every claim of ``owner`` (a sweep that stops early)."""
+        with self._guard(), self._transaction():
+            self.conn.execute("DELETE FROM claims WHERE owner=?", (owner[0],))
+
+    def record(self, point: Point, outcome: Outcome, sweep: str | None = None,
+               owner: tuple[str, int, str] | None = None) -> None:
+        """Write one result atomically (and drop ``owner``'s claim on it); a rerun of the same
+        key replaces its row."""
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
         stats = json.dumps(outcome.stats, sort_keys=True) if outcome.stats is not None else None
-        with self._transaction():
+        with self._guard(), self._transaction():
+            if owner is not None:
+                self.conn.execute("DELETE FROM claims WHERE key=? AND owner=?", (point.key, owner[0]))
             self.conn.execute(
                 """INSERT INTO runs (key, kind, preset, workload, seed, inputs, status, stats,
                                      error, wall_s, host, version, sweep, finished_at)
@@ -150,14 +276,15 @@ class ResultStore:
         """All rows (or the rows of ``keys``), oldest first."""
         sql = ("SELECT key, inputs, status, stats, error, wall_s, host, version, sweep, "
                "finished_at FROM runs")
-        if keys is None:
-            rows = self.conn.execute(sql + " ORDER BY rowid").fetchall()
-        else:
-            wanted = set(keys)
-            rows = [r for r in self.conn.execute(sql + " ORDER BY rowid") if r[0] in wanted]
-        return [Run(r[0], Point.from_inputs(json.loads(r[1])), r[2],
-                    json.loads(r[3]) if r[3] is not None else None, r[4], r[5], r[6], r[7], r[8],
-                    r[9]) for r in rows]
+        with self._guard():
+            if keys is None:
+                rows = self.conn.execute(sql + " ORDER BY rowid").fetchall()
+            else:
+                wanted = set(keys)
+                rows = [r for r in self.conn.execute(sql + " ORDER BY rowid") if r[0] in wanted]
+            return [Run(r[0], Point.from_inputs(json.loads(r[1])), r[2],
+                        json.loads(r[3]) if r[3] is not None else None, r[4], r[5], r[6], r[7],
+                        r[8], r[9]) for r in rows]
 
     def close(self) -> None:
         self.conn.close()

@@ -2,16 +2,24 @@
 
 Resuming is the default because keys are content hashes: re-running the same sweep after a
 crash (or a SIGKILL) only computes the missing points.
+
+Two sweeps on one store share the work: each claims a point just before it runs it (the
+executors pull points lazily), skips points another live sweep has claimed, and at the end waits
+for those to be recorded (or runs them itself if their claimant went away without recording).
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from .executors import Executor
 from .point import Point
-from .store import ResultStore
+from .store import ResultStore, make_owner
+
+POLL_S = 0.5   # how often a sweep looks for points another sweep is computing
 
 
 @dataclass
@@ -24,12 +32,15 @@ class SweepSummary:
     stored: int = 0
     ran: int = 0
     failed: int = 0
+    elsewhere: int = 0
     wall_s: float = 0.0
     failures: list[tuple[str, str]] = field(default_factory=list)
 
     def line(self) -> str:
         text = (f"sweep {self.name}: {self.total} points, {self.stored} already stored, "
                 f"{self.ran} run ({self.failed} failed) in {self.wall_s:.1f} s")
+        if self.elsewhere:
+            text += f", {self.elsewhere} computed meanwhile by another sweep on this store"
         if self.failures:
             text += (f"; {len(self.failures)} failed points in the store "
                      "(rerun them with --retry-failed)")
@@ -56,7 +67,7 @@ def plan(points: list[Point], statuses: dict[str, str], resume: bool = True,
 
 def run_sweep(name: str, points: list[Point], store: ResultStore, executor: Executor, *,
               resume: bool = True, retry_failed: bool = False,
-              show_progress: bool = True) -> SweepSummary:
+              show_progress: bool = True, poll_s: float = POLL_S) -> SweepSummary:
     """Execute the planned points and record each outcome as it arrives."""
     points = unique(points)
     statuses = store.statuses()
@@ -65,19 +76,54 @@ def run_sweep(name: str, points: list[Point], store: ResultStore, executor: Exec
     todo_keys = {p.key for p in todo}
     failed_before = sum(1 for p in points
                         if p.key not in todo_keys and statuses.get(p.key) == "failed")
+    remaining = {p.key: p for p in todo}
+    owner, seen = make_owner(), store.versions()
     start = time.perf_counter()
+
+    def claimed() -> Iterator[Point]:
+        for p in list(remaining.values()):
+            state = store.claim(p.key, owner, seen.get(p.key))
+            if state == "claimed":
+                yield p
+            elif state == "recorded" and remaining.pop(p.key, None) is not None:
+                summary.elsewhere += 1
+                bar.advance(None)
+
     with _Progress(name, len(points), summary.stored, failed_before, show_progress) as bar:
-        if todo:
-            for point, outcome in executor.run(todo):
-                store.record(point, outcome, sweep=name)
-                summary.ran += 1
-                summary.failed += outcome.status == "failed"
-                bar.advance(failed_before + summary.failed)
+        try:
+            while remaining:
+                with contextlib.closing(executor.run(claimed())) as results:  # type: ignore[arg-type]
+                    for point, outcome in results:
+                        store.record(point, outcome, sweep=name, owner=owner)
+                        remaining.pop(point.key, None)
+                        summary.ran += 1
+                        summary.failed += outcome.status == "failed"
+                        bar.advance(failed_before + summary.failed)
+                if remaining:
+                    _wait_for_others(store, remaining, seen, owner, summary, bar, poll_s)
+        finally:
+            store.release_all(owner)
     summary.wall_s = time.perf_counter() - start
     keys = {p.key: p for p in points}
     summary.failures = [(keys[r.key].label(), r.error or "") for r in store.runs(list(keys))
                         if r.status == "failed"]
     return summary
+
+
+def _wait_for_others(store: ResultStore, remaining: dict[str, Point], seen: dict[str, tuple],
+                     owner, summary: SweepSummary, bar: "_Progress", poll_s: float) -> None:
+    """Wait while other sweeps compute the points they claimed; return once every remaining
+    point is recorded, or some point is free again (its claimant stopped without recording)."""
+    while remaining:
+        others = store.claimed_elsewhere(set(remaining), owner)
+        versions = store.versions()
+        for key in [k for k in remaining if k not in others and versions.get(k) != seen.get(k)]:
+            remaining.pop(key)
+            summary.elsewhere += 1
+            bar.advance(None)
+        if any(k not in others for k in remaining):
+            return
+        time.sleep(poll_s)
 
 
 class _Progress:
@@ -102,9 +148,10 @@ class _Progress:
             self.progress.start()
         return self
 
-    def advance(self, failed: int) -> None:
+    def advance(self, failed: int | None) -> None:
         if self.enabled:
-            self.progress.update(self.task, advance=1, failed=failed)
+            extra = {} if failed is None else {"failed": failed}
+            self.progress.update(self.task, advance=1, **extra)
 
     def __exit__(self, *exc) -> None:
         if self.enabled:

@@ -15,6 +15,7 @@ class Counting(SerialExecutor):
         self.seen = []
 
     def run(self, points):
+        points = list(points)   # a sweep passes a lazy iterable (it claims points as pulled)
         self.seen += [p.key for p in points]
         yield from super().run(points)
 

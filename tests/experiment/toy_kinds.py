@@ -4,6 +4,8 @@
 must reproduce them bit for bit. ``params.delay`` sleeps (to kill a sweep midway); workload
 ``boom`` always raises; workload ``flaky`` raises while ``$TOY_FLAKY_FAILS`` is set; workload
 ``crash`` kills its worker process (as a segfault would; it only raises in the main process).
+With ``$TOY_RUN_LOG`` set, every run appends the point's key to that file (to count how often a
+point was computed).
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ def check_toy(point: Point) -> None:
 
 
 def run_toy(point: Point) -> dict:
+    if os.environ.get("TOY_RUN_LOG"):
+        with open(os.environ["TOY_RUN_LOG"], "a") as log:   # one short append: atomic
+            log.write(point.key + "\n")
     time.sleep(float(point.params.get("delay", 0.0)))
     if point.workload == "crash":
         if multiprocessing.parent_process() is not None:

@@ -1,0 +1,55 @@
+"""Helpers for the reliability tests: the toy plugins of tests/experiment importable (here and
+in ``gpusched`` subprocesses), an in-process CLI runner and a subprocess runner."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXPERIMENT_TESTS = Path(__file__).parent.parent / "experiment"
+SIM_TESTS = Path(__file__).parent.parent / "sim"
+if str(EXPERIMENT_TESTS) not in sys.path:
+    sys.path.insert(0, str(EXPERIMENT_TESTS))
+
+CLI = [sys.executable, "-c", "from gpusched.cli import main; main()"]
+
+
+def cli_env() -> dict:
+    """Environment for ``gpusched`` subprocesses: toy plugins importable, no inherited store."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [str(EXPERIMENT_TESTS), env.get("PYTHONPATH", "")] if p)
+    for name in ("GPUSCHED_DB", "GPUSCHED_PLUGINS", "TOY_FLAKY_FAILS"):
+        env.pop(name, None)
+    return env
+
+
+def gpusched(*args, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([*CLI, *map(str, args)], capture_output=True, text=True, env=cli_env(),
+                          **kw)
+
+
+@pytest.fixture
+def cli(capsys):
+    """Run ``gpusched`` in this process (fast): returns a CompletedProcess (code, out, err)."""
+    from gpusched.cli import main
+
+    def run(*args):
+        capsys.readouterr()
+        try:
+            main([str(a) for a in args])
+            code = 0
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 1
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(args, code, out, err)
+    return run
+
+
+def one_line_error(r: subprocess.CompletedProcess) -> str:
+    """The single stderr line of a bad-input exit (asserts exit 2, one line, no traceback)."""
+    assert r.returncode == 2, (r.returncode, r.stdout[-2000:], r.stderr[-2000:])
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
+    return lines[0]

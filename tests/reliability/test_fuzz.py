@@ -1,0 +1,258 @@
+"""Property-based fuzzing (hypothesis) of everything a user feeds gpusched: ``--set`` overrides,
+config .toml files, sweep grids and model runs — valid inputs mutated at random. The outcome is
+always a success or exit 2 with one line naming the place; never a traceback, a hang, or a
+different amount of work (a run's warp-instruction count does not depend on the config).
+
+Each property runs twice: a fast, derandomized slice in the default suite (a few seconds) and a
+long random one behind ``--runslow``. Outcomes are tallied by class; ``-s`` prints the table,
+and ``$GPUSCHED_FUZZ_REPORT=FILE`` writes it as JSON:
+
+    GPUSCHED_FUZZ_REPORT=fuzz.json python -m pytest tests/reliability/test_fuzz.py --runslow -s
+"""
+
+import contextlib
+import io
+import json
+import os
+import re
+import sqlite3
+import tempfile
+import tomllib
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gpusched.config import GPUConfig, dumps_toml, get_preset, preset_names
+from gpusched.config.validate import _walk
+
+FAST = settings(max_examples=12, derandomize=True, database=None, deadline=None,
+                suppress_health_check=list(HealthCheck))
+LONG = settings(max_examples=400, database=None, deadline=None,
+                suppress_health_check=list(HealthCheck))
+OUTCOMES: Counter = Counter()
+ERROR_LINE = re.compile(r"^gpusched: error: \S.* = .*: \S")
+
+
+def gpusched(*args) -> tuple[int, str, str]:
+    """The CLI in this process: (exit status, stdout, stderr)."""
+    from gpusched.cli import main
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main([str(a) for a in args])
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 1
+    return code, out.getvalue(), err.getvalue()
+
+
+def outcome(prop: str, code: int, err: str, place: str | None = None, allowed=(0, 2)) -> str:
+    """Classify one run; fail on anything but the allowed codes, or a bad-input exit that is not
+    one line naming the place."""
+    assert "Traceback" not in err, err
+    assert code in allowed, (code, err[-3000:])
+    if code == 2:
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and ERROR_LINE.match(lines[0]), err
+        if place is not None:
+            assert place in lines[0], (place, lines[0])
+        allowed_text = re.sub(r"^gpusched: error: .*? = .*?: ", "", lines[0])
+        kind = "exit 2: " + re.sub(r"\d+", "N", allowed_text)[:50]
+    else:
+        kind = f"exit {code}"
+    OUTCOMES[(prop, kind)] += 1
+    return kind
+
+
+@pytest.fixture(scope="module", autouse=True)
+def report_outcomes():
+    yield
+    if not OUTCOMES:
+        return
+    props = sorted({p for p, _ in OUTCOMES})
+    print("\nfuzz outcomes:")
+    for prop in props:
+        rows = {k: n for (p, k), n in OUTCOMES.items() if p == prop}
+        print(f"  {prop}: {sum(rows.values())} cases")
+        for kind, n in sorted(rows.items(), key=lambda kv: -kv[1]):
+            print(f"    {n:6d}  {kind}")
+    if os.environ.get("GPUSCHED_FUZZ_REPORT"):
+        Path(os.environ["GPUSCHED_FUZZ_REPORT"]).write_text(json.dumps(
+            {p: {k: n for (q, k), n in OUTCOMES.items() if q == p} for p in props}, indent=1))
+
+
+def both(prop, *strategies, fast_examples: int = 12):
+    """The fast slice (default suite) and the long one (``--runslow``) of a property."""
+    fast = settings(FAST, max_examples=fast_examples)
+    return fast(given(*strategies)(prop)), pytest.mark.slow(LONG(given(*strategies)(prop)))
+
+
+# ---- --set overrides ------------------------------------------------------------------------
+
+FIELDS = [(path, type(value)) for path, value, _ in _walk(GPUConfig())]
+NUMBER_TEXT = ["0", "-1", "1", "2", "3", "4", "7", "8", "64", "65", "1024", "4096", "65536",
+               "1e400", "-1e400", "nan", "inf", "-inf", "1.5", "0x10", "2**3", "99999999999999999999",
+               "1e12", "1e13", "", "abc", "true", " 5 "]
+
+
+@st.composite
+def override(draw) -> str:
+    path, typ = draw(st.sampled_from(FIELDS))
+    if draw(st.integers(0, 9)) == 0:
+        path = draw(st.sampled_from([path + "x", path.replace(".", "..", 1), "nosuch." + path,
+                                     path.split(".")[0]]))
+    if typ is bool:
+        value = draw(st.sampled_from(["true", "false", "1", "0", "yes", "maybe", ""]))
+    elif typ is str:
+        value = draw(st.sampled_from(["lrr", "gto", "socgpu", "inorder", "write_back", "fifo",
+                                      "frfcfs", "x", ""]) | st.text(max_size=6))
+    else:
+        value = draw(st.sampled_from(NUMBER_TEXT) | st.integers(-10, 10**6).map(str)
+                     | st.floats().map(repr))
+    return f"{path}={value}" if draw(st.integers(0, 19)) else path + value
+
+
+def _overrides(sets):
+    code, out, err = gpusched("config", "show", "tiny", *[a for s in sets for a in ("--set", s)])
+    outcome("--set overrides", code, err)
+    if code == 0:
+        tomllib.loads(out)            # what it prints is a valid config file again
+
+
+test_overrides_fast, test_overrides_long = both(_overrides,
+                                                st.lists(override(), min_size=1, max_size=4))
+
+
+# ---- config .toml files ---------------------------------------------------------------------
+
+TOKENS = ["0", "-1", "1e400", "nan", "inf", '"x"', "[1, 2]", "true", "{}", "99999999999999999999",
+          '""', '["tiny"]', "1.5", "65", "2147483648"]
+
+
+@st.composite
+def mutated_toml(draw, base: str) -> bytes:
+    lines = base.splitlines()
+    for _ in range(draw(st.integers(0, 3))):
+        if not lines:
+            break
+        i = draw(st.integers(0, len(lines) - 1))
+        op = draw(st.sampled_from(["delete", "duplicate", "value", "rename", "bytes", "truncate"]))
+        if op == "delete":
+            del lines[i]
+        elif op == "duplicate":
+            lines.insert(i, lines[i])
+        elif op == "value" and "=" in lines[i]:
+            lines[i] = lines[i].split("=")[0] + "= " + draw(st.sampled_from(TOKENS))
+        elif op == "rename" and "=" in lines[i]:
+            lines[i] = lines[i].replace(" =", "x =", 1)
+        elif op == "bytes":
+            text = "\n".join(lines).encode()
+            at = draw(st.integers(0, len(text)))
+            return text[:at] + draw(st.binary(min_size=1, max_size=4)) + text[at:]
+        elif op == "truncate":
+            text = "\n".join(lines).encode()
+            return text[:draw(st.integers(0, len(text)))]
+    return "\n".join(lines).encode()
+
+
+@st.composite
+def config_file(draw) -> bytes:
+    name = draw(st.sampled_from(preset_names()))
+    if draw(st.booleans()):
+        base = f'preset = "{name}"\n[sm]\ncount = 4\nwarp_sched = "lrr"\n[l1]\nhit_latency = 10\n'
+    else:
+        base = dumps_toml(get_preset(name))
+    return draw(mutated_toml(base))
+
+
+def _config_files(content):
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "c.toml"
+        path.write_bytes(content)
+        code, out, err = gpusched("config", "show", path)
+    outcome("config .toml files", code, err, place=str(path))
+
+
+test_config_files_fast, test_config_files_long = both(_config_files, config_file())
+
+
+# ---- sweep grids ----------------------------------------------------------------------------
+
+GRID = """[sweep]
+name = "fuzz"
+kind = "toy"
+preset = "tiny"
+workloads = ["alpha", "beta", "boom"]
+seeds = [0, 1]
+
+[sweep.overrides]
+"sm.warp_sched" = ["lrr", "gto"]
+"sm.count" = [2, 4]
+
+[sweep.params]
+delay = 0.0
+"""
+
+
+def _grids(content):
+    import toy_kinds  # noqa: F401  (the toy runner kind)
+    from gpusched.experiment.grid import load_grid
+    with tempfile.TemporaryDirectory() as d:
+        path, db = Path(d) / "g.toml", Path(d) / "r.sqlite"
+        path.write_bytes(content)
+        code, out, err = gpusched("sweep", path, "--plugin", "toy_kinds", "--db", db,
+                                  "--jobs", "1", "-q")
+        outcome("sweep grids", code, err, place=str(path), allowed=(0, 1, 2))
+        if code in (0, 1):   # no silently dropped or duplicated work: one row per distinct point
+            want = {p.key for p in load_grid(path).points()}
+            with sqlite3.connect(db) as c:
+                got = {k for (k,) in c.execute("SELECT key FROM runs")}
+            assert got == want
+            assert f"{len(want)} points" in out
+
+
+test_grids_fast, test_grids_long = both(_grids, mutated_toml(GRID), fast_examples=6)
+
+
+# ---- model runs: the amount of work does not depend on the config ---------------------------
+
+WORKLOADS = ["mem_stream", "compute_only", "mixed_like", "cache_gto"]
+_BASELINE: dict = {}
+
+
+@st.composite
+def model_run(draw) -> list[str]:
+    count = draw(st.integers(1, 4))
+    sets = draw(st.sampled_from([2, 4, 8, 16]))
+    args = ["--set", f"sm.count={count}", "--set", f"sm.warp_sched={draw(st.sampled_from(['lrr', 'gto']))}",
+            "--set", f"sm.subcores={draw(st.sampled_from([1, 2]))}",
+            "--set", f"l1.sets={sets}", "--set", f"l1.size_bytes={sets * 4 * 128}",
+            "--set", f"units.alu_latency={draw(st.integers(1, 40))}",
+            "--memory", draw(st.sampled_from(["fixed", "hierarchy"])),
+            "--cta-scheduler", draw(st.sampled_from(["rr", "ikra_rr", "ikra_steal", "ikra_chunk"])),
+            "--cta-limit", draw(st.sampled_from(["max_occupancy", "perf_sat"])),
+            "--kernel-scheduler", draw(st.sampled_from(["fifo", "sm_partition"]))]
+    if draw(st.integers(0, 4)) == 0:     # now and then an input the model must refuse
+        args += ["--set", draw(override())]
+    return args
+
+
+def _model_runs(workload, seed, args):
+    common = ["run", "--preset", "tiny", "--workload", workload, "--scale", "0.05",
+              "--seed", seed, "--json"]
+    key = (workload, seed)
+    if key not in _BASELINE:
+        code, out, err = gpusched(*common, "--memory", "fixed")
+        assert code == 0, err
+        _BASELINE[key] = json.loads(out)["warp_insts"]
+    code, out, err = gpusched(*common, *args)
+    outcome("model runs", code, err, allowed=(0, 2))
+    if code == 0:
+        assert json.loads(out)["warp_insts"] == _BASELINE[key]
+
+
+test_model_runs_fast, test_model_runs_long = both(
+    _model_runs, st.sampled_from(WORKLOADS), st.integers(0, 3), model_run(), fast_examples=4)
