@@ -21,7 +21,7 @@ energy ratio and the sweeps plot directly.
 - Energy (§6 item 21): (P_static + P_issue) × time + dynamic events, with P_static = SM static ×
   SMs + uncore static × SMs / 28, P_issue = per-warp issue power (§4: 1,104 µW baseline,
   1,553.4 µW SOCGPU) × warps × SMs, dynamic = memory events + ``energy.warp_inst_pj`` per warp
-  instruction (``sim.memory.energy.gpu_energy``).
+  instruction (the run's ``energy`` object, ``sim.memory.energy.gpu_energy``).
 - Area: ``experiments/socgpu_area.py`` (Yosys, sky130hd; cached), SOCGPU N = 8 / baseline per
   warp, beside the paper's 5.09× (SAED 14 nm).
 """
@@ -91,13 +91,10 @@ def setup(variant: str) -> dict:
 
 def energy_j(stats: dict, cfg, issue_uw: float) -> float:
     """§6 item 21 energy proxy (J) of one run on ``cfg``."""
-    from sim.memory.energy import gpu_energy
-    n_sm, cycles = cfg.sm.count, stats["cycles"]
-    e = gpu_energy(stats["memory"], cfg.energy, stats["warp_insts"], cycles, cfg.core_clock_mhz,
-                   cycles * n_sm)
-    uncore = e["energy.static_uncore_pj"] * n_sm / 28
+    n_sm, cycles, e = cfg.sm.count, stats["cycles"], stats["energy"]
+    uncore = e["static_uncore_pj"] * n_sm / 28
     issue = issue_uw * 1e-3 * cfg.sm.warps_per_sm * n_sm * cycles * 1e3 / cfg.core_clock_mhz
-    return (e["energy.total_pj"] - e["energy.static_uncore_pj"] + uncore + issue) * 1e-12
+    return (e["total_pj"] - e["static_uncore_pj"] + uncore + issue) * 1e-12
 
 
 def _overrides(point: Point) -> dict:
