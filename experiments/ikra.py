@@ -78,9 +78,11 @@ EXPERIMENT = Experiment(
     tables=[Table(m, columns="cta_scheduler") for m in
             ("cycles", "energy", "traffic", "l1_hit", "prev_hits", "dram_kb")],
     plots=[Plot("cycles", "time.png", series="cta_scheduler", title="Execution time per policy",
-                log_y=True),
+                normalize="ikra_rr", mean=("arith",)),
+           Plot("energy", "energy.png", series="cta_scheduler",
+                title="Dynamic energy (proxy) per policy", normalize="ikra_rr", mean=("arith",)),
            Plot("traffic", "traffic.png", series="cta_scheduler", title="Network traffic per policy",
-                log_y=True),
+                normalize="ikra_rr", mean=("arith",)),
            Plot("prev_hits", "reuse.png", series="cta_scheduler",
                 title="L1 hits on data left by the previous kernel")],
     headline=[

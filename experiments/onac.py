@@ -326,11 +326,15 @@ EXPERIMENT = Experiment(
             Table("cycles", rows="sm_controller", columns="workload",
                   title="Run time (core cycles; long runs and the shorter oracle-sweep runs)")],
     plots=[FigurePlot("n_chosen", "estimates.png", title="ONAC / Seq-Det estimates over time",
-                      draw=draw_estimates),
+                      draw=draw_estimates, caption="Top: active SMs under test over time (one "
+                      "run each); dotted: the oracle N. Bottom: each sample's IPC relative to its "
+                      "all-SM sample, numbered in order, over the oracle sweep's steady IPC."),
            FigurePlot("steady_ipc", "scaling.png", title="IPC vs active SMs (oracle sweep)",
-                      draw=draw_scaling),
+                      draw=draw_scaling, caption="Steady IPC per number of active SMs, one run "
+                      "per point (no whiskers), relative to all SMs; markers: the Ns chosen."),
            FigurePlot("e_dyn", "summary.png", title="Energy, performance, detection time",
-                      draw=draw_summary)],
+                      draw=draw_summary, caption="One run per bar (no whiskers); dashed line: "
+                      "1.0 (all SMs active); values printed on the bars.")],
     headline=_headline(),
     labels={"sm_controller": "SM controller", "workload": "workload"},
 )
