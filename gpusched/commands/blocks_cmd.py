@@ -15,11 +15,13 @@ SIMS = ("verilator", "icarus", "amaranth")
 
 def area_cmd(block: str = typer.Argument(..., help="block name: " + ", ".join(block_names())),
              param: Optional[List[str]] = typer.Option(None, "--param", help="name=value"),
-             liberty: str = typer.Option("sky130hd", help="sky130hd | ge"),
+             liberty: str = typer.Option("auto", help="auto (sky130hd if a liberty file is "
+                                         "found, else ge) | sky130hd | ge | FILE.lib[.gz]"),
              as_json: bool = typer.Option(False, "--json", help="print one JSON object")):
     """Synthesise BLOCK with Yosys: cells, NAND2 equivalents, µm² (sky130hd), flops, depth."""
-    from synth.area import area
+    from synth.area import NO_LIBERTY_NOTE, area, resolve_liberty
     spec = get_block(block)
+    liberty = resolve_liberty(liberty)
     res = area(spec, parse_params(spec, param), liberty)
     if as_json:
         typer.echo(json.dumps({k: res[k] for k in ("cells", "ge", "um2", "flops", "depth")}
@@ -29,6 +31,8 @@ def area_cmd(block: str = typer.Argument(..., help="block name: " + ", ".join(bl
     um2 = f"{res['um2']:,.1f} µm²" if res["um2"] is not None else "µm² n/a"
     typer.echo(f"{block} {p} [{liberty}]: {res['cells']:,} cells, {res['ge']:,.1f} GE, {um2}, "
                f"{res['flops']:,} flops, depth {res['depth']}")
+    if res["um2"] is None:
+        typer.echo(NO_LIBERTY_NOTE)
 
 
 def run_one(spec, params: dict, cycles: int, seed: int, sim: str, waves: str | None):
