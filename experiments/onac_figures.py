@@ -106,7 +106,6 @@ def draw_estimates(exp, results: ResultSet, plt):
         bottom.set_xlabel("active SMs")
         bottom.set_ylabel("IPC / IPC(all SMs)")
         bottom.set_title(f"{w}: samples (numbered in order) vs oracle")
-        bottom.set_ylim(bottom=0)
         plotstyle.legend_right(bottom)
     return fig
 

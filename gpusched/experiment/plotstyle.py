@@ -116,6 +116,8 @@ def bars(ax, groups: Sequence[str], series: Sequence[str | None],
     if reference is not None:
         ax.axhline(reference, color="0.2", lw=0.9, ls="--", zorder=0.5)
     ax.set_ylim(bottom=0)
+    if value_labels:            # room above the tallest bar for its label
+        ax.set_ylim(top=ax.get_ylim()[1] * 1.1)
     set_ylabel(ax, ylabel)
     category_axis(ax, labels, xlabel)
     return handles
