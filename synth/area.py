@@ -142,8 +142,9 @@ def _cells_by_type(stats: dict) -> dict[str, int]:
     return {k: int(v) for k, v in stats.get("num_cells_by_type", {}).items()}
 
 
-def area(spec: BlockSpec, params: dict, liberty: str = "sky130hd") -> dict:
-    """Synthesise (or read from cache) and return cells, ge, um2, flops, depth, liberty, params."""
+def area(spec: BlockSpec, params: dict, liberty: str = "sky130hd", progress=None) -> dict:
+    """Synthesise (or read from cache) and return cells, ge, um2, flops, depth, liberty, params.
+    ``progress(text)`` is told before a synthesis that is not cached."""
     custom = liberty not in LIBERTIES and liberty.endswith((".lib", ".lib.gz"))
     if liberty not in LIBERTIES and not custom:
         raise ConfigError("--liberty", liberty, "allowed: " + ", ".join(LIBERTIES) + " or a .lib[.gz] file")
@@ -155,6 +156,8 @@ def area(spec: BlockSpec, params: dict, liberty: str = "sky130hd") -> dict:
     cached = cache_dir("area") / f"{top}_{Path(liberty).name}_{key}.json"
     if cached.exists():
         return json.loads(cached.read_text())
+    if progress is not None:
+        progress(f"synthesising {top} with Yosys (seconds to minutes; cached afterwards)")
     work_root = cache_dir("yosys")
     lib_file = _liberty_in(work_root, lib_src) if lib_src is not None else None
     with tempfile.TemporaryDirectory(dir=work_root) as tmp:

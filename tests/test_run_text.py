@@ -32,3 +32,10 @@ def test_text_names_policies_and_summarises_memory_and_energy():
 def test_fixed_memory_says_it_has_no_memory_energy():
     out = run_text("--memory", "fixed")
     assert "memory: fixed latency" in out and "no memory energy" in out
+
+
+def test_the_run_bar_knows_the_cta_total_before_the_first_cta():
+    from gpusched.commands.run_cmd import _cta_total
+    from sim.run import load_workload
+    wl = load_workload("rnn_like", scale=0.2)
+    assert _cta_total(wl) == sum(k.grid[0] * k.grid[1] * k.grid[2] for k in wl.kernels) > 0

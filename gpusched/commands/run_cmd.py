@@ -70,7 +70,7 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
     else:
         wl = load_workload(workload, seed=seed, scale=scale)
     try:
-        with _progress_bar() as progress:
+        with _progress_bar(_cta_total(wl)) as progress:
             result = simulate(cfg, wl, seed=seed, memory=memory, progress=progress, watchdog=watchdog,
                               **policies)
     except Deadlock as e:
@@ -82,8 +82,19 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
         _print_summary(result)
 
 
+def _cta_total(wl) -> int | None:
+    """CTAs of every kernel of the workload, known before the run starts (None if not)."""
+    try:
+        return sum(k.n_ctas for k in wl.kernels)
+    except (AttributeError, TypeError):
+        return None
+
+
 class _progress_bar:
     """Rich progress on stderr (a terminal only): CTAs done of all CTAs, cycle, instructions."""
+
+    def __init__(self, total: int | None = None):
+        self.total = total
 
     def __enter__(self):
         self.bar = None
@@ -96,7 +107,7 @@ class _progress_bar:
                             TextColumn("cycle {task.fields[cycle]:,}  {task.fields[insts]:,} warp-insts"),
                             TimeElapsedColumn(), console=Console(stderr=True), transient=True)
         self.bar.__enter__()
-        self.task = self.bar.add_task("run", total=None, cycle=0, insts=0)
+        self.task = self.bar.add_task("run", total=self.total, cycle=0, insts=0)
         return self
 
     def __call__(self, cycle: int, insts: int, ctas_done: int, ctas_total: int) -> None:

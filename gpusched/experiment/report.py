@@ -103,8 +103,9 @@ def _table_md(exp: Experiment, spec: Table, results: ResultSet) -> list[str]:
 
 
 def write_report(exp: Experiment, points: list[Point], runs: list[Run], out_dir: str | Path,
-                 quick: bool = False) -> ReportFiles:
-    """Write report.md, headline.json and one PNG per declared plot into ``out_dir``."""
+                 quick: bool = False, progress=None) -> ReportFiles:
+    """Write report.md, headline.json and one PNG (+ PDF) per declared plot into ``out_dir``;
+    ``progress(text)`` is told before each plot (rendering takes seconds each)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     order = {p.key: i for i, p in enumerate(points)}
@@ -116,7 +117,11 @@ def write_report(exp: Experiment, points: list[Point], runs: list[Run], out_dir:
     missing = [p for p in points if p.key not in by_key]
     headline = headline_rows(exp, results, quick)
     (out / "headline.json").write_text(json.dumps(headline, indent=1) + "\n")
-    images = [plots.render(exp, spec, results, out) for spec in exp.plots] if results.rows else []
+    images = []
+    for i, spec in enumerate(exp.plots if results.rows else []):
+        if progress is not None:
+            progress(f"rendering plot {i + 1}/{len(exp.plots)}: {spec.filename}")
+        images.append(plots.render(exp, spec, results, out))
 
     grid = exp.quick if quick else exp.grid
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")

@@ -44,3 +44,12 @@ def test_a_liberty_file_the_user_points_to(tmp_path):
 def test_a_missing_liberty_file_is_one_error():
     with pytest.raises(ConfigError, match="no such liberty file"):
         area_mod.area(SPEC, parse_params(SPEC, {"W": 8}), "/nonexistent/cells.lib")
+
+
+def test_a_synthesis_that_is_not_cached_says_so_first(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUSCHED_CACHE", str(tmp_path))
+    said = []
+    params = parse_params(SPEC, {"W": 4, "policy": "lrr"})
+    first = area_mod.area(SPEC, params, "ge", progress=said.append)
+    assert len(said) == 1 and "synthesising" in said[0]
+    assert area_mod.area(SPEC, params, "ge", progress=said.append) == first and len(said) == 1
