@@ -21,8 +21,12 @@ BENCH_MODULE = "cosim.benches.lockstep_bench"
 
 
 def run_cosim(spec: BlockSpec, params: dict, cycles: int, seed: int, sim: str = "verilator",
-              waves: str | None = None, twin: str | None = None) -> LockstepReport:
+              waves: str | None = None, twin: str | None = None, internal: bool = False,
+              progress=None) -> LockstepReport:
     """Build (cached) and run the lockstep bench; raise LockstepMismatch on the first difference.
+
+    ``waves``: write a dump there, FST or VCD by its suffix (``cosim.waves``); ``internal``: keep
+    the Verilog's internal ``$N`` nets in it. ``progress(text)`` is told before each long step.
 
     ``twin`` ("module:factory", importable from this process's sys.path; called with the params
     dict) replaces the block's own twin as the scoreboard, e.g. to show that a deliberately
@@ -30,13 +34,29 @@ def run_cosim(spec: BlockSpec, params: dict, cycles: int, seed: int, sim: str = 
     """
     from cocotb_tools.runner import get_runner
 
+    from .waves import hide_internal_nets, wave_format
+    say = progress or (lambda text: None)
+    fmt = wave_format(waves, sim) if waves else None
     prepare_env(sim)
     vpath, top = verilog_for(spec, params)
-    build_dir = sim_build_dir(sim, vpath.stem + ("_waves" if waves else ""))
+    build_dir = sim_build_dir(sim, vpath.stem + (f"_waves_{fmt}" + ("_all" if internal else "")
+                                                 if waves else ""))
+    if waves and sim == "verilator" and not internal:
+        build_dir.mkdir(parents=True, exist_ok=True)
+        traced = build_dir / vpath.name
+        text = hide_internal_nets(vpath.read_text())
+        if not traced.exists() or traced.read_text() != text:
+            traced.write_text(text)
+        vpath = traced
     runner = get_runner(sim)
     build_args = ["-O2", "-Wno-fatal"] if sim == "verilator" else []
+    if fmt == "fst":
+        from .waves import fst_build_args
+        build_args += fst_build_args(build_dir)
+    say(f"building the {sim} model of {top} (cached after the first time; a minute or two)")
     runner.build(sources=[vpath], hdl_toplevel=top, build_dir=build_dir, waves=bool(waves),
                  timescale=("1ns", "1ps"), build_args=build_args, log_file=build_dir / "build.log")
+    say(f"simulating {cycles:,} cycles in lockstep with the twin")
     with tempfile.TemporaryDirectory(prefix="gpusched_cosim_") as tmp:
         result = Path(tmp) / "result.json"
         env = {"GPUSCHED_COSIM": json.dumps({"block": spec.name, "params": params, "cycles": cycles,
@@ -54,19 +74,24 @@ def run_cosim(spec: BlockSpec, params: dict, cycles: int, seed: int, sim: str = 
             raise RuntimeError(f"cocotb bench wrote no result; simulator log tail:\n{log}")
         summary = json.loads(result.read_text())
         if waves:
-            _copy_waves(build_dir, Path(tmp), Path(waves))
+            _copy_waves(build_dir, Path(tmp), Path(waves), fmt, internal)
     if summary.get("mismatch"):
         raise LockstepMismatch(summary["mismatch"])
     return LockstepReport(spec.name, params, seed, summary["cycles"], 0, summary["seconds"])
 
 
-def _copy_waves(build_dir: Path, test_dir: Path, dest: Path) -> None:
-    """Verilator writes dump.vcd/fst in the test dir, Icarus in the build dir; copy it out."""
+def _copy_waves(build_dir: Path, test_dir: Path, dest: Path, fmt: str, internal: bool) -> None:
+    """Verilator writes dump.vcd/fst in the test dir, Icarus in the build dir; copy it out (a
+    VCD through ``clean_vcd`` so that pyvcd reads it)."""
+    from .waves import clean_vcd
     for d in (test_dir, build_dir):
-        for name in ("dump.fst", "dump.vcd"):
-            if (d / name).exists():
-                shutil.copy(d / name, dest)
-                return
+        src = d / f"dump.{fmt}"
+        if src.exists():
+            if fmt == "vcd":
+                clean_vcd(src, dest, internal)
+            else:
+                shutil.copy(src, dest)
+            return
     raise RuntimeError(f"the simulator wrote no wave dump in {test_dir} or {build_dir}")
 
 

@@ -44,8 +44,9 @@ EXPERIMENT = Experiment(
         Metric("l1_hit", "L1 hit rate", "%", stat="memory.l1.hit_rate", scale=100),
     ],
     tables=[Table("ipc"), Table("cycles"), Table("l1_hit")],
-    plots=[Plot("ipc", "ipc.png", title="IPC under LRR and GTO"),
-           Plot("cycles", "cycles.png", title="Run time under LRR and GTO", log_y=True)],
+    plots=[Plot("ipc", "ipc.png", title="IPC under LRR and GTO", normalize="lrr", mean=("geo",)),
+           Plot("cycles", "cycles.png", title="Run time under LRR and GTO", normalize="lrr",
+                mean=("geo",))],
     headline=[Headline("GTO/LRR IPC, geometric mean over workloads", "×", _speedup(None),
                        note="baseline (no paper number); > 1 means GTO is faster")]
     + [Headline(f"GTO/LRR IPC, {w}", "×", _speedup(w), note="baseline (no paper number)")

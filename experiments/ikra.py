@@ -29,12 +29,12 @@ WARP_INST_PJ = get_preset("ikra_15cu").energy.warp_inst_pj
 
 def energy_uj(stats: dict) -> float:
     """Dynamic energy proxy in µJ: memory events + core instructions (no static energy)."""
-    return (stats["memory"]["energy.memory_pj"] + stats["warp_insts"] * WARP_INST_PJ) / 1e6
+    return (stats["energy"]["memory_pj"] + stats["warp_insts"] * WARP_INST_PJ) / 1e6
 
 
 def traffic_kb(stats: dict) -> float:
-    m = stats["memory"]
-    return (m["icnt.up.bytes"] + m["icnt.down.bytes"]) / 1024
+    icnt = stats["memory"]["icnt"]
+    return (icnt["up"]["bytes"] + icnt["down"]["bytes"]) / 1024
 
 
 def _vs_rr(metric: str, workloads: list[str], policy: str = "ikra_steal"):
@@ -72,15 +72,17 @@ EXPERIMENT = Experiment(
         Metric("prev_hits", "L1 hits on the previous kernel's data", "hits",
                stat="memory.l1.hits_prev_kernel"),
         Metric("dram_kb", "DRAM traffic", "KiB",
-               compute=lambda s: (s["memory"]["traffic.dram_to_l2_bytes"]
-                                  + s["memory"]["traffic.l2_to_dram_bytes"]) / 1024),
+               compute=lambda s: (s["memory"]["traffic"]["dram_to_l2_bytes"]
+                                  + s["memory"]["traffic"]["l2_to_dram_bytes"]) / 1024),
     ],
     tables=[Table(m, columns="cta_scheduler") for m in
             ("cycles", "energy", "traffic", "l1_hit", "prev_hits", "dram_kb")],
     plots=[Plot("cycles", "time.png", series="cta_scheduler", title="Execution time per policy",
-                log_y=True),
+                normalize="ikra_rr", mean=("arith",)),
+           Plot("energy", "energy.png", series="cta_scheduler",
+                title="Dynamic energy (proxy) per policy", normalize="ikra_rr", mean=("arith",)),
            Plot("traffic", "traffic.png", series="cta_scheduler", title="Network traffic per policy",
-                log_y=True),
+                normalize="ikra_rr", mean=("arith",)),
            Plot("prev_hits", "reuse.png", series="cta_scheduler",
                 title="L1 hits on data left by the previous kernel")],
     headline=[

@@ -62,12 +62,10 @@ import re
 
 from experiments.onac_figures import draw_estimates, draw_scaling, draw_summary
 from experiments.thesis_runs import KIND, grid_union, steady_of
-from gpusched.config import get_preset
 from gpusched.experiment.grid import Grid
 from gpusched.experiment.plots import FigurePlot
 from gpusched.experiment.query import ResultSet
 from gpusched.experiment.registry import Experiment, Headline, Metric, Table
-from sim.memory.energy import gpu_energy
 
 TYPE_A = ["onac_tp_like", "onac_bp_k2_like", "onac_bt_k2_like"]
 TYPE_B = ["onac_compute"]
@@ -113,22 +111,15 @@ def detect_cycles(stats: dict) -> float | None:
     return t["decided"] - t["start"] if t and t["decided"] is not None else None
 
 
-def _energy(stats: dict) -> dict:
-    cfg = get_preset(stats["preset"])
-    ungated = sum(stats["cycles"] - g for g in stats["sm"]["gated_cycles"])
-    return gpu_energy(stats["memory"], cfg.energy, stats["warp_insts"], stats["cycles"],
-                      cfg.core_clock_mhz, ungated)
-
-
 def dynamic_uj(stats: dict) -> float:
-    e = _energy(stats)
-    return (e["energy.memory_pj"] + e["energy.core_pj"]) / 1e6
+    e = stats["energy"]
+    return (e["memory_pj"] + e["core_pj"]) / 1e6
 
 
 def static_uj(stats: dict) -> float:
-    """Static energy at the preset's static powers (before calibration)."""
-    e = _energy(stats)
-    return (e["energy.static_sm_pj"] + e["energy.static_uncore_pj"]) / 1e6
+    """Static energy at the run's static powers (the preset's; before calibration)."""
+    e = stats["energy"]
+    return (e["static_sm_pj"] + e["static_uncore_pj"]) / 1e6
 
 
 def mean_active_sms(stats: dict) -> float:
@@ -335,11 +326,15 @@ EXPERIMENT = Experiment(
             Table("cycles", rows="sm_controller", columns="workload",
                   title="Run time (core cycles; long runs and the shorter oracle-sweep runs)")],
     plots=[FigurePlot("n_chosen", "estimates.png", title="ONAC / Seq-Det estimates over time",
-                      draw=draw_estimates),
+                      draw=draw_estimates, caption="Top: active SMs under test over time (one "
+                      "run each); dotted: the oracle N. Bottom: each sample's IPC relative to its "
+                      "all-SM sample, numbered in order, over the oracle sweep's steady IPC."),
            FigurePlot("steady_ipc", "scaling.png", title="IPC vs active SMs (oracle sweep)",
-                      draw=draw_scaling),
+                      draw=draw_scaling, caption="Steady IPC per number of active SMs, one run "
+                      "per point (no whiskers), relative to all SMs; markers: the Ns chosen."),
            FigurePlot("e_dyn", "summary.png", title="Energy, performance, detection time",
-                      draw=draw_summary)],
+                      draw=draw_summary, caption="One run per bar (no whiskers); dashed line: "
+                      "1.0 (all SMs active); values printed on the bars.")],
     headline=_headline(),
     labels={"sm_controller": "SM controller", "workload": "workload"},
 )

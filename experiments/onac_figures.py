@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from gpusched.experiment import plotstyle
 from gpusched.experiment.query import ResultSet
 
 TRACE = "policy_reports.sm_controller.trace"
@@ -20,8 +21,8 @@ TRACE = "policy_reports.sm_controller.trace"
 def _styles() -> dict[str, tuple[str, str, str]]:
     """Headline controller → (label, colour, line style)."""
     from experiments.onac import ONAC, RAMP_SKIP, SEQ_DET
-    return {ONAC: (f"ONAC ({RAMP_SKIP}-wave skip)", "tab:blue", "-"),
-            SEQ_DET: (f"Seq-Det ({RAMP_SKIP}-wave skip)", "tab:orange", "--")}
+    return {ONAC: (f"ONAC ({RAMP_SKIP}-wave skip)", plotstyle.COLOURS[0], "-"),
+            SEQ_DET: (f"Seq-Det ({RAMP_SKIP}-wave skip)", plotstyle.COLOURS[1], "--")}
 
 
 def _run(results: ResultSet, workload: str, controller: str) -> dict | None:
@@ -62,10 +63,10 @@ def draw_estimates(exp, results: ResultSet, plt):
     at the N tested, over the oracle sweep's IPC(N)."""
     from experiments.onac import THRESHOLD, oracle_curve
     kernels = _plot_kernels(results)
-    fig, axes = plt.subplots(2, max(1, len(kernels)), figsize=(6.2 * max(1, len(kernels)), 7.2),
-                             dpi=120, squeeze=False)
+    cols = max(1, len(kernels))
+    fig, flat = plotstyle.figure(plt, 2 * cols, cols=cols, size=(6.4, 3.3))
     for col, w in enumerate(kernels):
-        top, bottom = axes[0][col], axes[1][col]
+        top, bottom = flat[col], flat[cols + col]
         oracle, m = _oracle(results, w), _n_sms(results, w)
         end = 0.0
         for ctrl, (label, color, ls) in _styles().items():
@@ -92,7 +93,7 @@ def draw_estimates(exp, results: ResultSet, plt):
         top.set_xlabel("cycle (thousands)")
         top.set_ylabel("active SMs in the sample")
         top.set_title(f"{w}: estimates over time")
-        top.legend(fontsize="small")
+        plotstyle.legend_right(top)
         curve = oracle_curve(results, w)
         if curve:
             full = curve[max(curve)]
@@ -105,16 +106,14 @@ def draw_estimates(exp, results: ResultSet, plt):
         bottom.set_xlabel("active SMs")
         bottom.set_ylabel("IPC / IPC(all SMs)")
         bottom.set_title(f"{w}: samples (numbered in order) vs oracle")
-        bottom.legend(fontsize="small", loc="lower right")
-        bottom.grid(alpha=0.3)
-    fig.tight_layout()
+        plotstyle.legend_right(bottom)
     return fig
 
 
 def draw_scaling(exp, results: ResultSet, plt):
     """Steady IPC(N) / IPC(all) of every kernel, with the threshold and the chosen Ns."""
     from experiments.onac import THRESHOLD, oracle_curve
-    fig, ax = plt.subplots(figsize=(7.5, 4.5), dpi=120)
+    fig, (ax,) = plotstyle.figure(plt, size=(7.5, 4.0))
     for w in results.levels("workload"):
         curve = oracle_curve(results, w)
         if not curve:
@@ -133,10 +132,9 @@ def draw_scaling(exp, results: ResultSet, plt):
     ax.set_ylabel("steady IPC / IPC(all SMs)")
     from experiments.onac import RAMP_SKIP
     ax.set_title(f"IPC scaling (■ oracle N, ▲ ONAC N, ▼ Seq-Det N, {RAMP_SKIP}-wave skip; "
-                 "dotted: 98 %)", fontsize="medium")
-    ax.legend(fontsize="small")
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
+                 f"dotted: {THRESHOLD:.0%})")
+    ax.set_ylim(bottom=0)
+    plotstyle.legend_right(ax)
     return fig
 
 
@@ -146,7 +144,6 @@ def draw_summary(exp, results: ResultSet, plt):
     from experiments.onac import STATIC_SHARE, energy_saving, perf_retained
     styles = _styles()
     kernels = [w for w in results.levels("workload") if any(_run(results, w, c) for c in styles)]
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4), dpi=120)
     panels = [
         (f"energy / all SMs (static {STATIC_SHARE:.0%})",
          lambda w, c: 1 - energy_saving(results, w, c) / 100),
@@ -155,27 +152,20 @@ def draw_summary(exp, results: ResultSet, plt):
          lambda w, c: 100 * results.mean("detect_cycles", {"workload": w, "sm_controller": c})
          / results.mean("cycles", {"workload": w, "sm_controller": c})),
     ]
-    width = 0.38
-    for p, (ax, (title, value)) in enumerate(zip(axes, panels)):
-        shown = []
-        for i, (ctrl, (label, color, _)) in enumerate(styles.items()):
-            vals = []
-            for w in kernels:
+    fig, axes = plotstyle.figure(plt, 3, size=(4.6, 3.4))
+    short = [w.replace("onac_", "") for w in kernels]
+    handles = []
+    for p, (ax, (ylabel, value)) in enumerate(zip(axes, panels)):
+        cells = {}
+        for ctrl in styles:
+            for w, name in zip(kernels, short):
                 try:
-                    vals.append(value(w, ctrl))
+                    cells[(name, ctrl)] = value(w, ctrl)
                 except (ValueError, ZeroDivisionError):
-                    vals.append(float("nan"))
-            ax.bar([j + (i - 0.5) * width for j in range(len(kernels))], vals, width,
-                   color=color, label=label)
-            shown += [v for v in vals if not math.isnan(v)]
-        if p < 2 and shown:       # ratios near 1: zoom so that a few % are visible
-            ax.set_ylim(min(0.9, min(shown) - 0.03), max(1.05, max(shown) + 0.02))
-        ax.set_xticks(range(len(kernels)), [w.replace("onac_", "") for w in kernels],
-                      rotation=15)
-        ax.set_title(title)
-        ax.grid(axis="y", alpha=0.3)
-    for ax in axes[:2]:
-        ax.axhline(1.0, color="k", lw=0.8)
-    axes[2].legend(fontsize="small")
-    fig.tight_layout()
+                    cells[(name, ctrl)] = None
+        handles = plotstyle.bars(ax, short, list(styles), cells, reference=1.0 if p < 2 else None,
+                                 ylabel=ylabel, xlabel="kernel",
+                                 value_labels="{:.3f}" if p < 2 else "{:.1f}")
+    plotstyle.legend_below(fig, handles, [label for label, _, _ in styles.values()],
+                           title="SM controller")
     return fig

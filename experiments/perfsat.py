@@ -201,7 +201,8 @@ def draw_limits(exp, results: ResultSet, plt):
     time on SM 0 of each kernel, up to 1.5× its decision time (the limit stays put afterwards)."""
     import numpy  # matplotlib's own dependency
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.4), dpi=120)
+    from gpusched.experiment import plotstyle
+    fig, (left, right) = plotstyle.figure(plt, 2, size=(5.6, 3.6))
     horizon = 0.0
     for w in results.levels("workload"):
         curve = limit_curve(results, w)
@@ -230,15 +231,15 @@ def draw_limits(exp, results: ResultSet, plt):
     left.set_xlabel("CTA limit per SM")
     left.set_ylabel("steady IPC / IPC at N_max")
     left.set_title("Oracle sweep (■ oracle, ▲ Perf-Sat mean)")
-    left.grid(alpha=0.3)
-    left.legend(fontsize="small")
+    left.set_ylim(bottom=0)
+    left.margins(x=0.08)             # the markers at the ends stay whole
+    plotstyle.legend_below(fig, *left.get_legend_handles_labels(), title="workload")
     right.yaxis.get_major_locator().set_params(integer=True)
     right.set_xlim(0, horizon / 1e3 if horizon else None)
     right.set_xlabel("cycle (thousands)")
     right.set_ylabel("CTA limit on SM 0")
     right.set_title("Perf-Sat limit over time (dotted: oracle)")
-    right.grid(alpha=0.3)
-    fig.tight_layout()
+    right.set_ylim(bottom=0)
     return fig
 
 
@@ -302,7 +303,10 @@ EXPERIMENT = Experiment(
             Table("cycles", rows="cta_limit", columns="workload"),
             Table("detect_cycles", rows="cta_limit", columns="workload")],
     plots=[FigurePlot("limit_mean", "limits.png", title="CTA limit: oracle sweep and Perf-Sat",
-                      draw=draw_limits)],
+                      draw=draw_limits, caption="Left: steady IPC per CTA limit, one run per "
+                      "point (no whiskers), normalised to the largest limit; ■ the oracle limit, "
+                      "▲ Perf-Sat's mean limit. Right: Perf-Sat's limit on SM 0 over time; "
+                      "dotted: the oracle limit.")],
     headline=_headline(),
     labels={"cta_limit": "CTA limit policy", "workload": "workload"},
 )

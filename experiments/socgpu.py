@@ -21,7 +21,7 @@ energy ratio and the sweeps plot directly.
 - Energy (§6 item 21): (P_static + P_issue) × time + dynamic events, with P_static = SM static ×
   SMs + uncore static × SMs / 28, P_issue = per-warp issue power (§4: 1,104 µW baseline,
   1,553.4 µW SOCGPU) × warps × SMs, dynamic = memory events + ``energy.warp_inst_pj`` per warp
-  instruction (``sim.memory.energy.gpu_energy``).
+  instruction (the run's ``energy`` object, ``sim.memory.energy.gpu_energy``).
 - Area: ``experiments/socgpu_area.py`` (Yosys, sky130hd; cached), SOCGPU N = 8 / baseline per
   warp, beside the paper's 5.09× (SAED 14 nm).
 """
@@ -91,13 +91,10 @@ def setup(variant: str) -> dict:
 
 def energy_j(stats: dict, cfg, issue_uw: float) -> float:
     """§6 item 21 energy proxy (J) of one run on ``cfg``."""
-    from sim.memory.energy import gpu_energy
-    n_sm, cycles = cfg.sm.count, stats["cycles"]
-    e = gpu_energy(stats["memory"], cfg.energy, stats["warp_insts"], cycles, cfg.core_clock_mhz,
-                   cycles * n_sm)
-    uncore = e["energy.static_uncore_pj"] * n_sm / 28
+    n_sm, cycles, e = cfg.sm.count, stats["cycles"], stats["energy"]
+    uncore = e["static_uncore_pj"] * n_sm / 28
     issue = issue_uw * 1e-3 * cfg.sm.warps_per_sm * n_sm * cycles * 1e3 / cfg.core_clock_mhz
-    return (e["energy.total_pj"] - e["energy.static_uncore_pj"] + uncore + issue) * 1e-12
+    return (e["total_pj"] - e["static_uncore_pj"] + uncore + issue) * 1e-12
 
 
 def _overrides(point: Point) -> dict:
@@ -230,17 +227,17 @@ EXPERIMENT = Experiment(
     tables=[Table(m, columns="variant") for m in
             ("speedup", "ipc", "energy_rel", "flushes", "serial", "ib_occupancy", "candidates",
              "issue_util")],
-    plots=[Plot("speedup_main", "speedup.png", series=None,
+    plots=[Plot("speedup_main", "speedup.png", series=None, reference=1.0, mean=("arith", "geo"),
                 title="SOCGPU speedup over the in-order baseline"),
-           Plot("speedup_n", "ib_size.png", x="setup.N", series=None, style="line",
-                title="Speedup vs IB size N (whiskers: workloads)"),
-           Plot("speedup_policy", "policy.png", x="setup.policy", series=None,
-                title="Local policy, N = 8 (whiskers: workloads)"),
+           Plot("speedup_n", "ib_size.png", x="setup.N", series=None, style="line", reference=1.0,
+                whiskers="workloads", title="Speedup vs IB size N"),
+           Plot("speedup_policy", "policy.png", x="setup.policy", series=None, reference=1.0,
+                whiskers="workloads", title="Local policy, N = 8"),
            Plot("speedup_warps", "warps.png", x="setup.warps", series=None, style="line",
-                title="Fewer warps vs 64-warp baseline"),
-           Plot("speedup_dual", "dual.png", x="setup.dual", series=None,
-                title="Dual issue (whiskers: workloads)"),
-           Plot("energy_main", "energy.png", series=None,
+                reference=1.0, whiskers="workloads", title="Fewer warps vs 64-warp baseline"),
+           Plot("speedup_dual", "dual.png", x="setup.dual", series=None, reference=1.0,
+                whiskers="workloads", title="Dual issue"),
+           Plot("energy_main", "energy.png", series=None, reference=1.0, mean=("arith",),
                 title="SOCGPU energy relative to the baseline")],
     headline=[
         Headline("speedup SOCGPU (N=8, first, dual, 64 warps) over in-order GTO", "×",

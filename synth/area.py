@@ -1,8 +1,10 @@
 """Area of a block: Amaranth → RTLIL → Yosys (flatten, synth, map, abc) → stats.
 
 Two cell libraries:
-- ``sky130hd``: SkyWater SKY130 high-density standard cells (../shared/liberty). ``um2`` is the
-  mapped cell area; ``ge`` = um2 / area(sky130_fd_sc_hd__nand2_1) = um2 / 3.7536.
+- a liberty file the user points to (``--liberty FILE``, or ``sky130hd`` = $GPUSCHED_LIBERTY, or
+  the SkyWater SKY130 high-density file of a checkout that has one beside the repository).
+  ``um2`` is the mapped cell area; ``ge`` = um2 / area of the library's 1× NAND2
+  (sky130_fd_sc_hd__nand2_1: 3.7536 µm²).
 - ``ge``: technology-independent — ABC maps to simple 2-input gates and flops are legalised to
   plain D flip-flops, then each cell is weighted by a textbook NAND2-equivalent (GE_WEIGHTS).
   No µm² in this mode.
@@ -38,8 +40,30 @@ GE_WEIGHTS = {"$_NOT_": 0.5, "$_NAND_": 1.0, "$_NOR_": 1.0, "$_AND_": 1.5, "$_OR
 ABC_GATES = "AND,NAND,OR,NOR,XOR,XNOR,ANDNOT,ORNOT,MUX"
 
 
-def liberty_source() -> Path:
-    """The sky130hd liberty: $GPUSCHED_LIBERTY, else ../shared/liberty beside the repository."""
+NO_LIBERTY_NOTE = ("no liberty file: area in NAND2 equivalents only (µm² needs --liberty "
+                   "FILE.lib[.gz] or GPUSCHED_LIBERTY)")
+
+
+def resolve_liberty(requested: str = "auto") -> str:
+    """The library an area run uses: ``auto`` → ``sky130hd`` when a liberty file is found (see
+    ``liberty_source``), else ``ge`` (NAND2 equivalents, no µm²; ``NO_LIBERTY_NOTE`` says so).
+    ``sky130hd``, ``ge`` and a path to a liberty file are returned as they are."""
+    if requested != "auto":
+        return requested
+    try:
+        liberty_source()
+        return "sky130hd"
+    except ConfigError:
+        return "ge"
+
+
+def liberty_source(path: str | None = None) -> Path:
+    """The liberty file: ``path``, else $GPUSCHED_LIBERTY, else a sky130hd file in
+    ../shared/liberty beside the repository (development checkouts)."""
+    if path is not None:
+        if not Path(path).is_file():
+            raise ConfigError("--liberty", path, "no such liberty file; or use sky130hd | ge")
+        return Path(path)
     env = os.environ.get("GPUSCHED_LIBERTY")
     cands = [Path(env)] if env else []
     root = Path(__file__).resolve().parent.parent
@@ -47,14 +71,21 @@ def liberty_source() -> Path:
     for c in cands:
         if c.exists():
             return c
-    raise ConfigError("--liberty", "sky130hd", f"liberty file not found at {cands[-1]} "
-                      "(set GPUSCHED_LIBERTY to sky130hd_tt.lib[.gz])")
+    raise ConfigError("--liberty", "sky130hd", "no liberty file (set GPUSCHED_LIBERTY to a "
+                      "sky130hd_tt.lib[.gz], pass --liberty FILE, or use --liberty ge)")
 
 
-def _liberty_in(workdir: Path) -> str:
+def _nand2_um2(src: Path) -> float:
+    """Area of the library's 1× NAND2 cell (the GE unit); sky130hd's when none is recognised."""
+    data = gzip.decompress(src.read_bytes()) if src.suffix == ".gz" else src.read_bytes()
+    m = re.search(rb'cell\s*\(\s*"?(\w*nand2_1|NAND2X1|NAND2_X1)"?\s*\)\s*\{.{0,4000}?\barea\s*:\s*([\d.]+)',
+                  data, re.S)
+    return float(m.group(2)) if m else NAND2_UM2
+
+
+def _liberty_in(workdir: Path, src: Path) -> str:
     """Decompress the liberty into the Yosys working dir (YoWASP only sees files below cwd)."""
-    src = liberty_source()
-    dst = workdir / "sky130hd.lib"
+    dst = workdir / f"lib_{hashlib.sha256(str(src.resolve()).encode()).hexdigest()[:12]}.lib"
     if not dst.exists():
         data = gzip.decompress(src.read_bytes()) if src.suffix == ".gz" else src.read_bytes()
         tmp = dst.with_suffix(f".tmp{os.getpid()}")
@@ -111,34 +142,39 @@ def _cells_by_type(stats: dict) -> dict[str, int]:
     return {k: int(v) for k, v in stats.get("num_cells_by_type", {}).items()}
 
 
-def area(spec: BlockSpec, params: dict, liberty: str = "sky130hd") -> dict:
-    """Synthesise (or read from cache) and return cells, ge, um2, flops, depth, liberty, params."""
-    if liberty not in LIBERTIES:
-        raise ConfigError("--liberty", liberty, "allowed: " + ", ".join(LIBERTIES))
+def area(spec: BlockSpec, params: dict, liberty: str = "sky130hd", progress=None) -> dict:
+    """Synthesise (or read from cache) and return cells, ge, um2, flops, depth, liberty, params.
+    ``progress(text)`` is told before a synthesis that is not cached."""
+    custom = liberty not in LIBERTIES and liberty.endswith((".lib", ".lib.gz"))
+    if liberty not in LIBERTIES and not custom:
+        raise ConfigError("--liberty", liberty, "allowed: " + ", ".join(LIBERTIES) + " or a .lib[.gz] file")
     text, top = rtlil_for(spec, params)
-    lib_src = liberty_source() if liberty == "sky130hd" else None
-    key = hashlib.sha256((text + _script(top, liberty, "LIB") + DEPTH_ABC_SCRIPT + str(lib_src))
+    lib_src = liberty_source(liberty if custom else None) if liberty != "ge" else None
+    mode = "ge" if lib_src is None else "sky130hd"
+    key = hashlib.sha256((text + _script(top, mode, "LIB") + DEPTH_ABC_SCRIPT + str(lib_src))
                          .encode()).hexdigest()[:24]
-    cached = cache_dir("area") / f"{top}_{liberty}_{key}.json"
+    cached = cache_dir("area") / f"{top}_{Path(liberty).name}_{key}.json"
     if cached.exists():
         return json.loads(cached.read_text())
+    if progress is not None:
+        progress(f"synthesising {top} with Yosys (seconds to minutes; cached afterwards)")
     work_root = cache_dir("yosys")
-    lib_file = _liberty_in(work_root) if liberty == "sky130hd" else None
+    lib_file = _liberty_in(work_root, lib_src) if lib_src is not None else None
     with tempfile.TemporaryDirectory(dir=work_root) as tmp:
         work = Path(tmp)
         (work / "design.il").write_text(text)
         if lib_file:  # YoWASP sees the cwd subtree only: hard-link the shared copy in
             os.link(work_root / lib_file, work / lib_file)
-        run_yosys(_script(top, liberty, lib_file), work)
+        run_yosys(_script(top, mode, lib_file), work)
         generic = _cells_by_type(_module_stats(work / "generic.json"))
         mapped_stats = _module_stats(work / "mapped.json")
         mapped = _cells_by_type(mapped_stats)
         depth = _parse_ltp((work / "ltp.txt").read_text())
     flops = sum(n for t, n in generic.items() if "DFF" in t.upper())
     cells = sum(mapped.values())
-    if liberty == "sky130hd":
+    if lib_src is not None:
         um2 = float(mapped_stats.get("area", 0.0))
-        ge = um2 / NAND2_UM2
+        ge = um2 / (_nand2_um2(lib_src) if custom else NAND2_UM2)
     else:
         unknown = [t for t in mapped if t not in GE_WEIGHTS]
         if unknown:

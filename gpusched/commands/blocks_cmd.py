@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import List, Optional
 
 import typer
@@ -15,12 +16,14 @@ SIMS = ("verilator", "icarus", "amaranth")
 
 def area_cmd(block: str = typer.Argument(..., help="block name: " + ", ".join(block_names())),
              param: Optional[List[str]] = typer.Option(None, "--param", help="name=value"),
-             liberty: str = typer.Option("sky130hd", help="sky130hd | ge"),
+             liberty: str = typer.Option("auto", help="auto (sky130hd if a liberty file is "
+                                         "found, else ge) | sky130hd | ge | FILE.lib[.gz]"),
              as_json: bool = typer.Option(False, "--json", help="print one JSON object")):
     """Synthesise BLOCK with Yosys: cells, NAND2 equivalents, µm² (sky130hd), flops, depth."""
-    from synth.area import area
+    from synth.area import NO_LIBERTY_NOTE, area, resolve_liberty
     spec = get_block(block)
-    res = area(spec, parse_params(spec, param), liberty)
+    liberty = resolve_liberty(liberty)
+    res = area(spec, parse_params(spec, param), liberty, progress=_progress)
     if as_json:
         typer.echo(jsonout.dumps({k: res[k] for k in ("cells", "ge", "um2", "flops", "depth")}
                               | {"block": block, "params": res["params"], "liberty": liberty}))
@@ -29,16 +32,32 @@ def area_cmd(block: str = typer.Argument(..., help="block name: " + ", ".join(bl
     um2 = f"{res['um2']:,.1f} µm²" if res["um2"] is not None else "µm² n/a"
     typer.echo(f"{block} {p} [{liberty}]: {res['cells']:,} cells, {res['ge']:,.1f} GE, {um2}, "
                f"{res['flops']:,} flops, depth {res['depth']}")
+    if res["um2"] is None:
+        typer.echo(NO_LIBERTY_NOTE)
 
 
-def run_one(spec, params: dict, cycles: int, seed: int, sim: str, waves: str | None):
+def _progress(text: str) -> None:
+    """A progress line on stderr for a step that can take more than a few seconds."""
+    typer.echo(f"… {text}", err=True)
+
+
+def run_one(spec, params: dict, cycles: int, seed: int, sim: str, waves: str | None,
+            internal: bool = False):
     """Lockstep run on one backend; returns a LockstepReport (raises LockstepMismatch)."""
     if sim == "amaranth":
         from cosim.amaranth_backend import run_lockstep_amaranth
-        return run_lockstep_amaranth(spec, params, cycles, seed, vcd=waves)
+        from cosim.waves import clean_vcd, wave_format
+        if waves:
+            wave_format(waves, sim)
+        _progress(f"simulating {cycles:,} cycles in Amaranth's simulator (~5 k cycles/s)")
+        report = run_lockstep_amaranth(spec, params, cycles, seed, vcd=waves)
+        if waves:
+            clean_vcd(Path(waves), Path(waves), internal)
+        return report
     from cosim.runner import run_cosim
     try:
-        return run_cosim(spec, params, cycles, seed, sim=sim, waves=waves)
+        return run_cosim(spec, params, cycles, seed, sim=sim, waves=waves, internal=internal,
+                         progress=_progress)
     except RuntimeError as e:
         if "not found" in str(e) or "not on PATH" in str(e):
             raise ConfigError("--sim", sim, str(e)) from None
@@ -50,7 +69,10 @@ def cosim_cmd(block: str = typer.Argument(..., help="block name: " + ", ".join(b
               cycles: int = typer.Option(200_000, help="cycles to simulate"),
               sim: str = typer.Option("verilator", help="verilator | icarus | amaranth"),
               vs: Optional[str] = typer.Option(None, help="also run this simulator; print the ratio"),
-              waves: Optional[str] = typer.Option(None, help="write waves (VCD/FST) to this file"),
+              waves: Optional[str] = typer.Option(None, help="write waves to this .fst (Verilator) "
+                                                              "or .vcd file"),
+              waves_internal: bool = typer.Option(False, "--waves-internal",
+                                                  help="keep the internal $N nets in the waves"),
               seed: int = typer.Option(1, help="stimulus seed")):
     """RTL vs twin lockstep under random stimulus; prints cycles/s (and the ratio with --vs)."""
     for name, value in (("--sim", sim), ("--vs", vs)):
@@ -64,7 +86,7 @@ def cosim_cmd(block: str = typer.Argument(..., help="block name: " + ", ".join(b
     reports = []
     for s in [sim] + ([vs] if vs else []):
         try:
-            r = run_one(spec, params, cycles, seed, s, waves if s == sim else None)
+            r = run_one(spec, params, cycles, seed, s, waves if s == sim else None, waves_internal)
         except LockstepMismatch as e:
             typer.echo(str(e), err=True)
             raise typer.Exit(1)

@@ -39,7 +39,7 @@ def demo(jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="worker p
         if not (lrr and gto and lrr.stats and gto.stats):
             table.add_row(workload, "failed", "failed", "", "", "")
             continue
-        hit = lambda r: f"{100 * r.stats['memory']['l1.hit_rate']:.1f}%"
+        hit = lambda r: f"{100 * r.stats['memory']['l1']['hit_rate']:.1f}%"
         table.add_row(workload, f"{lrr.stats['ipc']:.2f}", f"{gto.stats['ipc']:.2f}",
                       f"{gto.stats['ipc'] / lrr.stats['ipc']:.3f}", hit(lrr), hit(gto))
     stdout_console().print(table)

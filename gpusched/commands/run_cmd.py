@@ -71,7 +71,7 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
     else:
         wl = load_workload(workload, seed=seed, scale=scale)
     try:
-        with _progress_bar() as progress:
+        with _progress_bar(_cta_total(wl)) as progress:
             result = simulate(cfg, wl, seed=seed, memory=memory, progress=progress, watchdog=watchdog,
                               **policies)
     except Deadlock as e:
@@ -91,8 +91,19 @@ def _check_limits(cfg, policies: dict, watchdog: int) -> None:
     check_block_limits(cfg, policies)
 
 
+def _cta_total(wl) -> int | None:
+    """CTAs of every kernel of the workload, known before the run starts (None if not)."""
+    try:
+        return sum(k.n_ctas for k in wl.kernels)
+    except (AttributeError, TypeError):
+        return None
+
+
 class _progress_bar:
     """Rich progress on stderr (a terminal only): CTAs done of all CTAs, cycle, instructions."""
+
+    def __init__(self, total: int | None = None):
+        self.total = total
 
     def __enter__(self):
         self.bar = None
@@ -105,7 +116,7 @@ class _progress_bar:
                             TextColumn("cycle {task.fields[cycle]:,}  {task.fields[insts]:,} warp-insts"),
                             TimeElapsedColumn(), console=Console(stderr=True), transient=True)
         self.bar.__enter__()
-        self.task = self.bar.add_task("run", total=None, cycle=0, insts=0)
+        self.task = self.bar.add_task("run", total=self.total, cycle=0, insts=0)
         return self
 
     def __call__(self, cycle: int, insts: int, ctas_done: int, ctas_total: int) -> None:
@@ -122,6 +133,8 @@ def _print_summary(r: dict) -> None:
     console = stdout_console()
     console.print(f"[bold]{r['workload']}[/] on {r['preset']} ({r['memory']['kind']} memory, seed {r['seed']}): "
                   f"{r['cycles']:,} cycles, {r['warp_insts']:,} warp instructions, IPC {r['ipc']:.3f}")
+    for line in summary_lines(r):
+        console.print(line, highlight=False, soft_wrap=True)
     kt = Table(title="kernels")
     for col in ("#", "name", "start", "end", "cycles", "warp insts", "IPC", "CTAs", "CTAs/SM", "limited by"):
         kt.add_column(col, justify="right")
@@ -138,6 +151,36 @@ def _print_summary(r: dict) -> None:
     for reason, n in r["issue"].items():
         it.add_row(reason, f"{n:,}", f"{100 * n / total:.1f}%")
     console.print(it)
+    console.print("One slot per scheduler per cycle; 'issued' counts slots, not instructions: a "
+                  f"dual-issue slot issues 2 ({r['issue_stage'].get('dual_issues', 0):,} such slots "
+                  "here). Definitions: docs/stats.md", highlight=False, soft_wrap=True)
+
+
+def summary_lines(r: dict) -> list[str]:
+    """Policies in force, a memory summary and total energy, one line each (docs/stats.md)."""
+    pol = r["policies"]         # class names: a registered name may be a variant of a class
+    lines = [f"policies: warp scheduler {r['warp_sched']} · issue stage {r['issue_stage']['kind']} · "
+             f"CTA scheduler {pol['cta_scheduler']} · kernel scheduler {pol['kernel_scheduler']} · "
+             f"CTA limit {pol['cta_limit']} · SM controller {pol['sm_controller']}"]
+    m, cycles = r["memory"], r["cycles"] or 1
+    if "dram" in m:
+        d = m["dram"]
+        bw = (d["bytes_read"] + d["bytes_written"]) / cycles
+        peak = d["peak_bytes_per_cycle"]
+        lines.append(f"memory: L1 hit rate {m['l1']['hit_rate']:.1%}, L2 hit rate {m['l2']['hit_rate']:.1%}, "
+                     f"DRAM {bw:.1f} B/cycle ({bw / peak:.0%} of peak {peak:.1f}), "
+                     f"DRAM row-hit rate {d['row_hit_rate']:.1%}")
+    elif "bytes" in m:
+        bw = m["bytes"] / cycles
+        lines.append(f"memory: fixed latency {m['latency']} cycles, {bw:.1f} B/cycle "
+                     f"of {m['bytes_per_cycle']:.1f}, mean request latency {m['avg_latency']:.0f} cycles")
+    e = r.get("energy")
+    if e:
+        parts = [f"{k[:-3]} {e[k] / 1e6:,.1f}" for k in ("memory_pj", "core_pj", "static_sm_pj",
+                                                       "static_uncore_pj") if k in e]
+        note = "" if "memory_pj" in e else " (no memory energy: fixed memory)"
+        lines.append(f"energy: {e['total_pj'] / 1e6:,.1f} µJ total = {' + '.join(parts)}{note}")
+    return lines
 
 
 def register(app: typer.Typer) -> None:

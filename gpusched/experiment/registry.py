@@ -73,7 +73,10 @@ class Table:
 @dataclass(frozen=True)
 class Plot:
     """A bar chart (groups = ``x`` levels, bars = ``series`` levels) or a line chart of one
-    metric (mean over seeds; error bars = standard deviation when there are several seeds)."""
+    metric (mean over the runs behind each point; whiskers = their standard deviation, across
+    ``whiskers``). Bars are always on a linear axis from 0 (``log_y`` applies to lines only).
+    ``normalize``: divide each group's bars by the bar of this series level (dashed line at 1.0);
+    ``mean``: append mean groups ("geo", "arith"); ``reference``: a dashed line at this value."""
     metric: str
     filename: str
     x: str = "workload"
@@ -81,6 +84,10 @@ class Plot:
     style: Literal["bar", "line"] = "bar"
     title: str = ""
     log_y: bool = False
+    normalize: str | None = None
+    mean: tuple[str, ...] = ()
+    reference: float | None = None
+    whiskers: str = "seeds"
 
 
 @dataclass(frozen=True)

@@ -51,14 +51,38 @@ def _json_number(value: float | None) -> float | None:
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
 
 
-def headline_rows(exp: Experiment, results: ResultSet) -> list[dict]:
+def _not_computable(exp: Experiment, results: ResultSet, metric: str, error: Exception,
+                    quick: bool) -> str:
+    """Why a headline row has no number, in words: a workload the grid does not run, no
+    finished runs, a missing statistic, or the row's own explanation."""
+    if not results.rows:
+        return "not computable: no finished runs"
+    present = set(results.levels("workload"))
+    text = f"{metric} {error}"
+    absent = [w for w in getattr(exp.grid, "workloads", []) if w not in present and w in text]
+    if absent:
+        where = "the quick grid (run without --quick)" if quick else "the finished runs"
+        return f"not computable: {', '.join(absent)} is not in {where}"
+    if isinstance(error, KeyError):
+        return f"not computable: the runs lack the statistic {error}"
+    if isinstance(error, ZeroDivisionError):
+        return "not computable: its denominator is zero on these runs"
+    return f"not computable: {error}"
+
+
+def headline_rows(exp: Experiment, results: ResultSet, quick: bool = False) -> list[dict]:
     rows = []
     for h in exp.headline:
         note = h.note
         try:
             ours = _json_number(float(h.ours(results)))
-        except (ArithmeticError, KeyError, ValueError, TypeError) as e:
-            ours, note = None, f"{note} (not computable: {type(e).__name__}: {e})".strip()
+        except (ArithmeticError, LookupError, ValueError, TypeError) as e:
+            why = _not_computable(exp, results, h.metric, e, quick)
+            ours, note = None, f"{note} ({why})".strip()
+        else:
+            if ours is None:        # NaN: no runs to average over
+                why = _not_computable(exp, results, h.metric, ValueError("no runs to compute it from"), quick)
+                note = f"{note} ({why})".strip()
         rows.append({"metric": h.metric, "paper": h.paper, "ours": ours, "unit": h.unit,
                      "note": note})
     return rows
@@ -79,8 +103,9 @@ def _table_md(exp: Experiment, spec: Table, results: ResultSet) -> list[str]:
 
 
 def write_report(exp: Experiment, points: list[Point], runs: list[Run], out_dir: str | Path,
-                 quick: bool = False) -> ReportFiles:
-    """Write report.md, headline.json and one PNG per declared plot into ``out_dir``."""
+                 quick: bool = False, progress=None) -> ReportFiles:
+    """Write report.md, headline.json and one PNG (+ PDF) per declared plot into ``out_dir``;
+    ``progress(text)`` is told before each plot (rendering takes seconds each)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     order = {p.key: i for i, p in enumerate(points)}
@@ -90,9 +115,13 @@ def write_report(exp: Experiment, points: list[Point], runs: list[Run], out_dir:
     failed = [(p, by_key[p.key]) for p in points if p.key in by_key
               and by_key[p.key].status == "failed"]
     missing = [p for p in points if p.key not in by_key]
-    headline = headline_rows(exp, results)
+    headline = headline_rows(exp, results, quick)
     (out / "headline.json").write_text(jsonout.dumps(headline, indent=1) + "\n")
-    images = [plots.render(exp, spec, results, out) for spec in exp.plots] if results.rows else []
+    images = []
+    for i, spec in enumerate(exp.plots if results.rows else []):
+        if progress is not None:
+            progress(f"rendering plot {i + 1}/{len(exp.plots)}: {spec.filename}")
+        images.append(plots.render(exp, spec, results, out))
 
     grid = exp.quick if quick else exp.grid
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -112,10 +141,11 @@ def write_report(exp: Experiment, points: list[Point], runs: list[Run], out_dir:
         for spec in exp.tables:
             md += _table_md(exp, spec, results)
     if images:
-        md += ["## Plots", "", "Bars and points: mean over seeds; whiskers: ±1 standard deviation "
-               "across seeds (none with one seed).", ""]
-        md += [f"![{spec.title or spec.metric}]({path.name})" + "\n"
-               for spec, path in zip(exp.plots, images)]
+        md += ["## Plots", "", "Bars and points: mean over the runs behind each point. Each plot "
+               "also as a PDF beside its PNG (same name).", ""]
+        for spec, path in zip(exp.plots, images):
+            md += [f"![{spec.title or spec.metric}]({path.name})", "",
+                   f"*{spec.title or spec.metric}.* {plots.caption(exp, spec, results)}", ""]
     if failed or missing:
         md += ["## Points without results", ""]
         md += [f"- failed: `{p.label()}`: {run.error}" for p, run in failed]

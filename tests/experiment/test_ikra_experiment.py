@@ -22,10 +22,10 @@ def test_metrics_from_a_real_run():
     cfg = get_preset("ikra_15cu")
     stats = simulate(cfg, get_workload("ikra_hotspot", scale=0.1), memory="hierarchy",
                      cta_scheduler="ikra_reset")
-    m = stats["memory"]
-    want = (m["energy.memory_pj"] + stats["warp_insts"] * cfg.energy.warp_inst_pj) / 1e6
+    icnt = stats["memory"]["icnt"]
+    want = (stats["energy"]["memory_pj"] + stats["warp_insts"] * cfg.energy.warp_inst_pj) / 1e6
     assert energy_uj(stats) == pytest.approx(want) and energy_uj(stats) > 0
-    assert traffic_kb(stats) == pytest.approx((m["icnt.up.bytes"] + m["icnt.down.bytes"]) / 1024)
+    assert traffic_kb(stats) == pytest.approx((icnt["up"]["bytes"] + icnt["down"]["bytes"]) / 1024)
 
 
 def test_steal_over_rr_is_an_arithmetic_mean_of_ratios():

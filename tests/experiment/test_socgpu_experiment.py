@@ -53,10 +53,9 @@ def test_runner_kind_reports_speedup_and_energy_against_its_baseline():
     cfg = with_overrides(get_preset("tiny"), ["sm.issue=socgpu", "sm.ib_entries=8",
                                               "sm.dual_issue=true"])
     e, n_sm, t = cfg.energy, cfg.sm.count, stats["cycles"] / (cfg.core_clock_mhz * 1e6)
-    m = stats["memory"]
     static_w = (e.sm_static_mw * n_sm + e.uncore_static_mw * n_sm / 28) * 1e-3
     issue_w = ISSUE_POWER_UW["socgpu"] * 1e-6 * cfg.sm.warps_per_sm * n_sm
-    dynamic_j = (m["energy.memory_pj"] + stats["warp_insts"] * e.warp_inst_pj) * 1e-12
+    dynamic_j = (stats["energy"]["memory_pj"] + stats["warp_insts"] * e.warp_inst_pj) * 1e-12
     assert stats["energy_j"] == pytest.approx((static_w + issue_w) * t + dynamic_j, rel=1e-9)
 
 

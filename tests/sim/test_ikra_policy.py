@@ -165,7 +165,7 @@ def test_stable_mapping_reuses_the_previous_kernels_l1_data():
     hits = {}
     for policy in ("rr", "reset", "flip", "steal"):
         result, _ = run_ikra(wl, policy, "sm.count=3", preset="ikra_15cu", memory="hierarchy")
-        hits[policy] = result["memory"]["l1.hits_prev_kernel"]
+        hits[policy] = result["memory"]["l1"]["hits_prev_kernel"]
     for policy in ("reset", "flip", "steal"):
         assert hits[policy] > 1.5 * hits["rr"], hits       # measured ≈ 1.8–1.9×
 

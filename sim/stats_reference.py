@@ -1,0 +1,284 @@
+"""The reference of every key in a run's statistics (``gpusched run --json``, ``sim.stats.collect``).
+
+``python -m sim.stats_reference`` writes docs/stats.md from ``STATS``; a test runs the model in
+several configurations and checks that every key it emits is listed here, that every listed key
+is emitted by one of them, and that docs/stats.md is the current rendering.
+
+Key paths: ``a.b`` is key ``b`` of object ``a``; ``a[]`` is every element of list ``a``.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from sim.stats import ISSUE_SLOT_REASONS
+
+
+@dataclass(frozen=True)
+class Stat:
+    key: str            # dotted path, [] for list elements
+    unit: str
+    definition: str     # formula or source (paper section, docs page)
+    level: str          # which part of the model computes it
+
+
+GPU, SM, SUB, KER = "GPU (sim/gpu.py)", "SM (sim/sm.py)", "sub-core (sim/subcore.py)", "kernel run (sim/gpu.py)"
+L1, L2 = "L1 (sim/memory/l1.py)", "L2 slices (sim/memory/l2.py)"
+ICNT, DRAM = "interconnect (sim/memory/hierarchy.py)", "DRAM (sim/memory/dram.py)"
+HIER, FIXED = "memory hierarchy (sim/memory/hierarchy.py)", "fixed memory (sim/memory/fixed.py)"
+ISSUE, ENERGY = "issue stage (sim/issue/)", "energy (sim/memory/energy.py, sim/stats.py)"
+RUN = "run (sim/run.py)"
+
+_REASONS = {
+    "issued": "slots in which the scheduler issued a warp instruction. A slot, not an instruction: "
+              "with dual issue one slot issues two, so `warp_insts` ≥ `issue.issued`",
+    "issue_interval": "the scheduler issued less than `sm.issue_interval` cycles ago",
+    "unit_busy": "a warp was ready but its functional unit was busy (initiation interval, or the "
+                 "LD/ST unit stalled on the memory system)",
+    "memory": "a warp waits on a global-load destination (long-op register) or a fence",
+    "scoreboard": "a warp waits on another pending register write",
+    "barrier": "a warp waits at `bar.sync`",
+    "fetch": "a warp has an empty instruction buffer",
+    "idle": "no live warp on the scheduler",
+    "paused": "the SM is paused or power-gated by the active-SM controller",
+}
+_REASON_NOTE = (" (first reason that holds, in the order of this table; "
+                "the reasons sum to cycles × SMs × sub-cores)")
+
+
+def _issue(prefix: str, scope: str, level: str) -> list[Stat]:
+    return [Stat(f"{prefix}.{r}", "scheduler-cycles", f"{scope}: {_REASONS[r]}"
+                 + (_REASON_NOTE if r == "idle" else ""), level) for r in ISSUE_SLOT_REASONS]
+
+
+STATS: list[Stat] = [
+    # ---- run identity -------------------------------------------------------------------------
+    Stat("preset", "", "configuration name (preset or .toml path)", RUN),
+    Stat("workload", "", "workload name (catalogue entry, trace directory or factory)", RUN),
+    Stat("seed", "", "the run's RNG seed: same inputs and seed → byte-identical JSON", RUN),
+    Stat("warp_sched", "", "warp scheduler policy of every sub-core (`sm.warp_sched`: lrr, gto, …)", RUN),
+    Stat("policies.cta_scheduler", "", "class of the CTA scheduler in force (`--cta-scheduler`)", RUN),
+    Stat("policies.kernel_scheduler", "", "class of the kernel scheduler in force", RUN),
+    Stat("policies.cta_limit", "", "class of the per-SM CTA-limit policy in force", RUN),
+    Stat("policies.sm_controller", "", "class of the active-SM controller in force", RUN),
+    Stat("policy_reports.cta_scheduler", "object", "IKRA schedulers: `policy`, counters (`stats`) "
+         "and the CTA ids stolen per launch (`stolen`); absent for the baseline", "sim/policies/ikra_cta.py"),
+    Stat("policy_reports.cta_limit", "object", "Perf-Sat: per SM and kernel the FSM's windows and "
+         "chosen limit (thesis §2); `ctas_N`: `n`; absent for the baseline", "sim/policies/"),
+    Stat("policy_reports.sm_controller", "object", "ONAC / Seq-Det: `mode`, the detection `trace` per "
+         "kernel (samples, estimates, `n_opt`, start and decision cycles) and CTA-eligibility "
+         "`events` (thesis §3); `active_N`: `n_active`; absent for the baseline", "sim/policies/"),
+    Stat("policy_reports.kernel_scheduler", "object", "kernel schedulers that report (none yet)",
+         "sim/policies/"),
+    # ---- whole GPU ----------------------------------------------------------------------------
+    Stat("cycles", "core cycles", "cycle of the last completion + 1 (the run's length)", GPU),
+    Stat("warp_insts", "warp instructions", "warp instructions issued, all SMs (dual issue counts 2)", GPU),
+    Stat("ipc", "warp instructions / cycle", "`warp_insts / cycles` (whole GPU, not per SM)", GPU),
+    *_issue("issue", "all schedulers", SUB),
+    # ---- per kernel ---------------------------------------------------------------------------
+    Stat("kernels[].name", "", "kernel name", KER),
+    Stat("kernels[].index", "", "launch order, from 0", KER),
+    Stat("kernels[].launched", "core cycle", "cycle the kernel was handed to the kernel scheduler", KER),
+    Stat("kernels[].start", "core cycle", "cycle its first CTA was placed", KER),
+    Stat("kernels[].end", "core cycle", "cycle its last CTA finished (-1: never)", KER),
+    Stat("kernels[].cycles", "core cycles", "`end - start + 1` (0 if it never finished); STP/ANTT use it", KER),
+    Stat("kernels[].warp_insts", "warp instructions", "warp instructions of this kernel", KER),
+    Stat("kernels[].ipc", "warp instructions / cycle", "`warp_insts / cycles` of this kernel", KER),
+    Stat("kernels[].ctas", "CTAs", "CTAs in its grid", KER),
+    Stat("kernels[].occupancy_limit", "CTAs per SM", "resident CTAs per SM allowed by the occupancy "
+         "limits (threads, registers, shared memory, CTA slots)", KER),
+    Stat("kernels[].occupancy_limiter", "", "which limit set `occupancy_limit`", KER),
+    *_issue("kernels[].issue", "slots charged to this kernel's warps", SUB),
+    # ---- per SM -------------------------------------------------------------------------------
+    Stat("sm.warp_insts", "warp instructions, one per SM", "warp instructions issued by each SM", SM),
+    Stat("sm.ctas_launched", "CTAs, one per SM", "CTAs placed on each SM", SM),
+    Stat("sm.paused_cycles", "core cycles, one per SM", "cycles each SM was paused (no new CTAs, "
+         "draining; thesis §3)", SM),
+    Stat("sm.gated_cycles", "core cycles, one per SM", "cycles each SM was power-gated (thesis §3.9)", SM),
+    *_issue("sm.issue[]", "the SM's schedulers", SUB),
+    Stat("ctas.fields", "", "column names of `ctas.rows`: kernel, cta, sm, start, end", GPU),
+    Stat("ctas.rows", "rows", "one row per CTA: kernel index, CTA id, SM, start and end cycle", GPU),
+    Stat("occupancy.interval", "core cycles", "sampling period of `occupancy.samples`", GPU),
+    Stat("occupancy.fields", "", "column names of `occupancy.samples`: cycle, active_warps, active_ctas", GPU),
+    Stat("occupancy.samples", "rows", "resident warps and CTAs on the whole GPU, every `interval` cycles", GPU),
+    Stat("occupancy.warp_slots", "warps", "`sm.warps_per_sm × sm.count` (100 % occupancy)", GPU),
+    # ---- issue stage --------------------------------------------------------------------------
+    Stat("issue_stage.kind", "", "issue stage in force (`sm.issue`: inorder, socgpu, inorder_issue)", ISSUE),
+    Stat("issue_stage.fetches", "fetches", "instruction-buffer fills, all sub-cores", ISSUE),
+    Stat("issue_stage.dual_issues", "slots", "in-order stages: slots that issued two instructions", ISSUE),
+    *[Stat(f"issue_stage.{k}", u, d + " (SOCGPU only, socgpu.md §7)", ISSUE) for k, u, d in (
+        ("fetched_slots", "instructions", "instructions brought into the instruction buffers"),
+        ("flushes", "events", "IB flushes on a taken branch"),
+        ("flushed_entries", "instructions", "IB entries discarded by flushes"),
+        ("flushes_per_100", "per 100 warp instructions", "`100 × flushes / warp_insts`"),
+        ("wrong_path_slots", "slots", "fetch slots spent on the wrong path"),
+        ("dropped_slots", "slots", "fetch slots dropped because the IB was full"),
+        ("serial_issued", "instructions", "instructions issued under the serial (in-order) rule"),
+        ("serial_share", "fraction", "`serial_issued / warp_insts`"),
+        ("ib_occupancy", "entries", "time-average of valid IB entries per warp"),
+        ("ready_entries", "entries", "time-average of ready IB entries per warp"),
+        ("candidates", "warps", "time-average of warps offering a candidate, per scheduler"))],
+    # ---- memory: common -----------------------------------------------------------------------
+    Stat("memory.kind", "", "memory system: hierarchy or fixed (`--memory`)", RUN),
+    # ---- memory: hierarchy --------------------------------------------------------------------
+    *[Stat(f"memory.l1.{k}", u, d, L1) for k, u, d in (
+        ("hits", "line accesses", "load line accesses whose requested sectors were all present"),
+        ("misses", "line accesses", "load line accesses that allocated an MSHR (a read to the L2): "
+                                    "the line was absent, or present with a requested sector missing"),
+        ("sector_misses", "line accesses", "the subset of `misses` where the line's tag was present "
+                                           "but a requested sector was not (a partial-line miss). 0 on "
+                                           "streaming kernels: every missing line is absent, so all "
+                                           "misses are whole-line misses"),
+        ("merges", "line accesses", "load line accesses merged into an outstanding MSHR"),
+        ("hit_rate", "fraction", "`hits / (hits + misses + merges)` (loads only)"),
+        ("hits_prev_kernel", "line accesses", "hits on lines filled during an earlier kernel (IKRA §2.8)"),
+        ("store_hits", "line accesses", "store line accesses to a present line"),
+        ("store_misses", "line accesses", "store line accesses to an absent line (write-through: no allocate)"),
+        ("writebacks", "lines", "dirty lines written back (write-back L1 only)"),
+        ("stalls", "events", "warp memory instructions refused (MSHRs or injection queue full)"),
+        ("max_mshr", "entries", "most MSHRs in use at once, largest over SMs"),
+        ("prefetches", "lines", "prefetches issued (OWL prefetcher)"),
+        ("prefetch_hits", "line accesses", "first demand hits on prefetched lines"),
+        ("sector_accesses", "sectors", "32 B sectors read or written in the data array (hits, fills, "
+                                       "stores): what `energy.l1_pj` prices"),
+        ("miss_latency_mean", "core cycles", "mean MSHR allocation → fill, over completed misses"))],
+    *[Stat(f"memory.l2.{k}", u, d, L2) for k, u, d in (
+        ("hits", "line accesses", "read line accesses whose sectors were all present"),
+        ("misses", "line accesses", "read line accesses sent to DRAM (line absent or a sector missing)"),
+        ("sector_misses", "line accesses", "the subset of `misses` with the line present but a sector "
+                                           "missing (partial-line miss; see `l1.sector_misses`)"),
+        ("merges", "line accesses", "reads merged into an outstanding MSHR"),
+        ("hit_rate", "fraction", "`hits / (hits + misses + merges)` (reads only)"),
+        ("writes", "line accesses", "write packets from the L1s"),
+        ("atomics", "operations", "atomics executed at the L2"),
+        ("writebacks", "lines", "dirty lines written to DRAM"),
+        ("stalls", "events", "times a slice stopped accepting requests (MSHRs or DRAM input queue full)"),
+        ("max_mshr", "entries", "most MSHRs in use at once, largest over slices"),
+        ("prefetches", "lines", "prefetches issued into the L2"),
+        ("prefetch_hits", "line accesses", "first demand hits on prefetched lines"),
+        ("sector_accesses", "sectors", "32 B sectors read or written in the data array: what "
+                                       "`energy.l2_pj` prices"))],
+    *[Stat(f"memory.icnt.{d}.{k}", u, f"{'SM → L2' if d == 'up' else 'L2 → SM'}: {t}", ICNT)
+      for d in ("up", "down") for k, u, t in (
+        ("packets", "packets", "packets carried"),
+        ("bytes", "bytes", "bytes carried, headers included"),
+        ("flits", "flits", "flits carried"),
+        ("max_waiting", "packets", "most packets waiting to enter at one source"),
+        ("wait_mean", "core cycles", "mean wait before injection per packet"))],
+    *[Stat(f"memory.dram.{k}", u, d, DRAM) for k, u, d in (
+        ("reads", "requests", "read requests served"),
+        ("writes", "requests", "write requests served"),
+        ("bytes_read", "bytes", "bytes read from DRAM"),
+        ("bytes_written", "bytes", "bytes written to DRAM"),
+        ("row_hits", "accesses", "accesses to the open row of their bank"),
+        ("row_closed", "accesses", "accesses to a bank with no open row (one ACT)"),
+        ("row_conflicts", "accesses", "accesses to a bank with another row open (PRE + ACT)"),
+        ("activations", "commands", "row activations (ACT), priced by `dram_activate_pj`"),
+        ("row_hit_rate", "fraction", "`row_hits / (row_hits + row_closed + row_conflicts)` (OWL §10 RBL)"),
+        ("queue_latency_mean", "core cycles", "mean wait in the scheduler queue per access"),
+        ("access_latency_mean", "core cycles", "mean queue entry → data done per request"),
+        ("blp", "banks", "mean busy banks over the whole GPU while any is busy (OWL §10 BLP)"),
+        ("blp_per_channel", "banks", "mean over channels of busy banks while the channel is busy"),
+        ("queue_mean", "requests", "time-average queue length per channel"),
+        ("queue_max", "requests", "longest scheduler queue seen, largest over channels"),
+        ("input_buffer_max", "requests", "most requests waiting for a full queue"),
+        ("peak_bytes_per_cycle", "bytes / core cycle", "`channels × bus_bytes × data_rate × dram clock "
+                                                       "/ core clock`: the bandwidth ceiling"),
+        ("first_done", "core cycle", "first request completed (-1: none)"),
+        ("last_done", "core cycle", "last request completed (-1: none)"))],
+    *[Stat(f"memory.mem.{k}", u, d, HIER) for k, u, d in (
+        ("loads", "warp instructions", "global loads issued to the memory system"),
+        ("stores", "warp instructions", "global stores issued to the memory system"),
+        ("atomics", "warp instructions", "atomics issued to the memory system"),
+        ("load_latency_mean", "core cycles", "mean issue → completion per global load"))],
+    Stat("memory.smem.accesses", "warp instructions", "shared-memory instructions", HIER),
+    Stat("memory.smem.cycles", "bank cycles", "shared-memory access cycles (bank conflicts add "
+         "cycles): what `energy.smem_pj` prices", HIER),
+    *[Stat(f"memory.traffic.{k}", "bytes", d, HIER) for k, d in (
+        ("l1_to_l2_bytes", "data bytes sent from the L1s to the L2 (stores, write-backs)"),
+        ("l2_to_l1_bytes", "data bytes returned from the L2 to the L1s (fills)"),
+        ("l2_to_dram_bytes", "`dram.bytes_written`"),
+        ("dram_to_l2_bytes", "`dram.bytes_read`"))],
+    # ---- memory: fixed ------------------------------------------------------------------------
+    *[Stat(f"memory.{k}", u, d + " (fixed memory only)", FIXED) for k, u, d in (
+        ("loads", "warp instructions", "global loads"),
+        ("stores", "warp instructions", "global stores"),
+        ("atomics", "warp instructions", "atomics"),
+        ("lines", "lines", "`l1.line_bytes` lines moved through the DRAM pipe"),
+        ("bytes", "bytes", "`lines × l1.line_bytes`"),
+        ("refused", "events", "instructions refused by the in-flight line cap"),
+        ("avg_latency", "core cycles", "mean issue → completion per request"),
+        ("bytes_per_cycle", "bytes / core cycle", "the DRAM pipe's bandwidth"),
+        ("latency", "core cycles", "`dram.fixed_latency + 2 × icnt.latency`"))],
+    # ---- energy -------------------------------------------------------------------------------
+    *[Stat(f"energy.{k}", "pJ", d + " (hierarchy only; docs/energy.md)", ENERGY) for k, d in (
+        ("l1_pj", "`l1.sector_accesses × l1_access_pj`"),
+        ("smem_pj", "`smem.cycles × smem_access_pj`"),
+        ("l2_pj", "`l2.sector_accesses × l2_access_pj`"),
+        ("icnt_pj", "`(icnt.up.bytes + icnt.down.bytes) / 32 × icnt_flit_pj`"),
+        ("dram_pj", "`(bytes_read + bytes_written) / 32 × dram_access_pj + activations × dram_activate_pj`"),
+        ("memory_pj", "sum of the five memory parts above"))],
+    Stat("energy.core_pj", "pJ", "`warp_insts × warp_inst_pj`", ENERGY),
+    Stat("energy.static_sm_pj", "pJ", "`Σ_SM (cycles − gated_cycles) × sm_static_mw × 1000 / core_clock_mhz` "
+         "(paused SMs still count; thesis §3.9)", ENERGY),
+    Stat("energy.static_uncore_pj", "pJ", "`cycles × uncore_static_mw × 1000 / core_clock_mhz`", ENERGY),
+    Stat("energy.total_pj", "pJ", "`memory_pj + core_pj + static_sm_pj + static_uncore_pj` (fixed "
+         "memory: no memory part)", ENERGY),
+]
+
+HEADER = """# Run statistics reference
+
+Every key of `gpusched run --json` (the dict `sim.run.simulate` returns; the results store keeps
+the same dict per run, and `gpusched results query` flattens it to dotted column names such as
+`memory.l1.hit_rate`). Generated from `sim/stats_reference.py` by
+`python -m sim.stats_reference`; `tests/sim/test_stats_reference.py` fails when a key is missing
+here or this file is stale.
+
+Shape: nested JSON objects throughout. `a.b` below is key `b` of object `a`; `a[]` is each
+element of list `a`. One *slot* is one scheduler in one cycle; `issue.issued` counts slots, so
+with dual issue `warp_insts` can exceed it. Energy definitions and defaults: [energy.md](energy.md).
+
+"""
+
+
+def render() -> str:
+    sections: dict[str, list[Stat]] = {}
+    for s in STATS:
+        head = s.key.split(".")[0].split("[")[0]
+        sections.setdefault(head if "." in s.key or "[" in s.key else "top level", []).append(s)
+    lines = [HEADER]
+    for name, stats in sections.items():
+        title = name if name == "top level" else f"`{name}`"
+        lines.append(f"\n## {title}\n\n| key | unit | definition | computed by |\n|---|---|---|---|\n")
+        for s in stats:
+            unit = s.unit or "—"
+            lines.append(f"| `{s.key}` | {unit} | {s.definition.replace('|', '/')} | {s.level} |\n")
+    return "".join(lines)
+
+
+def keys_of(value, prefix: str = "") -> set[str]:
+    """Documentable key paths of a run's stats: ``policy_reports.X`` objects are opaque,
+    lists of objects become ``name[]``, other lists are leaves."""
+    out: set[str] = set()
+    for k, v in value.items():
+        path = f"{prefix}{k}"
+        if isinstance(v, dict) and not path.startswith("policy_reports."):
+            out |= keys_of(v, path + ".")
+        elif isinstance(v, list) and v and isinstance(v[0], dict):
+            for item in v:
+                out |= keys_of(item, path + "[].")
+        else:
+            out.add(path)
+    return out
+
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "stats.md"
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--check"]:
+        sys.exit(0 if DOC.read_text() == render() else 1)
+    DOC.write_text(render())
+    print(f"wrote {DOC}")
