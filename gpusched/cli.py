@@ -83,9 +83,9 @@ def usage_line(e: BaseException, argv: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app and turn every outcome into one of the documented exit codes."""
-    _register()
     args = list(sys.argv[1:] if argv is None else argv)
     try:
+        _register()
         code = app(args=args, prog_name="gpusched", standalone_mode=False)
     except ConfigError as e:
         print(f"gpusched: error: {e}", file=sys.stderr)

@@ -4,7 +4,7 @@ always a success or exit 2 with one line naming the place; never a traceback, a 
 different amount of work (a run's warp-instruction count does not depend on the config).
 
 Each property runs twice: a fast, derandomized slice in the default suite (a few seconds) and a
-long random one behind ``--runslow``. Outcomes are tallied by class; ``-s`` prints the table,
+long random one behind ``--runslow`` (400 examples each, or ``$GPUSCHED_FUZZ_EXAMPLES``). Outcomes are tallied by class; ``-s`` prints the table,
 and ``$GPUSCHED_FUZZ_REPORT=FILE`` writes it as JSON:
 
     GPUSCHED_FUZZ_REPORT=fuzz.json python -m pytest tests/reliability/test_fuzz.py --runslow -s
@@ -30,8 +30,8 @@ from gpusched.config.validate import _walk
 
 FAST = settings(max_examples=12, derandomize=True, database=None, deadline=None,
                 suppress_health_check=list(HealthCheck))
-LONG = settings(max_examples=400, database=None, deadline=None,
-                suppress_health_check=list(HealthCheck))
+LONG = settings(max_examples=int(os.environ.get("GPUSCHED_FUZZ_EXAMPLES", 400)), database=None,
+                deadline=None, suppress_health_check=list(HealthCheck))
 OUTCOMES: Counter = Counter()
 ERROR_LINE = re.compile(r"^gpusched: error: \S.* = .*: \S")
 
