@@ -20,6 +20,7 @@ from collections import Counter, deque
 
 from gpusched.config import ConfigError, GPUConfig
 from sim.cta import CTA, KernelRun
+from sim.policies.tb_dispatch import TBDispatch
 from sim.sm import PWR_ACTIVE, PWR_GATED, PWR_PAUSED, PWR_PAUSING, SM, SM_STATE_NAMES
 from sim.stats import ISSUE_SLOT_REASONS, add_counts
 from sim.subcore import NEVER
@@ -56,6 +57,7 @@ class GPU:
         concurrent = cfg.kernels.concurrent_sm
         self.runs = [KernelRun(k, i, cfg.sm, cfg.sm.count, concurrent) for i, k in enumerate(workload.kernels)]
         self.arrivals = deque(self.runs)
+        self.dispatch = TBDispatch(self, len(self.runs))
         self.slot_may_be_free = True        # False after a refused launch, until a kernel ends
         self.kernel_wake = NEVER            # next launch-countdown expiry
         self.policy_acted = False           # an SM's state changed from a policy hook
@@ -90,6 +92,7 @@ class GPU:
             self.memory.kernel_boundary(now, None, run.kernel)
             self.emit("on_kernel_start", now, run)
         cta = sm.launch_cta(now, run, cta_id)
+        self.dispatch.started(sm, run)
         self.n_ctas_placed += 1
         self.emit("on_cta_start", now, sm, cta)
         return cta
@@ -129,6 +132,7 @@ class GPU:
     def cta_finished(self, now: int, sm: SM, cta: CTA) -> None:
         run = cta.run
         run.ctas_done += 1
+        self.dispatch.finished(sm, run)
         run.ctas.append((cta.cta_id, sm.sm_id, cta.start, now))
         self.cta_pending = True
         self.emit("on_cta_finish", now, sm, cta)
