@@ -2,7 +2,9 @@
 §2.10; choices in hdl/params/srtf_pred.py).
 
 Same ports, widths and cycle timing as the RTL. ``step(**inputs)`` returns this cycle's outputs
-(all registers, ``ctl_ready`` decoded from registers) and then applies the clock edge. The
+(all registers, ``ctl_ready`` decoded from registers) and then applies the clock edge;
+``skip(n)`` applies n input-free cycles at once where ``quiet_cycles()`` says nothing else happens
+(the GPU model's fast path; equal to n steps, tested). The
 sequential multiply/divide is not stepped bit by bit: its result is computed when a FINISH or
 SEED starts and written PRED_LAT − 1 cycles later, reading ``Active`` then, as the RTL does.
 """
@@ -53,6 +55,26 @@ class SrtfPredTwin:
         ready = int(self.busy == 0 and not self.upd["upd_valid"] and not self.end_pending)
         pv = sum(b << i for i, b in enumerate(self.pvalid))
         return {"ctl_ready": ready, **self.upd, "pvalid": pv}
+
+    # -- exact skipping of input-free cycles (the GPU model's fast path) ------------------------------
+    def quiet_cycles(self) -> int | None:
+        """How many coming cycles without inputs change only ``now``, ``Active`` and the job's
+        countdown (None: unbounded); 0 when the next cycle picks an end, finishes a job or shows
+        a record."""
+        if self.upd["upd_valid"] or self.end_pending:
+            return 0
+        return self.busy - 1 if self.busy else None
+
+    def skip(self, n: int) -> None:
+        """Apply ``n`` input-free cycles at once; n must not exceed ``quiet_cycles()``."""
+        q = self.quiet_cycles()
+        if n < 0 or (q is not None and n > q):
+            raise ValueError(f"skip({n}): only {q} quiet cycles")
+        for k in {self.slot_k[s] for s in range(self.shape.SLOTS) if self.occupied >> s & 1}:
+            self.active[k] = min(self.active[k] + n, self.cmax)
+        if self.busy:
+            self.busy -= n
+        self.now = (self.now + n) & self.cmax
 
     def step(self, blk_start_valid: int = 0, blk_start_slot: int = 0, blk_start_k: int = 0,
              blk_end: int = 0, ctl_valid: int = 0, ctl_kind: int = 0, ctl_k: int = 0,

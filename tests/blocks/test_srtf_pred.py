@@ -191,3 +191,26 @@ def test_lockstep_verilator_200k(params, seed):
     spec = get_block("srtf_pred")
     rep = run_cosim(spec, parse_params(spec, params), 200_000, seed, sim="verilator")
     assert rep.cycles == 200_000
+
+
+def test_skip_equals_stepping_quiet_cycles():
+    """The model's fast path: ``skip(n)`` over ``quiet_cycles()`` equals n input-free steps."""
+    import copy
+    spec = get_block("srtf_pred")
+    p = parse_params(spec, SMALL)
+    twin, stim = SrtfPredTwin(**p), spec.make_stimulus(p, 9)
+    prev, checked = None, 0
+    for cycle in range(20_000):
+        q = twin.quiet_cycles()
+        if cycle % 97 == 0 and q != 0:
+            n = min(q if q is not None else 300, 300)
+            a, b = copy.deepcopy(twin), copy.deepcopy(twin)
+            a.skip(n)
+            outs = [b.step(upd_ready=1) for _ in range(n)]
+            assert all(o == outs[0] for o in outs)          # nothing observable moved
+            assert vars(a) == vars(b), cycle
+            checked += 1
+        prev = twin.step(**stim.next(prev))
+    assert checked > 50
+    with pytest.raises(ValueError):
+        twin.skip(-1)

@@ -1,0 +1,183 @@
+"""Twin of the ``kernel_sched`` controller (srtf.md §2.5-§2.7): which kernel each SM may take
+blocks of, for the policies ``fifo``, ``mpmax`` and ``srtf``.
+
+Method-level API (the GPU model's kernel scheduler, sim/policies/srtf.py, calls it on events):
+
+- ``arrive(k, blocks, R, fp)``: kernel slot ``k`` arrives with ``blocks`` blocks, maximum
+  residency ``R`` and per-block footprint ``fp`` (one number per resource of ``limits``);
+- ``update(sm, k, rem, pred, t, res)``: a predictor record (srtf_pred's ``upd_*``);
+- ``dispatched_all(k)``: the dispatcher has placed every block of ``k`` (``all_dispatched[k]``);
+- ``end(k)``: the last block of ``k`` retired (``kernel_end[k]``);
+- ``row(sm)``: the dispatcher's allow/cap row of ``sm`` in priority order, [(k, cap), ...];
+- ``commands``: predictor commands to broadcast, (kind, k, total, res, t), drained by the caller.
+
+Each event is applied in full before the next (the spec's in-cycle order: kernel end, arrival,
+one predictor update, sampling start). Choices (srtf.md §6 defaults): snapshot = the latest record
+of a kernel from any SM; strict ``<`` with hysteresis h (ties keep the incumbent); the waiting
+list stays in arrival order (a switched-out kernel goes back to its arrival position); a sample is
+decided at its first record from the sampling SM once ``run`` has a prediction too; tail
+back-fill of ``next()`` once ``run`` has nothing left to dispatch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hdl.params.srtf_pred import CTL_END, CTL_LAUNCH, CTL_SEED
+
+POLICIES = ("fifo", "mpmax", "srtf")
+
+
+@dataclass
+class Snapshot:
+    """G[k]: the latest predictor record of kernel k (srtf.md §2.7)."""
+    rem: int
+    pred: int
+    t: int
+    res: int
+
+
+class KernelSchedTwin:
+    """Kernel-scheduler controller of the whole GPU (module doc)."""
+
+    def __init__(self, K: int, n_sm: int, policy: str, limits: tuple[int, ...] = (),
+                 hysteresis: float = 0.0, backfill: bool = True, sample_sm: int = 0):
+        if policy not in POLICIES:
+            raise ValueError(f"policy = {policy!r}: allowed: {', '.join(POLICIES)}")
+        self.K, self.n_sm, self.policy = K, n_sm, policy
+        self.limits, self.h, self.backfill, self.sample_sm = limits, hysteresis, backfill, sample_sm
+        self.order: list[int] = []          # running kernels (arrived, not ended), arrival order
+        self.R = [0] * K
+        self.blocks = [0] * K
+        self.fp: list[tuple[int, ...]] = [()] * K
+        self.left = [False] * K             # has undispatched blocks
+        self.G: list[Snapshot | None] = [None] * K
+        self.caps = [0] * K
+        self.run: int | None = None
+        self.samp: int | None = None
+        self.samp_ready = False             # the sample's first record from the sampling SM came
+        self.switches: list[tuple[int, int, str]] = []   # (from, to, why)
+        self.commands: list[tuple[int, int, int, int, int]] = []
+
+    # -- events ----------------------------------------------------------------------------------
+    def arrive(self, k: int, blocks: int, R: int, fp: tuple[int, ...] = ()) -> None:
+        self.order.append(k)
+        self.R[k], self.blocks[k], self.fp[k] = max(1, R), blocks, fp
+        self.left[k], self.G[k] = blocks > 0, None
+        self.commands.append((CTL_LAUNCH, k, -(-blocks // self.n_sm), R, 0))
+        if self.policy == "srtf":
+            if self.run is None:
+                self.run = k
+            self._maybe_sample()
+        self._recompute_caps()
+
+    def dispatched_all(self, k: int) -> None:
+        self.left[k] = False
+
+    def end(self, k: int) -> None:
+        self.commands.append((CTL_END, k, 0, 0, 0))
+        self.order.remove(k)
+        self.left[k], self.G[k] = False, None
+        if self.samp == k:
+            self.samp, self.samp_ready = None, False
+        if self.run == k:
+            self.run = self.next_kernel()
+        self._maybe_sample()
+        self._recompute_caps()
+
+    def update(self, sm: int, k: int, rem: int, pred: int, t: int, res: int) -> None:
+        if k not in self.order:
+            return                          # a record of a kernel that has ended meanwhile
+        self.G[k] = Snapshot(rem, pred, t, res)
+        if self.policy != "srtf":
+            return
+        if self.samp is not None:
+            if k == self.samp and sm == self.sample_sm:
+                self.samp_ready = True
+            if self.samp_ready and self.G[self.run] is not None:
+                self._decide_sample()
+        elif self.run is not None and self.G[self.run] is not None:
+            b = self.next_kernel()
+            if b is not None and self.G[b] is not None and \
+                    self.better(self.G[b].rem, (1 - self.h) * self.G[self.run].rem):
+                self._switch(b, "update")
+        self._maybe_sample()
+
+    # -- the decisions (mutants override ``better``) ---------------------------------------------
+    @staticmethod
+    def better(rem: float, incumbent: float) -> bool:
+        """Strict: a tie keeps the incumbent (srtf.md §6 item 7)."""
+        return rem < incumbent
+
+    def waiting(self) -> list[int]:
+        return [k for k in self.order if k != self.run]
+
+    def next_kernel(self) -> int | None:
+        """argmin of G.rem over the waiting kernels with a snapshot (ties: earlier arrival), else
+        the oldest waiting kernel."""
+        w = self.waiting()
+        known = [k for k in w if self.G[k] is not None]
+        if known:
+            return min(known, key=lambda k: (self.G[k].rem, self.order.index(k)))
+        return w[0] if w else None
+
+    def _maybe_sample(self) -> None:
+        if self.samp is not None or self.run is None or not self.left[self.run]:
+            return
+        for k in self.waiting():
+            if self.G[k] is None and self.left[k]:
+                self.samp, self.samp_ready = k, False
+                return
+
+    def _decide_sample(self) -> None:
+        s = self.samp
+        self.samp, self.samp_ready = None, False
+        if self.better(self.G[s].rem, self.G[self.run].rem):
+            self._switch(s, "sample")
+            self.commands.append((CTL_SEED, s, 0, 0, self.G[s].t))
+
+    def _switch(self, k: int, why: str) -> None:
+        self.switches.append((self.run, k, why))
+        self.run = k
+
+    def _recompute_caps(self) -> None:
+        """MPMax (§2.6): every running kernel leaves room for one block of a composite co-runner
+        (per resource, the largest footprint among the others); cap ≥ 1. Others: R_k."""
+        for k in self.order:
+            self.caps[k] = self.R[k]
+        if self.policy != "mpmax":
+            return
+        for k in self.order:
+            others = [self.fp[j] for j in self.order if j != k]
+            if not others:
+                continue
+            cap = self.R[k]
+            for r, limit in enumerate(self.limits):
+                need = self.fp[k][r]
+                if need:
+                    comp = max(f[r] for f in others)
+                    cap = min(cap, max(0, limit - comp) // need)
+            self.caps[k] = max(1, cap)
+
+    # -- outputs ---------------------------------------------------------------------------------
+    def row(self, sm: int) -> list[tuple[int, int]]:
+        """The allowed kernels of ``sm`` in priority order, each with its cap."""
+        caps = self.caps
+        if self.policy == "fifo":
+            for k in self.order:
+                if self.left[k]:
+                    return [(k, caps[k])]
+            return []
+        if self.policy == "mpmax":
+            return [(k, caps[k]) for k in self.order]
+        run = self.run
+        if run is None:
+            return []
+        if self.samp is not None and sm == self.sample_sm:
+            return [(self.samp, caps[self.samp])]
+        out = [(run, caps[run])]
+        if self.backfill and not self.left[run]:
+            b = self.next_kernel()
+            if b is not None:
+                out.append((b, caps[b]))
+        return out

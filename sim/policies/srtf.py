@@ -1,0 +1,181 @@
+"""SRTF-family kernel schedulers (srtf.md): the ``kernel_sched`` twin steering ``tb_dispatch``,
+fed by one ``srtf_pred`` twin per SM.
+
+Registered as ``srtf``, ``mpmax`` and ``srtf_fifo`` (the spec's §2.5 FIFO: only the oldest kernel
+with undispatched blocks, cap R_k; ``fifo`` stays GPGPU-Sim's slot-pointer FIFO). Kernel slots and
+launch countdowns are FIFO's (sim/policies/kernel_sched.py); blocks of several kernels share an
+SM, so ``kernels.concurrent_sm`` must be on.
+
+Predictors run cycle-exactly but lazily (``PredictorPort``): an SM's block starts and ends of a
+cycle are its inputs for that cycle, stepped once a later cycle begins; quiet stretches (no job,
+nothing pending) and the arithmetic cycles of a job are skipped exactly (``SrtfPredTwin.skip``).
+A record that appears in cycle c reaches the controller in cycle c + 1 (all records of a cycle,
+lowest SM first: the model's stand-in for the §2.10 one-per-cycle arbiter), and its effect on the
+dispatch rows is seen by that cycle's CTA issue. Commands go to each predictor when it is ready.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from gpusched.config import ConfigError
+from sim.blocks.kernel_sched import KernelSchedTwin
+from sim.blocks.srtf_pred import SrtfPredTwin
+from sim.policies.kernel_sched import FIFOKernelScheduler
+
+NO_INPUT: dict = {}
+
+
+class PredictorPort:
+    """One SM's predictor twin driven lazily; ``advance_to(c)`` steps every cycle before c."""
+
+    def __init__(self, twin: SrtfPredTwin):
+        self.twin = twin
+        self.cur = 0                        # the cycle whose inputs are being gathered
+        self.inputs: dict = {}
+        self.queue: deque = deque()         # commands not yet accepted
+        self.records: list[tuple[int, dict]] = []
+
+    def _step(self, cycle: int, inputs: dict) -> None:
+        tw = self.twin
+        if self.queue and tw.outputs()["ctl_ready"]:
+            kind, k, total, res, t = self.queue.popleft()
+            inputs = {**inputs, "ctl_valid": 1, "ctl_kind": kind, "ctl_k": k, "ctl_total": total,
+                      "ctl_res": res, "ctl_t": t}
+        out = tw.step(upd_ready=1, **inputs)
+        if out["upd_valid"]:
+            self.records.append((cycle, out))
+
+    def advance_to(self, cycle: int) -> None:
+        tw = self.twin
+        while self.cur < cycle:
+            if self.inputs or self.queue:
+                self._step(self.cur, self.inputs)
+                self.inputs = {}
+                self.cur += 1
+                continue
+            q = tw.quiet_cycles()
+            n = cycle - self.cur if q is None else min(cycle - self.cur, q)
+            if n > 0:
+                tw.skip(n)
+                self.cur += n
+            else:
+                self._step(self.cur, NO_INPUT)
+                self.cur += 1
+
+    def next_change(self) -> int | None:
+        """The first cycle at which ``advance_to`` must run for a record or a command."""
+        if self.inputs or self.queue:
+            return self.cur + 1
+        q = self.twin.quiet_cycles()
+        return None if q is None else self.cur + q + 1
+
+
+class SrtfKernelScheduler(FIFOKernelScheduler):
+    """Kernel slots as FIFO; which kernel each SM may take decided by ``KernelSchedTwin``."""
+
+    per_cycle = True
+    policy = "srtf"             # the registered name
+    controller_policy = "srtf"  # KernelSchedTwin's policy
+    controller = KernelSchedTwin   # tests inject mutants here
+
+    def __init__(self, cfg, hysteresis: float = 0.0, backfill: bool = True):
+        super().__init__(cfg)
+        if not cfg.kernels.concurrent_sm:
+            raise ConfigError("kernels.concurrent_sm", False,
+                              f"must be true for kernel scheduler {self.policy} (kernels share SMs)")
+        self.K = max(2, 1 << (cfg.kernels.max_concurrent - 1).bit_length())
+        if self.K > 16:
+            raise ConfigError("kernels.max_concurrent", cfg.kernels.max_concurrent,
+                              f"at most 16 for kernel scheduler {self.policy} (srtf_pred K)")
+        sm = cfg.sm
+        slots = max(2, 1 << (sm.max_ctas_per_sm - 1).bit_length())
+        self.n_sm = sm.count
+        self.ports = [PredictorPort(SrtfPredTwin(self.K, slots)) for _ in range(sm.count)]
+        limits = (sm.threads_per_sm, sm.regs_per_sm, sm.smem_per_sm, sm.max_ctas_per_sm,
+                  sm.warps_per_sm)
+        self.ctrl = self.controller(self.K, sm.count, self.controller_policy, limits, hysteresis, backfill)
+        self.records_seen = 0
+
+    # -- commands and records ----------------------------------------------------------------------
+    def _broadcast(self, now: int) -> None:
+        cmds = self.ctrl.commands
+        if cmds:
+            for p in self.ports:
+                p.advance_to(now)
+                p.queue.extend(cmds)
+            cmds.clear()
+
+    def on_cycle(self, now: int) -> None:
+        recs = []
+        for i, p in enumerate(self.ports):
+            if p.cur < now and (p.inputs or p.queue or p.twin.quiet_cycles() is not None):
+                p.advance_to(now)
+            if p.records:
+                recs += [(c, i, r) for c, r in p.records]
+                p.records.clear()
+        if recs:
+            recs.sort(key=lambda x: (x[0], x[1]))
+            for _, sm_id, r in recs:
+                self.ctrl.update(sm_id, r["upd_k"], r["upd_rem"], r["upd_pred"], r["upd_t"],
+                                 r["upd_res"])
+            self.records_seen += len(recs)
+            self.gpu.request_cta_issue()
+        self._broadcast(now)
+
+    def next_wakeup(self, now: int) -> int | None:
+        times = [t for p in self.ports if (t := p.next_change()) is not None]
+        return max(now + 1, min(times)) if times else None
+
+    # -- GPU hooks -----------------------------------------------------------------------------------
+    def on_kernel_launch(self, now: int, run) -> None:
+        fp = (run.padded_threads, run.regs_per_cta, run.smem_per_cta, 1, run.warps_per_cta)
+        self.ctrl.arrive(run.slot, run.n_ctas, run.occupancy.limit, fp)
+        self._broadcast(now)
+
+    def on_cta_start(self, now: int, sm, cta) -> None:
+        p = self.ports[sm.sm_id]
+        p.advance_to(now)
+        if p.inputs.get("blk_start_valid"):
+            raise RuntimeError(f"SM {sm.sm_id}: two blocks placed in cycle {now} (srtf_pred takes one)")
+        p.inputs.update(blk_start_valid=1, blk_start_slot=cta.cta_slot, blk_start_k=cta.run.slot)
+        if not cta.run.has_ctas_left():
+            self.ctrl.dispatched_all(cta.run.slot)
+
+    def on_cta_finish(self, now: int, sm, cta) -> None:
+        super().on_cta_finish(now, sm, cta)
+        p = self.ports[sm.sm_id]
+        p.advance_to(now)
+        p.inputs["blk_end"] = p.inputs.get("blk_end", 0) | 1 << cta.cta_slot
+
+    def on_kernel_end(self, now: int, run) -> None:
+        self.ctrl.end(run.slot)
+        self._broadcast(now)
+        self.gpu.request_cta_issue()
+
+    # -- the dispatcher row ------------------------------------------------------------------------
+    def dispatch_row(self, now: int, sm) -> list:
+        slots = self.slots
+        return [(slots[k], cap) for k, cap in self.ctrl.row(sm.sm_id)
+                if slots[k] is not None and now >= slots[k].ready_at]
+
+    def report(self) -> dict:
+        c = self.ctrl
+        return {"policy": self.policy, "switches": [list(s) for s in c.switches],
+                "records": self.records_seen}
+
+
+class MPMaxKernelScheduler(SrtfKernelScheduler):
+    """Just-in-time MPMax (srtf.md §2.6): every running kernel allowed, capped to leave room for
+    one block of a composite co-runner; arrival order."""
+    policy = controller_policy = "mpmax"
+
+
+class SpecFifoKernelScheduler(SrtfKernelScheduler):
+    """The spec's FIFO (srtf.md §2.5) through ``kernel_sched``: the oldest kernel with
+    undispatched blocks, cap R_k."""
+    policy, controller_policy = "srtf_fifo", "fifo"
+
+
+SRTF_KERNEL_SCHEDULERS = {"srtf": SrtfKernelScheduler, "mpmax": MPMaxKernelScheduler,
+                          "srtf_fifo": SpecFifoKernelScheduler}

@@ -1,0 +1,114 @@
+"""kernel_sched twin (sim/blocks/kernel_sched.py): FIFO / MPMax / SRTF decisions on hand-made
+event sequences (srtf.md §2.5-§2.7, §8), and the tie mutant."""
+
+from __future__ import annotations
+
+import pytest
+
+from hdl.params.srtf_pred import CTL_END, CTL_LAUNCH, CTL_SEED
+from sim.blocks.kernel_sched import KernelSchedTwin
+
+# gtx480 per-SM limits: threads, registers, shared memory, block slots, warps (srtf.md §3)
+GTX480 = (1536, 32768, 49152, 8, 48)
+SLOT_LIMITED = (64, 64 * 8, 0, 1, 2)       # 2-warp blocks: R = 8, bound by the 8 block slots
+
+
+def test_mpmax_two_slot_limited_kernels_get_cap_7():
+    tw = KernelSchedTwin(8, 15, "mpmax", GTX480)
+    tw.arrive(0, 1000, 8, SLOT_LIMITED)
+    assert tw.row(3) == [(0, 8)]                      # alone: no co-runner to leave room for
+    tw.arrive(1, 1000, 8, SLOT_LIMITED)
+    assert tw.row(3) == [(0, 7), (1, 7)]              # §2.6 example: 7 of the 8 slots each
+    tw.end(0)
+    assert tw.row(3) == [(1, 8)]                      # the reservation is released at the end
+
+
+def test_mpmax_cap_leaves_every_resource_for_one_block_of_the_other():
+    big = (256, 256 * 21, 8192, 1, 8)                 # AES-like: R = 6
+    small = (128, 128 * 44, 0, 1, 4)                  # RayTracing-like: R = 5 (registers)
+    tw = KernelSchedTwin(8, 15, "mpmax", GTX480)
+    tw.arrive(0, 500, 6, big)
+    tw.arrive(1, 500, 5, small)
+    for k, other in ((0, small), (1, big)):
+        cap = dict(tw.row(0))[k]
+        fp = big if k == 0 else small
+        assert cap >= 1
+        assert all(cap * f + o <= lim for f, o, lim in zip(fp, other, GTX480) if f)
+
+
+def test_fifo_allows_only_the_oldest_kernel_with_blocks_left():
+    tw = KernelSchedTwin(8, 15, "fifo")
+    tw.arrive(0, 100, 6)
+    tw.arrive(1, 100, 8)
+    assert tw.row(0) == [(0, 6)] and tw.row(14) == [(0, 6)]
+    tw.dispatched_all(0)
+    assert tw.row(0) == [(1, 8)]                      # fills the slots of 0's last wave
+
+
+def srtf_pair(cls=KernelSchedTwin) -> KernelSchedTwin:
+    tw = cls(8, 15, "srtf", GTX480)
+    tw.arrive(0, 3000, 8)                             # long kernel runs
+    tw.arrive(1, 200, 8)                              # short one arrives: sampled on SM0
+    return tw
+
+
+def test_srtf_samples_on_sm0_and_switches_to_the_shorter():
+    tw = srtf_pair()
+    assert tw.samp == 1 and tw.row(0) == [(1, 8)] and tw.row(1) == [(0, 8)]
+    tw.update(4, 0, rem=90_000, pred=100_000, t=1000, res=8)      # run's prediction
+    tw.update(5, 1, rem=500, pred=900, t=400, res=8)              # not from SM0: no decision
+    assert tw.samp == 1 and tw.run == 0
+    tw.update(0, 1, rem=600, pred=1000, t=400, res=8)
+    assert (tw.run, tw.samp) == (1, None) and tw.switches == [(0, 1, "sample")]
+    assert tw.row(0) == tw.row(7) == [(1, 8)]         # the old kernel is no longer dispatched
+    assert tw.commands[-1] == (CTL_SEED, 1, 0, 0, 400)
+    assert [c[0] for c in tw.commands[:2]] == [CTL_LAUNCH, CTL_LAUNCH]
+    tw.dispatched_all(1)
+    assert tw.row(3) == [(1, 8), (0, 8)]              # tail back-fill with next()
+    tw.end(1)
+    assert tw.run == 0 and tw.commands[-1] == (CTL_END, 1, 0, 0, 0)
+
+
+def test_srtf_losing_sample_waits_and_sm0_returns_to_run():
+    tw = srtf_pair()
+    tw.update(0, 1, rem=5000, pred=6000, t=400, res=8)            # run has no prediction yet
+    assert tw.samp == 1                                            # decided once it has one
+    tw.update(2, 0, rem=4000, pred=8000, t=1000, res=8)
+    assert (tw.run, tw.samp, tw.switches) == (0, None, [])
+    assert tw.row(0) == [(0, 8)]
+
+
+def tie_keeps_incumbent(cls) -> bool:
+    """Equal remaining times: the running kernel stays (srtf.md §6 item 7)."""
+    tw = srtf_pair(cls)
+    tw.update(2, 0, rem=700, pred=800, t=100, res=8)
+    tw.update(0, 1, rem=700, pred=900, t=300, res=8)
+    tw.update(3, 0, rem=700, pred=800, t=100, res=8)               # a later update, still a tie
+    return tw.run == 0 and not tw.switches
+
+
+class SwitchesOnTies(KernelSchedTwin):
+    """Mutant: a controller that switches on ties."""
+
+    @staticmethod
+    def better(rem, incumbent):
+        return rem <= incumbent
+
+
+def test_ties_keep_the_incumbent_and_the_tie_mutant_is_caught():
+    assert tie_keeps_incumbent(KernelSchedTwin)
+    assert not tie_keeps_incumbent(SwitchesOnTies)
+
+
+def test_srtf_switches_back_when_the_estimate_changes():
+    tw = srtf_pair()
+    tw.update(2, 0, rem=4000, pred=8000, t=1000, res=8)
+    tw.update(0, 1, rem=3000, pred=3500, t=400, res=8)
+    assert tw.run == 1
+    tw.update(6, 1, rem=5000, pred=6000, t=700, res=8)            # the short one got longer
+    assert tw.run == 0 and tw.switches[-1] == (1, 0, "update")
+
+
+def test_bad_policy_is_refused():
+    with pytest.raises(ValueError, match="policy"):
+        KernelSchedTwin(8, 15, "sjf")
