@@ -1,5 +1,5 @@
-"""Twin of the ``kernel_sched`` controller (srtf.md §2.5-§2.7): which kernel each SM may take
-blocks of, for the policies ``fifo``, ``mpmax`` and ``srtf``.
+"""Twin of the ``kernel_sched`` controller (srtf.md §2.5-§2.8): which kernel each SM may take
+blocks of, for the policies ``fifo``, ``mpmax``, ``srtf`` and ``adaptive``.
 
 Method-level API (the GPU model's kernel scheduler, sim/policies/srtf.py, calls it on events):
 
@@ -17,15 +17,23 @@ of a kernel from any SM; strict ``<`` with hysteresis h (ties keep the incumbent
 list stays in arrival order (a switched-out kernel goes back to its arrival position); a sample is
 decided at its first record from the sampling SM once ``run`` has a prediction too; tail
 back-fill of ``next()`` once ``run`` has nothing left to dispatch.
+
+Adaptive (§2.8) samples and switches as SRTF and, after each decision, looks at the pair S = run,
+L = next(): if 2 · T_S > T_L it shares (S capped at ``share_cap`` blocks per SM, L beside it, both
+on every SM, S first; CAP commands to the predictors) until the §2.8 slowdown estimate says
+|sd_L − sd_S| ≥ T_S / T_L or one of them ends; a pair never shares twice. T_x is x's prediction
+from its latest record while it ran alone (run, no sample, no back-fill, not sharing), else its
+latest prediction, taken when sharing starts and kept while it lasts (S's own prediction grows
+under its cap); t_L from L's record while alone if any.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hdl.params.srtf_pred import CTL_END, CTL_LAUNCH, CTL_SEED
+from hdl.params.srtf_pred import CTL_CAP, CTL_END, CTL_LAUNCH, CTL_SEED
 
-POLICIES = ("fifo", "mpmax", "srtf")
+POLICIES = ("fifo", "mpmax", "srtf", "adaptive")
 
 
 @dataclass
@@ -41,7 +49,8 @@ class KernelSchedTwin:
     """Kernel-scheduler controller of the whole GPU (module doc)."""
 
     def __init__(self, K: int, n_sm: int, policy: str, limits: tuple[int, ...] = (),
-                 hysteresis: float = 0.0, backfill: bool = True, sample_sm: int = 0):
+                 hysteresis: float = 0.0, backfill: bool = True, sample_sm: int = 0,
+                 share_cap: int = 3):
         if policy not in POLICIES:
             raise ValueError(f"policy = {policy!r}: allowed: {', '.join(POLICIES)}")
         self.K, self.n_sm, self.policy = K, n_sm, policy
@@ -57,15 +66,21 @@ class KernelSchedTwin:
         self.samp: int | None = None
         self.samp_ready = False             # the sample's first record from the sampling SM came
         self.switches: list[tuple[int, int, str]] = []   # (from, to, why)
+        self.share_cap = share_cap
+        self.alone: list[Snapshot | None] = [None] * K   # latest record while running alone
+        self.pair: tuple[int, int] | None = None         # (S, L) while sharing
+        self.pair_T = (0, 0)                             # (T_S, T_L) when sharing started
+        self.shared: set[frozenset] = set()              # pairs that have shared already
+        self.sharing_log: list[tuple[int, int, str]] = []  # (S, L, "enter" | why it left)
         self.commands: list[tuple[int, int, int, int, int]] = []
 
     # -- events ----------------------------------------------------------------------------------
     def arrive(self, k: int, blocks: int, R: int, fp: tuple[int, ...] = ()) -> None:
         self.order.append(k)
         self.R[k], self.blocks[k], self.fp[k] = max(1, R), blocks, fp
-        self.left[k], self.G[k] = blocks > 0, None
+        self.left[k], self.G[k], self.alone[k] = blocks > 0, None, None
         self.commands.append((CTL_LAUNCH, k, -(-blocks // self.n_sm), R, 0))
-        if self.policy == "srtf":
+        if self.policy in ("srtf", "adaptive"):
             if self.run is None:
                 self.run = k
             self._maybe_sample()
@@ -80,18 +95,25 @@ class KernelSchedTwin:
         self.left[k], self.G[k] = False, None
         if self.samp == k:
             self.samp, self.samp_ready = None, False
+        if self.pair is not None and k in self.pair:
+            self._leave_sharing("end")
         if self.run == k:
             self.run = self.next_kernel()
         self._maybe_sample()
         self._recompute_caps()
+        self._consider_sharing()
 
     def update(self, sm: int, k: int, rem: int, pred: int, t: int, res: int) -> None:
         if k not in self.order:
             return                          # a record of a kernel that has ended meanwhile
         self.G[k] = Snapshot(rem, pred, t, res)
-        if self.policy != "srtf":
+        if self.policy not in ("srtf", "adaptive"):
             return
-        if self.samp is not None:
+        if k == self.run and self.samp is None and self.pair is None and self.left[k]:
+            self.alone[k] = self.G[k]
+        if self.pair is not None:
+            self._monitor_sharing()
+        elif self.samp is not None:
             if k == self.samp and sm == self.sample_sm:
                 self.samp_ready = True
             if self.samp_ready and self.G[self.run] is not None:
@@ -102,6 +124,7 @@ class KernelSchedTwin:
                     self.better(self.G[b].rem, (1 - self.h) * self.G[self.run].rem):
                 self._switch(b, "update")
         self._maybe_sample()
+        self._consider_sharing()
 
     # -- the decisions (mutants override ``better``) ---------------------------------------------
     @staticmethod
@@ -140,11 +163,55 @@ class KernelSchedTwin:
         self.switches.append((self.run, k, why))
         self.run = k
 
+    # -- Adaptive sharing (§2.8) ---------------------------------------------------------------------
+    def _T(self, k: int) -> int:
+        snap = self.alone[k] or self.G[k]
+        return snap.pred
+
+    def _consider_sharing(self) -> None:
+        if self.policy != "adaptive" or self.pair is not None or self.samp is not None:
+            return
+        s, l = self.run, self.next_kernel()
+        if s is None or l is None or self.G[s] is None or self.G[l] is None:
+            return
+        if frozenset((s, l)) in self.shared or 2 * self._T(s) <= self._T(l):
+            return
+        self.pair, self.pair_T = (s, l), (self._T(s), self._T(l))
+        self.shared.add(frozenset((s, l)))
+        self.sharing_log.append((s, l, "enter"))
+        self.caps[s] = min(self.R[s], self.share_cap)
+        self.commands.append((CTL_CAP, s, 0, self.caps[s], 0))
+
+    def _monitor_sharing(self) -> None:
+        s, l = self.pair
+        gs, gl = self.G[s], self.G[l]
+        t_s, t_l = self.pair_T
+        if gs is None or gl is None or not t_s or not t_l or not gl.t:
+            return
+        ts1 = gs.pred
+        nb1 = ts1 * gl.res / gl.t
+        nb2 = max(-(-self.blocks[l] // self.n_sm) - nb1, 0)
+        t_excl = (self.alone[l] or gl).t
+        ts2 = nb2 * t_excl / self.R[l]
+        sd_s, sd_l = ts1 / t_s, (ts1 + ts2) / t_l
+        if abs(sd_l - sd_s) >= t_s / t_l:
+            self._leave_sharing("spread")
+
+    def _leave_sharing(self, why: str) -> None:
+        s, l = self.pair
+        self.pair = None
+        self.sharing_log.append((s, l, why))
+        if s in self.order:
+            self.caps[s] = self.R[s]
+            self.commands.append((CTL_CAP, s, 0, self.R[s], 0))
+
     def _recompute_caps(self) -> None:
         """MPMax (§2.6): every running kernel leaves room for one block of a composite co-runner
         (per resource, the largest footprint among the others); cap ≥ 1. Others: R_k."""
         for k in self.order:
             self.caps[k] = self.R[k]
+        if self.pair is not None:
+            self.caps[self.pair[0]] = min(self.R[self.pair[0]], self.share_cap)
         if self.policy != "mpmax":
             return
         for k in self.order:
@@ -175,6 +242,8 @@ class KernelSchedTwin:
             return []
         if self.samp is not None and sm == self.sample_sm:
             return [(self.samp, caps[self.samp])]
+        if self.pair is not None:
+            return [(k, caps[k]) for k in self.pair]
         out = [(run, caps[run])]
         if self.backfill and not self.left[run]:
             b = self.next_kernel()

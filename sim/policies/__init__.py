@@ -3,7 +3,7 @@
 Four kinds, each a small class with a documented protocol (see the modules):
 
 - ``kernel_scheduler`` (kernel_sched.py): fifo (baseline), sm_partition (concurrent kernels);
-  srtf, mpmax, srtf_fifo (srtf.py: the ``kernel_sched`` twin with one ``srtf_pred`` per SM);
+  srtf, adaptive, mpmax, srtf_fifo (srtf.py: the ``kernel_sched`` twin with one ``srtf_pred`` per SM);
 - ``cta_scheduler`` (cta_sched.py): rr (baseline); ikra_rr, ikra_chunk, ikra_reset, ikra_flip,
   ikra_steal (ikra_cta.py: the ``cta_sched`` block's twin driven through its ports);
 - ``cta_limit`` (cta_limit.py): max_occupancy (baseline); perf_sat (perf_sat_limit.py);

@@ -1,7 +1,7 @@
 """SRTF-family kernel schedulers (srtf.md): the ``kernel_sched`` twin steering ``tb_dispatch``,
 fed by one ``srtf_pred`` twin per SM.
 
-Registered as ``srtf``, ``mpmax`` and ``srtf_fifo`` (the spec's §2.5 FIFO: only the oldest kernel
+Registered as ``srtf``, ``adaptive``, ``mpmax`` and ``srtf_fifo`` (the spec's §2.5 FIFO: only the oldest kernel
 with undispatched blocks, cap R_k; ``fifo`` stays GPGPU-Sim's slot-pointer FIFO). Kernel slots and
 launch countdowns are FIFO's (sim/policies/kernel_sched.py); blocks of several kernels share an
 SM, so ``kernels.concurrent_sm`` must be on.
@@ -161,8 +161,11 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
 
     def report(self) -> dict:
         c = self.ctrl
-        return {"policy": self.policy, "switches": [list(s) for s in c.switches],
-                "records": self.records_seen}
+        out = {"policy": self.policy, "switches": [list(s) for s in c.switches],
+               "records": self.records_seen}
+        if self.controller_policy == "adaptive":
+            out["sharing"] = [list(s) for s in c.sharing_log]
+        return out
 
 
 class MPMaxKernelScheduler(SrtfKernelScheduler):
@@ -177,5 +180,11 @@ class SpecFifoKernelScheduler(SrtfKernelScheduler):
     policy, controller_policy = "srtf_fifo", "fifo"
 
 
+class AdaptiveKernelScheduler(SrtfKernelScheduler):
+    """SRTF/Adaptive (srtf.md §2.8): SRTF plus a sharing mode when SRTF would be unfair."""
+    policy = controller_policy = "adaptive"
+
+
 SRTF_KERNEL_SCHEDULERS = {"srtf": SrtfKernelScheduler, "mpmax": MPMaxKernelScheduler,
-                          "srtf_fifo": SpecFifoKernelScheduler}
+                          "srtf_fifo": SpecFifoKernelScheduler,
+                          "adaptive": AdaptiveKernelScheduler}

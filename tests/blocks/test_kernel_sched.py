@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hdl.params.srtf_pred import CTL_END, CTL_LAUNCH, CTL_SEED
+from hdl.params.srtf_pred import CTL_CAP, CTL_END, CTL_LAUNCH, CTL_SEED
 from sim.blocks.kernel_sched import KernelSchedTwin
 
 # gtx480 per-SM limits: threads, registers, shared memory, block slots, warps (srtf.md §3)
@@ -112,3 +112,42 @@ def test_srtf_switches_back_when_the_estimate_changes():
 def test_bad_policy_is_refused():
     with pytest.raises(ValueError, match="policy"):
         KernelSchedTwin(8, 15, "sjf")
+
+
+def adaptive_pair(pred_short: int) -> KernelSchedTwin:
+    """L: 200 blocks per SM, t = 1000, R = 8, so T_L = 25,000; S sampled with ``pred_short``."""
+    tw = KernelSchedTwin(8, 15, "adaptive", GTX480)
+    tw.arrive(0, 3000, 8)
+    tw.arrive(1, 1800, 8)
+    tw.update(2, 0, rem=24_900, pred=25_000, t=1000, res=8)       # L alone: T_L
+    tw.update(0, 1, rem=pred_short - 100, pred=pred_short, t=1000, res=8)
+    return tw
+
+
+def test_adaptive_shares_only_if_2_ts_exceeds_tl():
+    tw = adaptive_pair(15_000)                                   # 30,000 > 25,000: share
+    assert tw.run == 1 and tw.pair == (1, 0) and tw.sharing_log == [(1, 0, "enter")]
+    assert tw.row(0) == tw.row(9) == [(1, 3), (0, 8)]           # S capped at 3, L beside it
+    assert tw.commands[-1] == (CTL_CAP, 1, 0, 3, 0)
+    tw2 = adaptive_pair(12_500)                                  # 25,000 = 25,000: SRTF only
+    assert tw2.run == 1 and tw2.pair is None and tw2.row(4) == [(1, 8)]
+
+
+def test_adaptive_monitors_the_spread_and_never_reenters():
+    tw = adaptive_pair(15_000)
+    # L at residency 5 beside S: NB1 = 15,000·5/1000 = 75, TS2 = 125·1000/8; sd_S = 1,
+    # sd_L = 1.225: spread 0.225 < T_S/T_L = 0.6, keep sharing
+    tw.update(6, 0, rem=20_000, pred=25_000, t=1000, res=5)
+    tw.update(5, 1, rem=15_000, pred=20_000, t=1300, res=3)     # sd_S 1.33, sd_L 1.3
+    assert tw.pair == (1, 0)
+    tw.update(5, 1, rem=30_000, pred=40_000, t=2000, res=3)     # sd_S 2.67, sd_L 1.6: leave
+    assert tw.pair is None and tw.sharing_log[-1] == (1, 0, "spread")
+    assert tw.row(3) == [(1, 8)] and tw.commands[-1] == (CTL_CAP, 1, 0, 8, 0)
+    tw.update(6, 1, rem=10_000, pred=15_000, t=1000, res=8)
+    assert tw.pair is None                                        # the pair shared once
+
+
+def test_adaptive_sharing_ends_with_a_kernel():
+    tw = adaptive_pair(15_000)
+    tw.end(0)
+    assert tw.pair is None and tw.sharing_log[-1] == (1, 0, "end") and tw.row(2) == [(1, 8)]

@@ -14,11 +14,11 @@ from sim_kernels import independent, make_kernel, workload
 CONCURRENT = "kernels.concurrent_sm=true"
 
 
-def long_then_short(len_long=400, len_short=60, arrival=100, block_long=64):
+def long_then_short(len_long=400, len_short=60, arrival=100, block_long=64, grid_short=16):
     a = make_kernel("long", lambda c, w: independent(len_long), grid=(64, 1, 1),
                     block=(block_long, 1, 1))
-    b = make_kernel("short", lambda c, w: independent(len_short), grid=(16, 1, 1), block=(64, 1, 1),
-                    arrival=arrival)
+    b = make_kernel("short", lambda c, w: independent(len_short), grid=(grid_short, 1, 1),
+                    block=(64, 1, 1), arrival=arrival)
     return workload(a, b)
 
 
@@ -39,6 +39,7 @@ class Watch:
             def on_cta_start(self, now, sm, cta):
                 c, k = self.ctrl, cta.run.slot
                 rows.append({"now": now, "sm": sm.sm_id, "k": k, "run": c.run, "samp": c.samp,
+                             "pair": c.pair,
                              "run_left": c.left[c.run] if c.run is not None else False,
                              "resident": self.gpu.dispatch.resident_blocks(sm.sm_id, cta.run),
                              "cap": c.caps[k], "older_left": [j for j in c.order[:c.order.index(k)]
@@ -125,6 +126,20 @@ def test_mpmax_placements_respect_caps_and_both_kernels_share_sms():
     both = [x for x in w.rows if x["now"] > 200 and x["k"] == 0 and x["now"] < r["kernels"][1]["end"]]
     assert both and max(x["cap"] for x in both) == 3
     assert r["kernels"][1]["start"] < r["kernels"][0]["end"]
+
+
+def test_adaptive_shares_and_caps_the_shorter_kernel():
+    # short: 24 blocks per SM of 300 instructions vs long 32 of 400: 2 · T_S > T_L
+    wl = long_then_short(len_short=300, grid_short=48)
+    r, w = run_watched("adaptive", wl)
+    sharing = r["policy_reports"]["kernel_scheduler"]["sharing"]
+    assert sharing and sharing[0] == [1, 0, "enter"]
+    shared = [x for x in w.rows if x["pair"] is not None and x["k"] == x["pair"][0]]
+    assert shared and all(x["resident"] <= 3 for x in shared)     # S at most 3 blocks per SM
+    assert {x["k"] for x in w.rows if x["pair"] is not None} == {0, 1}
+    srtf = run(wl, "tiny", CONCURRENT, kernel_scheduler="srtf")
+    assert not srtf["policy_reports"]["kernel_scheduler"].get("sharing")
+    assert r != srtf
 
 
 def test_srtf_needs_concurrent_sm():
