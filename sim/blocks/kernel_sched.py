@@ -1,5 +1,5 @@
 """Twin of the ``kernel_sched`` controller (srtf.md §2.5-§2.8): which kernel each SM may take
-blocks of, for the policies ``fifo``, ``mpmax``, ``srtf`` and ``adaptive``.
+blocks of, for the policies ``fifo``, ``mpmax``, ``srtf``, ``adaptive`` and ``srtf_zero``.
 
 Method-level API (the GPU model's kernel scheduler, sim/policies/srtf.py, calls it on events):
 
@@ -8,6 +8,7 @@ Method-level API (the GPU model's kernel scheduler, sim/policies/srtf.py, calls 
 - ``update(sm, k, rem, pred, t, res)``: a predictor record (srtf_pred's ``upd_*``);
 - ``dispatched_all(k)``: the dispatcher has placed every block of ``k`` (``all_dispatched[k]``);
 - ``end(k)``: the last block of ``k`` retired (``kernel_end[k]``);
+- ``block_done(k)``: a block of ``k`` retired (``srtf_zero`` only);
 - ``row(sm)``: the dispatcher's allow/cap row of ``sm`` in priority order, [(k, cap), ...];
 - ``commands``: predictor commands to broadcast, (kind, k, total, res, t), drained by the caller.
 
@@ -17,6 +18,10 @@ of a kernel from any SM; strict ``<`` with hysteresis h (ties keep the incumbent
 list stays in arrival order (a switched-out kernel goes back to its arrival position); a sample is
 decided at its first record from the sampling SM once ``run`` has a prediction too; tail
 back-fill of ``next()`` once ``run`` has nothing left to dispatch.
+
+Zero-sampling SRTF (§2.9, ``srtf_zero``): SRTF without a sampling phase; ``arrive`` takes the
+kernel's standalone runtime ``t_sp`` and G[k].rem = t_sp · (blocks not yet finished) / B_k is known
+from arrival and refreshed at every block end; records from the predictors are ignored.
 
 Adaptive (§2.8) samples and switches as SRTF and, after each decision, looks at the pair S = run,
 L = next(): if 2 · T_S > T_L it shares (S capped at ``share_cap`` blocks per SM, L beside it, both
@@ -33,7 +38,8 @@ from dataclasses import dataclass
 
 from hdl.params.srtf_pred import CTL_CAP, CTL_END, CTL_LAUNCH, CTL_SEED
 
-POLICIES = ("fifo", "mpmax", "srtf", "adaptive")
+POLICIES = ("fifo", "mpmax", "srtf", "adaptive", "srtf_zero")
+SRTF_LIKE = ("srtf", "adaptive", "srtf_zero")
 
 
 @dataclass
@@ -72,15 +78,23 @@ class KernelSchedTwin:
         self.pair_T = (0, 0)                             # (T_S, T_L) when sharing started
         self.shared: set[frozenset] = set()              # pairs that have shared already
         self.sharing_log: list[tuple[int, int, str]] = []  # (S, L, "enter" | why it left)
+        self.t_sp = [0] * K                                # srtf_zero: standalone runtimes
+        self.finished = [0] * K
         self.commands: list[tuple[int, int, int, int, int]] = []
 
     # -- events ----------------------------------------------------------------------------------
-    def arrive(self, k: int, blocks: int, R: int, fp: tuple[int, ...] = ()) -> None:
+    def arrive(self, k: int, blocks: int, R: int, fp: tuple[int, ...] = (), t_sp: int = 0) -> None:
         self.order.append(k)
         self.R[k], self.blocks[k], self.fp[k] = max(1, R), blocks, fp
         self.left[k], self.G[k], self.alone[k] = blocks > 0, None, None
         self.commands.append((CTL_LAUNCH, k, -(-blocks // self.n_sm), R, 0))
-        if self.policy in ("srtf", "adaptive"):
+        if self.policy == "srtf_zero":
+            self.t_sp[k], self.finished[k] = t_sp, 0
+            self.G[k] = Snapshot(t_sp, t_sp, 0, self.R[k])
+            if self.run is None:
+                self.run = k
+            self._oracle_switch()
+        elif self.policy in ("srtf", "adaptive"):
             if self.run is None:
                 self.run = k
             self._maybe_sample()
@@ -103,11 +117,27 @@ class KernelSchedTwin:
         self._recompute_caps()
         self._consider_sharing()
 
+    def block_done(self, k: int) -> None:
+        if self.policy != "srtf_zero" or k not in self.order:
+            return
+        self.finished[k] += 1
+        rem = self.t_sp[k] * (self.blocks[k] - self.finished[k]) // max(1, self.blocks[k])
+        self.G[k] = Snapshot(rem, self.t_sp[k], 0, self.R[k])
+        self._oracle_switch()
+
+    def _oracle_switch(self) -> None:
+        b = self.next_kernel()
+        if self.run is not None and b is not None and \
+                self.better(self.G[b].rem, (1 - self.h) * self.G[self.run].rem):
+            self._switch(b, "oracle")
+
     def update(self, sm: int, k: int, rem: int, pred: int, t: int, res: int) -> None:
+        if self.policy == "srtf_zero":
+            return
         if k not in self.order:
             return                          # a record of a kernel that has ended meanwhile
         self.G[k] = Snapshot(rem, pred, t, res)
-        if self.policy not in ("srtf", "adaptive"):
+        if self.policy == "fifo" or self.policy == "mpmax":
             return
         if k == self.run and self.samp is None and self.pair is None and self.left[k]:
             self.alone[k] = self.G[k]
@@ -145,7 +175,8 @@ class KernelSchedTwin:
         return w[0] if w else None
 
     def _maybe_sample(self) -> None:
-        if self.samp is not None or self.run is None or not self.left[self.run]:
+        if self.samp is not None or self.run is None or not self.left[self.run] or \
+                self.policy == "srtf_zero":
             return
         for k in self.waiting():
             if self.G[k] is None and self.left[k]:

@@ -1,7 +1,9 @@
 """SRTF-family kernel schedulers (srtf.md): the ``kernel_sched`` twin steering ``tb_dispatch``,
 fed by one ``srtf_pred`` twin per SM.
 
-Registered as ``srtf``, ``adaptive``, ``mpmax`` and ``srtf_fifo`` (the spec's §2.5 FIFO: only the oldest kernel
+Registered as ``srtf``, ``adaptive``, ``mpmax`` and ``srtf_fifo``; zero-sampling SRTF
+(``ZeroSamplingKernelScheduler``) takes the kernels' standalone runtimes, so it is built by the
+caller (the spec's §2.5 FIFO: only the oldest kernel
 with undispatched blocks, cap R_k; ``fifo`` stays GPGPU-Sim's slot-pointer FIFO). Kernel slots and
 launch countdowns are FIFO's (sim/policies/kernel_sched.py); blocks of several kernels share an
 SM, so ``kernels.concurrent_sm`` must be on.
@@ -183,6 +185,31 @@ class SpecFifoKernelScheduler(SrtfKernelScheduler):
 class AdaptiveKernelScheduler(SrtfKernelScheduler):
     """SRTF/Adaptive (srtf.md §2.8): SRTF plus a sharing mode when SRTF would be unfair."""
     policy = controller_policy = "adaptive"
+
+
+class ZeroSamplingKernelScheduler(SrtfKernelScheduler):
+    """Zero-sampling SRTF (srtf.md §2.9): remaining times known from arrival, from each kernel's
+    standalone runtime T^SP (``standalone``: kernel name → cycles), scaled by its unfinished
+    blocks; isolates the hand-off delay. Not in the name registry: it needs T^SP, which the
+    multiprogram harness measures first (pass an instance or a factory)."""
+    policy = controller_policy = "srtf_zero"
+
+    def __init__(self, cfg, standalone: dict[str, int], **kw):
+        super().__init__(cfg, **kw)
+        self.standalone = standalone
+
+    def on_kernel_launch(self, now: int, run) -> None:
+        if run.name not in self.standalone:
+            raise ConfigError("standalone", run.name, "no standalone runtime for this kernel "
+                              "(zero-sampling SRTF needs T^SP of every kernel)")
+        fp = (run.padded_threads, run.regs_per_cta, run.smem_per_cta, 1, run.warps_per_cta)
+        self.ctrl.arrive(run.slot, run.n_ctas, run.occupancy.limit, fp, self.standalone[run.name])
+        self._broadcast(now)
+
+    def on_cta_finish(self, now: int, sm, cta) -> None:
+        super().on_cta_finish(now, sm, cta)
+        self.ctrl.block_done(cta.run.slot)
+        self.gpu.request_cta_issue()
 
 
 SRTF_KERNEL_SCHEDULERS = {"srtf": SrtfKernelScheduler, "mpmax": MPMaxKernelScheduler,

@@ -151,3 +151,15 @@ def test_adaptive_sharing_ends_with_a_kernel():
     tw = adaptive_pair(15_000)
     tw.end(0)
     assert tw.pair is None and tw.sharing_log[-1] == (1, 0, "end") and tw.row(2) == [(1, 8)]
+
+
+def test_zero_sampling_knows_remaining_times_from_arrival():
+    tw = KernelSchedTwin(8, 15, "srtf_zero", GTX480)
+    tw.arrive(0, 100, 8, t_sp=10_000)
+    tw.arrive(1, 50, 8, t_sp=3_000)
+    assert tw.samp is None and tw.run == 1 and tw.switches == [(0, 1, "oracle")]
+    for _ in range(40):
+        tw.block_done(1)
+    assert tw.G[1].rem == 3_000 * 10 // 50 and tw.run == 1
+    tw.update(0, 1, rem=10**6, pred=10**6, t=5, res=8)           # predictor records ignored
+    assert tw.run == 1

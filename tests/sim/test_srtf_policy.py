@@ -151,3 +151,18 @@ def test_srtf_run_is_deterministic():
     a = run(long_then_short(), "tiny", CONCURRENT, kernel_scheduler="srtf")
     b = run(long_then_short(), "tiny", CONCURRENT, kernel_scheduler="srtf")
     assert a == b
+
+
+def test_zero_sampling_srtf_switches_without_a_sample():
+    from sim.policies.srtf import ZeroSamplingKernelScheduler
+    wl = long_then_short()
+    alone = {k.name: run(workload(k), "tiny", CONCURRENT)["cycles"] for k in long_then_short().kernels}
+    r = run(wl, "tiny", CONCURRENT,
+            kernel_scheduler=lambda cfg: ZeroSamplingKernelScheduler(cfg, alone))
+    srtf = run(long_then_short(), "tiny", CONCURRENT, kernel_scheduler="srtf")
+    assert r["policy_reports"]["kernel_scheduler"]["switches"][0][:2] == [0, 1]
+    # no sampling phase: the short kernel starts as soon as a slot frees anywhere, not on SM0 only
+    assert r["kernels"][1]["end"] <= srtf["kernels"][1]["end"]
+    with pytest.raises(ConfigError, match="standalone"):
+        run(long_then_short(), "tiny", CONCURRENT,
+            kernel_scheduler=lambda cfg: ZeroSamplingKernelScheduler(cfg, {"long": 1}))
