@@ -26,40 +26,54 @@ from sim.blocks.srtf_pred import SrtfPredTwin
 from sim.policies.kernel_sched import FIFOKernelScheduler
 
 NO_INPUT: dict = {}
+STEP_DEFAULTS = {"blk_start_valid": 0, "blk_start_slot": 0, "blk_start_k": 0, "blk_end": 0,
+                 "ctl_valid": 0, "ctl_kind": 0, "ctl_k": 0, "ctl_total": 0, "ctl_res": 0,
+                 "ctl_t": 0, "upd_ready": 1}
 
 
 class PredictorPort:
-    """One SM's predictor twin driven lazily; ``advance_to(c)`` steps every cycle before c."""
+    """One SM's predictor driven lazily; ``advance_to(c)`` steps every cycle before c.
 
-    def __init__(self, twin: SrtfPredTwin):
-        self.twin = twin
+    ``block``: the stock ``SrtfPredTwin`` (skips quiet cycles) or any object with the twin's
+    ``step(**inputs)`` and ``peek()`` (cosim's RtlProxy / LockstepProxy), stepped every cycle.
+    """
+
+    def __init__(self, block):
+        self.block = block
+        self.fast = isinstance(block, SrtfPredTwin)
         self.cur = 0                        # the cycle whose inputs are being gathered
         self.inputs: dict = {}
         self.queue: deque = deque()         # commands not yet accepted
         self.records: list[tuple[int, dict]] = []
+        self.steps = 0
+
+    def quiet_cycles(self) -> int | None:
+        return self.block.quiet_cycles() if self.fast else 0
 
     def _step(self, cycle: int, inputs: dict) -> None:
-        tw = self.twin
-        if self.queue and tw.outputs()["ctl_ready"]:
-            kind, k, total, res, t = self.queue.popleft()
-            inputs = {**inputs, "ctl_valid": 1, "ctl_kind": kind, "ctl_k": k, "ctl_total": total,
-                      "ctl_res": res, "ctl_t": t}
-        out = tw.step(upd_ready=1, **inputs)
+        blk = self.block
+        if self.queue:
+            ready = blk.outputs()["ctl_ready"] if self.fast else blk.peek()["ctl_ready"]
+            if ready:
+                kind, k, total, res, t = self.queue.popleft()
+                inputs = {**inputs, "ctl_valid": 1, "ctl_kind": kind, "ctl_k": k,
+                          "ctl_total": total, "ctl_res": res, "ctl_t": t}
+        out = blk.step(**{**STEP_DEFAULTS, **inputs})
+        self.steps += 1
         if out["upd_valid"]:
             self.records.append((cycle, out))
 
     def advance_to(self, cycle: int) -> None:
-        tw = self.twin
         while self.cur < cycle:
             if self.inputs or self.queue:
                 self._step(self.cur, self.inputs)
                 self.inputs = {}
                 self.cur += 1
                 continue
-            q = tw.quiet_cycles()
+            q = self.quiet_cycles()
             n = cycle - self.cur if q is None else min(cycle - self.cur, q)
             if n > 0:
-                tw.skip(n)
+                self.block.skip(n)
                 self.cur += n
             else:
                 self._step(self.cur, NO_INPUT)
@@ -69,7 +83,7 @@ class PredictorPort:
         """The first cycle at which ``advance_to`` must run for a record or a command."""
         if self.inputs or self.queue:
             return self.cur + 1
-        q = self.twin.quiet_cycles()
+        q = self.quiet_cycles()
         return None if q is None else self.cur + q + 1
 
 
@@ -81,7 +95,10 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
     controller_policy = "srtf"  # KernelSchedTwin's policy
     controller = KernelSchedTwin   # tests inject mutants here
 
-    def __init__(self, cfg, hysteresis: float = 0.0, backfill: bool = True):
+    def __init__(self, cfg, hysteresis: float = 0.0, backfill: bool = True,
+                 blocks: dict | None = None):
+        """``blocks``: {SM index: predictor block} to use instead of new twins on those SMs (RTL
+        or lockstep proxies built with ``predictor_params(cfg)``)."""
         super().__init__(cfg)
         if not cfg.kernels.concurrent_sm:
             raise ConfigError("kernels.concurrent_sm", False,
@@ -91,13 +108,22 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
             raise ConfigError("kernels.max_concurrent", cfg.kernels.max_concurrent,
                               f"at most 16 for kernel scheduler {self.policy} (srtf_pred K)")
         sm = cfg.sm
-        slots = max(2, 1 << (sm.max_ctas_per_sm - 1).bit_length())
         self.n_sm = sm.count
-        self.ports = [PredictorPort(SrtfPredTwin(self.K, slots)) for _ in range(sm.count)]
+        blocks = blocks or {}
+        p = self.predictor_params(cfg)
+        self.ports = [PredictorPort(blocks.get(i) or SrtfPredTwin(p["K"], p["SLOTS"]))
+                      for i in range(sm.count)]
         limits = (sm.threads_per_sm, sm.regs_per_sm, sm.smem_per_sm, sm.max_ctas_per_sm,
                   sm.warps_per_sm)
         self.ctrl = self.controller(self.K, sm.count, self.controller_policy, limits, hysteresis, backfill)
         self.records_seen = 0
+
+    @staticmethod
+    def predictor_params(cfg) -> dict:
+        """The ``srtf_pred`` parameters of every SM's predictor on ``cfg``."""
+        return {"K": max(2, 1 << (cfg.kernels.max_concurrent - 1).bit_length()),
+                "SLOTS": max(2, 1 << (cfg.sm.max_ctas_per_sm - 1).bit_length()),
+                "CW": 32, "BW": 16, "RW": 5}
 
     # -- commands and records ----------------------------------------------------------------------
     def _broadcast(self, now: int) -> None:
@@ -111,7 +137,7 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
     def on_cycle(self, now: int) -> None:
         recs = []
         for i, p in enumerate(self.ports):
-            if p.cur < now and (p.inputs or p.queue or p.twin.quiet_cycles() is not None):
+            if p.cur < now and (p.inputs or p.queue or p.quiet_cycles() is not None):
                 p.advance_to(now)
             if p.records:
                 recs += [(c, i, r) for c, r in p.records]
