@@ -281,3 +281,61 @@ class KernelSchedTwin:
             if b is not None:
                 out.append((b, caps[b]))
         return out
+
+
+class KernelSchedPorts:
+    """Port-level twin of hdl/kernel_sched.py (contract in hdl/params/kernel_sched.py): the
+    method-level controller behind the ports, one event per cycle, outputs from the state after
+    the previous edge. ``controller`` may be a mutant subclass (tests)."""
+
+    def __init__(self, K: int = 8, NSM: int = 15, CW: int = 32, BW: int = 16, RW: int = 5,
+                 policy: str = "srtf", controller=KernelSchedTwin):
+        self.ctrl = controller(K, NSM, policy)
+        self.K, self.NSM, self.RW = K, NSM, RW
+        self.kw = (K - 1).bit_length()
+        self.end_pend = 0
+        self.cmd: tuple | None = None
+        self.cmd_fields = (0, 0, 0, 0, 0)   # the ctl_* registers keep the last command
+
+    def outputs(self, arr_valid: int = 0) -> dict[str, int]:
+        c, K = self.ctrl, self.K
+        busy = self.cmd is not None or self.end_pend != 0
+        allow = cap = first = 0
+        for s in range(self.NSM):
+            row = c.row(s)
+            for k, cp in row:
+                allow |= 1 << (s * K + k)
+                cap |= cp << ((s * K + k) * self.RW)
+            if row:
+                first |= row[0][0] << (s * self.kw)
+        kind, k, total, res, t = self.cmd_fields
+        return {"arr_ready": int(not busy), "upd_ready": int(not busy and not arr_valid),
+                "allow": allow, "cap": cap, "first": first, "ctl_valid": int(self.cmd is not None),
+                "ctl_kind": kind, "ctl_k": k, "ctl_total": total, "ctl_res": res, "ctl_t": t,
+                "run": c.run or 0, "run_valid": int(c.run is not None),
+                "samp": c.samp or 0, "samp_valid": int(c.samp is not None)}
+
+    def step(self, arr_valid=0, arr_k=0, arr_blocks=0, arr_R=0, upd_valid=0, upd_sm=0, upd_k=0,
+             upd_rem=0, upd_t=0, all_dispatched=0, kernel_end=0, ctl_ready=0) -> dict[str, int]:
+        out = self.outputs(arr_valid)
+        c, cmd_was, pend = self.ctrl, self.cmd, self.end_pend
+        if cmd_was is not None and ctl_ready:
+            self.cmd = None
+        for k in range(self.K):
+            if all_dispatched >> k & 1:
+                c.dispatched_all(k)
+        self.end_pend |= kernel_end
+        if cmd_was is None:
+            if pend:
+                k = (pend & -pend).bit_length() - 1
+                self.end_pend &= ~(1 << k)
+                if k in c.order:
+                    c.end(k)
+            elif arr_valid:
+                c.arrive(arr_k, arr_blocks, arr_R)
+            elif upd_valid:
+                c.update(upd_sm, upd_k, upd_rem, 0, upd_t, 0)
+            if c.commands:
+                self.cmd = self.cmd_fields = c.commands.pop(0)
+                assert not c.commands, "one command per event"
+        return out

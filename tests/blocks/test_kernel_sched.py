@@ -1,10 +1,16 @@
-"""kernel_sched twin (sim/blocks/kernel_sched.py): FIFO / MPMax / SRTF decisions on hand-made
-event sequences (srtf.md §2.5-§2.7, §8), and the tie mutant."""
+"""kernel_sched (sim/blocks/kernel_sched.py, hdl/kernel_sched.py): FIFO / MPMax / SRTF / Adaptive /
+zero-sampling decisions on hand-made event sequences (srtf.md §2.5-§2.9, §8), the tie mutant, and
+the RTL (fifo, srtf) in random lockstep with the port-level twin."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from cosim.amaranth_backend import run_lockstep_amaranth
+from cosim.lockstep import LockstepMismatch
+from gpusched.blocks import get_block, parse_params
 from hdl.params.srtf_pred import CTL_CAP, CTL_END, CTL_LAUNCH, CTL_SEED
 from sim.blocks.kernel_sched import KernelSchedTwin
 
@@ -163,3 +169,44 @@ def test_zero_sampling_knows_remaining_times_from_arrival():
     assert tw.G[1].rem == 3_000 * 10 // 50 and tw.run == 1
     tw.update(0, 1, rem=10**6, pred=10**6, t=5, res=8)           # predictor records ignored
     assert tw.run == 1
+
+
+# -- RTL (hdl/kernel_sched.py) against the port-level twin ------------------------------------------
+
+SMALL = {"K": 4, "NSM": 2, "CW": 10, "BW": 10, "RW": 3}
+
+
+@pytest.mark.parametrize("params, cycles", [({**SMALL, "policy": "srtf"}, 12_000),
+                                            ({**SMALL, "policy": "fifo"}, 6_000),
+                                            ({"NSM": 3}, 1_500)], ids=["srtf", "fifo", "default"])
+def test_lockstep_amaranth(params, cycles):
+    spec = get_block("kernel_sched")
+    rep = run_lockstep_amaranth(spec, parse_params(spec, params), cycles, 3)
+    assert rep.cycles == cycles
+
+
+def test_lockstep_catches_the_tie_mutant_twin_and_rtl():
+    from hdl.kernel_sched import KernelSched
+    from sim.blocks.kernel_sched import KernelSchedPorts
+    spec = get_block("kernel_sched")
+    p = parse_params(spec, SMALL)
+    with pytest.raises(LockstepMismatch):
+        run_lockstep_amaranth(spec, p, 12_000, 3, twin=KernelSchedPorts(
+            4, 2, 10, 10, 3, controller=SwitchesOnTies))
+    bad = dataclasses.replace(spec, make_rtl=lambda q: KernelSched(4, 2, 10, 10, 3, ties_switch=True))
+    with pytest.raises(LockstepMismatch):
+        run_lockstep_amaranth(bad, p, 12_000, 3)
+
+
+def test_port_twin_takes_one_event_per_cycle_and_holds_commands():
+    from sim.blocks.kernel_sched import KernelSchedPorts
+    tw = KernelSchedPorts(4, 2, 10, 10, 3)
+    o = tw.step(arr_valid=1, arr_k=2, arr_blocks=9, arr_R=3)
+    assert o["arr_ready"] == 1 and not o["run_valid"]
+    o = tw.step(arr_valid=1, arr_k=1, arr_blocks=4, arr_R=2)     # LAUNCH of 2 not taken yet
+    assert (o["run_valid"], o["run"], o["ctl_valid"], o["ctl_kind"], o["ctl_total"]) == (1, 2, 1, CTL_LAUNCH, 5)
+    assert o["arr_ready"] == 0 and o["allow"] == (1 << 2) | (1 << 6) and o["first"] == 0b1010
+    o = tw.step(arr_valid=1, arr_k=1, arr_blocks=4, arr_R=2, ctl_ready=1)
+    o = tw.step(arr_valid=1, arr_k=1, arr_blocks=4, arr_R=2)     # accepted now: 1 is sampled
+    o = tw.step()
+    assert (o["samp_valid"], o["samp"]) == (1, 1) and o["allow"] == (1 << 1) | (1 << 6)
