@@ -20,6 +20,8 @@ from collections import Counter, deque
 
 from gpusched.config import ConfigError, GPUConfig
 from sim.cta import CTA, KernelRun
+from sim.kernel_issue import KernelIssue
+from sim.policies.tb_dispatch import TBDispatch
 from sim.sm import PWR_ACTIVE, PWR_GATED, PWR_PAUSED, PWR_PAUSING, SM, SM_STATE_NAMES
 from sim.stats import ISSUE_SLOT_REASONS, add_counts
 from sim.subcore import NEVER
@@ -56,6 +58,7 @@ class GPU:
         concurrent = cfg.kernels.concurrent_sm
         self.runs = [KernelRun(k, i, cfg.sm, cfg.sm.count, concurrent) for i, k in enumerate(workload.kernels)]
         self.arrivals = deque(self.runs)
+        self.dispatch = TBDispatch(self, len(self.runs))
         self.slot_may_be_free = True        # False after a refused launch, until a kernel ends
         self.kernel_wake = NEVER            # next launch-countdown expiry
         self.policy_acted = False           # an SM's state changed from a policy hook
@@ -66,8 +69,8 @@ class GPU:
         self.now = 0
         self.cycles = 0
         self.samples: list[list[int]] = []
-        self.kernel_issue: dict[int, list[int]] = {}
-        self.kernel_issue_start: dict[int, list[int]] = {}
+        self.issue_split = KernelIssue(self.sms)      # per-kernel issue-slot breakdown
+        self.kernel_issue = self.issue_split.result   # run index -> counts, once it ended
         self.n_ctas_placed = 0
         for p in self.policies:
             p.attach(self)
@@ -86,10 +89,13 @@ class GPU:
         run.next_cta += 1
         if run.start < 0:
             run.start = now
-            self.snapshot_issue(now, run.index, start=True)
+            self.catch_up_all(now)
+            self.issue_split.kernel_start(run.index)
             self.memory.kernel_boundary(now, None, run.kernel)
             self.emit("on_kernel_start", now, run)
         cta = sm.launch_cta(now, run, cta_id)
+        self.dispatch.started(sm, run)
+        self.issue_split.block_placed(sm, run.index, self.dispatch.resident_blocks(sm.sm_id, run))
         self.n_ctas_placed += 1
         self.emit("on_cta_start", now, sm, cta)
         return cta
@@ -129,6 +135,8 @@ class GPU:
     def cta_finished(self, now: int, sm: SM, cta: CTA) -> None:
         run = cta.run
         run.ctas_done += 1
+        self.dispatch.finished(sm, run)
+        self.issue_split.block_retired(sm, run.index, self.dispatch.resident_blocks(sm.sm_id, run))
         run.ctas.append((cta.cta_id, sm.sm_id, cta.start, now))
         self.cta_pending = True
         self.emit("on_cta_finish", now, sm, cta)
@@ -136,7 +144,8 @@ class GPU:
             run.end = now
             self.n_finished += 1
             self.slot_may_be_free = True
-            self.snapshot_issue(now, run.index, start=False)
+            self.catch_up_all(now)
+            self.issue_split.kernel_end(run.index)
             self.memory.kernel_boundary(now, run.kernel, None)
             self.emit("on_kernel_end", now, run)
 
@@ -153,16 +162,10 @@ class GPU:
             add_counts(total, sm.issue_counts())
         return total
 
-    def snapshot_issue(self, now: int, index: int, start: bool) -> None:
-        """Per-kernel issue breakdown = GPU totals over the kernel's [start, end] window."""
+    def catch_up_all(self, now: int) -> None:
+        """Charge every SM's skipped issue slots up to ``now`` (at kernel boundaries)."""
         for sm in self.sms:
             sm.catch_up(now)
-        totals = self.issue_totals()
-        if start:
-            self.kernel_issue_start[index] = totals
-        else:
-            before = self.kernel_issue_start.get(index, [0] * len(totals))
-            self.kernel_issue[index] = [a - b for a, b in zip(totals, before)]
 
     def sample(self, now: int) -> None:
         self.samples.append([now, sum(sm.n_warps for sm in self.sms), sum(sm.n_ctas for sm in self.sms)])

@@ -70,8 +70,10 @@ STATS: list[Stat] = [
     Stat("policy_reports.sm_controller", "object", "ONAC / Seq-Det: `mode`, the detection `trace` per "
          "kernel (samples, estimates, `n_opt`, start and decision cycles) and CTA-eligibility "
          "`events` (thesis §3); `active_N`: `n_active`; absent for the baseline", "sim/policies/"),
-    Stat("policy_reports.kernel_scheduler", "object", "kernel schedulers that report (none yet)",
-         "sim/policies/"),
+    Stat("policy_reports.kernel_scheduler", "object", "SRTF family (`srtf`, `adaptive`, `mpmax`, "
+         "`srtf_fifo`): `policy`, `switches` (from, to, why: `sample` / `update` / `oracle`; kernel "
+         "slots), `records` (predictor records read), Adaptive's `sharing` episodes (S, L, `enter` "
+         "or why it ended); absent for `fifo` and `sm_partition`", "sim/policies/srtf.py"),
     # ---- whole GPU ----------------------------------------------------------------------------
     Stat("cycles", "core cycles", "cycle of the last completion + 1 (the run's length)", GPU),
     Stat("warp_insts", "warp instructions", "warp instructions issued, all SMs (dual issue counts 2)", GPU),
@@ -90,7 +92,8 @@ STATS: list[Stat] = [
     Stat("kernels[].occupancy_limit", "CTAs per SM", "resident CTAs per SM allowed by the occupancy "
          "limits (threads, registers, shared memory, CTA slots)", KER),
     Stat("kernels[].occupancy_limiter", "", "which limit set `occupancy_limit`", KER),
-    *_issue("kernels[].issue", "slots charged to this kernel's warps", SUB),
+    *_issue("kernels[].issue", "slots of the SMs holding this kernel's blocks (an SM without "
+            "blocks: of every kernel in flight; sim/kernel_issue.py)", SUB),
     # ---- per SM -------------------------------------------------------------------------------
     Stat("sm.warp_insts", "warp instructions, one per SM", "warp instructions issued by each SM", SM),
     Stat("sm.ctas_launched", "CTAs, one per SM", "CTAs placed on each SM", SM),

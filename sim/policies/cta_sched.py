@@ -1,8 +1,8 @@
 """CTA schedulers: which SM gets the next CTA, once per cycle after the SMs ran.
 
 Protocol (besides the ``Policy`` hooks): ``issue(now) -> int`` places CTAs for cycle ``now``
-through ``gpu.kernel_scheduler.kernel_for(now, sm)``, ``gpu.can_accept(sm, run)`` and
-``gpu.launch_cta(now, sm, run)``, and returns how many it placed. The GPU calls it only while a
+through ``gpu.dispatch.pick(now, sm)`` (the ``tb_dispatch`` contract: which kernel, if any,
+``sm`` may take a block of now; sim/policies/tb_dispatch.py) and ``gpu.launch_cta(now, sm, run)``, and returns how many it placed. The GPU calls it only while a
 placement may be possible (after a CTA finished, a kernel became ready, an SM resumed, or
 ``gpu.request_cta_issue()``); a pass that places nothing must leave the policy's state as it was.
 """
@@ -43,8 +43,8 @@ class RoundRobinCTAScheduler(Policy):
         for i in range(k):
             core = (i + self.next_core[c] + 1) % k
             sm = gpu.sms[c * k + core]
-            run = gpu.kernel_scheduler.kernel_for(now, sm)
-            if run is not None and run.has_ctas_left() and gpu.can_accept(sm, run):
+            run = gpu.dispatch.pick(now, sm)
+            if run is not None:
                 gpu.launch_cta(now, sm, run)
                 self.next_core[c] = core
                 return True

@@ -4,8 +4,10 @@ Protocol (besides the ``Policy`` hooks):
 
 - ``launch(now, run) -> bool``: a kernel arrives; take it into a kernel slot and start its launch
   countdown, or return False (no slot free; the GPU offers it again when a kernel ends).
-- ``kernel_for(now, sm) -> KernelRun | None``: the kernel whose next CTA ``sm`` should get this
-  attempt (called by the CTA scheduler; may bind the SM to a kernel).
+- ``dispatch_row(now, sm) -> Sequence[(KernelRun, cap)]``: row ``sm`` of the dispatcher's allow
+  and cap matrices, the allowed kernels in priority order, each with its residency cap on ``sm``
+  (the ``tb_dispatch`` contract, sim/policies/tb_dispatch.py, srtf.md §2.4; read by the
+  dispatcher when ``sm`` takes its turn; may bind the SM to a kernel).
 - ``next_event(now) -> int | None``: the next cycle a launch countdown expires.
 """
 
@@ -24,6 +26,9 @@ class FIFOKernelScheduler(Policy):
     mode: an SM keeps its bound kernel, asks for a new one only when that kernel has no CTAs left
     and the SM holds no CTA, and loses the binding when its last CTA finishes. Concurrent mode
     (``kernels.concurrent_sm``): ``select_kernel`` on every attempt.
+
+    Through ``tb_dispatch``: each SM's row allows that one kernel, capped at its occupancy limit
+    R_k (``run.occupancy.limit``, which the SM's own checks already imply), so nothing falls back.
     """
 
     def __init__(self, cfg):
@@ -59,6 +64,7 @@ class FIFOKernelScheduler(Policy):
         return None
 
     def kernel_for(self, now: int, sm):
+        """The one kernel ``sm`` may take blocks of (binding it in default mode), or None."""
         if self.concurrent:
             return self.select_kernel(now)
         run = sm.bound
@@ -68,6 +74,10 @@ class FIFOKernelScheduler(Policy):
                 sm.bound = new
             return new
         return run
+
+    def dispatch_row(self, now: int, sm) -> tuple:
+        run = self.kernel_for(now, sm)
+        return () if run is None else ((run, run.occupancy.limit),)
 
     def on_cta_finish(self, now: int, sm, cta) -> None:
         if sm.n_ctas == 0:
@@ -84,6 +94,7 @@ class SMPartitionKernelScheduler(FIFOKernelScheduler):
     Kernel slots and countdowns as FIFO. The kernels that currently have CTAs to hand out split
     the SMs into equal contiguous ranges in slot order (SM i → kernel ⌊i·k/n⌋ of k). An SM holds
     one kernel's CTAs at a time: when its range's kernel changes it drains first, then rebinds.
+    Through ``tb_dispatch`` (as FIFO): a row allows the SM's range kernel once the SM may take it.
     """
 
     def kernel_for(self, now: int, sm):

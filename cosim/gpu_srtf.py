@@ -1,0 +1,82 @@
+"""GPU-model scenario with one SM's ``srtf_pred`` in the loop: the SRTF-family kernel scheduler
+(sim/policies/srtf.py) with an RTL, lockstep or step-only predictor on SM ``sm`` and the stock
+twins elsewhere. The reference is the same run with twins only (``blocks=None``); the RTL block is
+stepped every cycle, the twins skip quiet cycles, and the GPU results must be equal.
+
+    python -m cosim.gpu_srtf --preset gtx480 --workload mixed_like --scale 0.5 --mode lockstep
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from cosim.gpu_scenarios import _config, _simulate, _with_twin, canonical
+from gpusched.blocks import get_block, parse_params
+
+CONCURRENT = ("kernels.concurrent_sm=true",)
+
+
+def srtf_pred_params(preset: str, overrides=()) -> dict:
+    from sim.policies.srtf import SrtfKernelScheduler
+    cfg = _config(preset, [*CONCURRENT, *overrides])
+    return parse_params(get_block("srtf_pred"), SrtfKernelScheduler.predictor_params(cfg))
+
+
+def gpu_srtf_pred(blocks, params_list: list[dict], preset: str, workload: str,
+                  scale: float = 1.0, overrides=(), memory: str = "fixed", seed: int = 0,
+                  twin: str | None = None, policy: str = "srtf", sm: int = 0) -> dict:
+    """One GPU run with ``blocks[0]`` as SM ``sm``'s predictor (None: twins only)."""
+    from sim.policies.srtf import SRTF_KERNEL_SCHEDULERS
+    cfg = _config(preset, [*CONCURRENT, *overrides])
+    blocks = _with_twin(blocks, params_list, twin)
+    sched = SRTF_KERNEL_SCHEDULERS[policy](cfg, blocks={sm: blocks[0]} if blocks else None)
+    stats = _simulate(cfg, workload, scale, seed, memory, kernel_scheduler=sched)
+    return {"runs": [{"policy": policy, "cycles": stats["cycles"],
+                      "block_steps": sched.ports[sm].steps, "stats": stats}]}
+
+
+def run(kwargs: dict, mode: str = "rtl") -> dict:
+    """As ``cosim.gpu_scenarios.run`` for this scenario: mode twin | rtl | lockstep."""
+    from cosim.lockstep import LockstepMismatch
+    from cosim.runner import run_in_loop
+    t0 = time.perf_counter()
+    if mode == "twin":
+        return {"result": canonical(gpu_srtf_pred(None, **kwargs)), "mismatch": None,
+                "seconds": time.perf_counter() - t0}
+    try:
+        out = run_in_loop(get_block("srtf_pred"), kwargs["params_list"],
+                          "cosim.gpu_srtf:gpu_srtf_pred", kwargs, lockstep=mode == "lockstep")
+        out["mismatch"] = None
+    except LockstepMismatch as e:
+        out = {"result": None, "mismatch": str(e)}
+    out["seconds"] = time.perf_counter() - t0
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description="GPU run with one RTL srtf_pred in the loop")
+    ap.add_argument("--preset", default="gtx480")
+    ap.add_argument("--workload", default="mixed_like")
+    ap.add_argument("--scale", type=float, default=0.5)
+    ap.add_argument("--policy", default="srtf")
+    ap.add_argument("--sm", type=int, default=0)
+    ap.add_argument("--mode", choices=("twin", "rtl", "lockstep"), default="lockstep")
+    ap.add_argument("--twin", default=None, help="module:factory scoreboard twin (lockstep)")
+    a = ap.parse_args(argv)
+    kwargs = {"params_list": [srtf_pred_params(a.preset)], "preset": a.preset,
+              "workload": a.workload, "scale": a.scale, "policy": a.policy, "sm": a.sm,
+              "twin": a.twin}
+    ref = run(kwargs, "twin")
+    out = run(kwargs, a.mode)
+    same = (out["result"]["runs"][0]["stats"] == ref["result"]["runs"][0]["stats"]
+            if out["result"] is not None else None)
+    r = (out["result"] or {"runs": [{}]})["runs"][0]
+    print(json.dumps({"mode": a.mode, "cycles": r.get("cycles"), "block_steps": r.get("block_steps"),
+                      "equal_to_twins": same, "mismatch": out["mismatch"],
+                      "seconds": round(out["seconds"], 1)}))
+
+
+if __name__ == "__main__":
+    main()

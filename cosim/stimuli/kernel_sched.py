@@ -1,0 +1,69 @@
+"""Closed-loop random stimulus for ``kernel_sched``: a GPU whose SMs take blocks of the kernels
+the controller allows, with random predictor records.
+
+Kernels arrive in free kernel slots (random blocks, sometimes none, random R); each cycle an
+allowed kernel loses a random number of undispatched blocks (``all_dispatched`` pulses at zero)
+and ends a random time after its last dispatch. Records come from random SMs (SM 0 often) for
+running kernels (rarely for others), with remaining times from a small set so that ties are
+common. Arrivals and records are held until accepted; ``ctl_ready`` is random.
+"""
+
+from __future__ import annotations
+
+import random
+
+
+class KernelSchedStimulus:
+    def __init__(self, K: int, NSM: int, CW: int, BW: int, RW: int, seed: int):
+        self.K, self.NSM, self.CW, self.BW, self.RW = K, NSM, CW, BW, RW
+        self.rng = random.Random(seed)
+        self.undispatched: dict[int, int] = {}   # running kernel -> blocks not yet dispatched
+        self.ends_in: dict[int, int] = {}        # all dispatched -> cycles to its end
+        self.arr: dict | None = None
+        self.upd: dict | None = None
+        self.drove_arr = self.drove_upd = False
+
+    def next(self, prev: dict | None) -> dict:
+        rng, K = self.rng, self.K
+        if prev is not None:
+            if self.drove_arr and prev["arr_ready"]:
+                k = self.arr["arr_k"]
+                self.undispatched[k] = self.arr["arr_blocks"]
+                self.arr = None
+            if self.drove_upd and prev["upd_ready"]:
+                self.upd = None
+        free = [k for k in range(K) if k not in self.undispatched and k not in self.ends_in]
+        if self.arr is None and free and rng.random() < 0.02:
+            self.arr = {"arr_k": rng.choice(free),
+                        "arr_blocks": 0 if rng.random() < 0.05 else rng.randint(1, 400),
+                        "arr_R": rng.randrange(1 << self.RW)}
+        running = sorted(set(self.undispatched) | set(self.ends_in))
+        if self.upd is None and rng.random() < 0.08 and (running or rng.random() < 0.1):
+            k = rng.choice(running) if running and rng.random() < 0.95 else rng.randrange(K)
+            small = rng.random() < 0.7
+            self.upd = {"upd_sm": 0 if rng.random() < 0.3 else rng.randrange(self.NSM), "upd_k": k,
+                        "upd_rem": rng.choice((100, 200, 300)) if small else rng.randrange(1 << self.CW),
+                        "upd_t": rng.randrange(1 << self.CW)}
+        allowed = prev["allow"] if prev else 0
+        dispatched = ends = 0
+        for k in list(self.undispatched):
+            on = any(allowed >> (s * K + k) & 1 for s in range(self.NSM))
+            if on or self.undispatched[k] == 0:
+                self.undispatched[k] -= min(self.undispatched[k], rng.randint(0, self.NSM))
+                if self.undispatched[k] == 0:
+                    del self.undispatched[k]
+                    dispatched |= 1 << k
+                    self.ends_in[k] = rng.randint(5, 400)
+        for k in list(self.ends_in):
+            if k in self.undispatched:
+                continue
+            self.ends_in[k] -= 1
+            if self.ends_in[k] <= 0:
+                del self.ends_in[k]
+                ends |= 1 << k
+        self.drove_arr, self.drove_upd = self.arr is not None, self.upd is not None
+        arr = self.arr or {"arr_k": 0, "arr_blocks": 0, "arr_R": 0}
+        upd = self.upd or {"upd_sm": 0, "upd_k": 0, "upd_rem": 0, "upd_t": 0}
+        return {"arr_valid": int(self.drove_arr), **arr, "upd_valid": int(self.drove_upd), **upd,
+                "all_dispatched": dispatched, "kernel_end": ends,
+                "ctl_ready": int(rng.random() < 0.6)}

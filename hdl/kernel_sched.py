@@ -1,0 +1,196 @@
+"""Kernel-scheduler controller, policies ``fifo`` and ``srtf`` (srtf.md §2.5, §2.7, §2.10).
+
+Port contract and RTL scope: hdl/params/kernel_sched.py; the twin is ``KernelSchedPorts`` in
+sim/blocks/kernel_sched.py (the method-level ``KernelSchedTwin`` behind ports), whose choices this
+RTL implements: the waiting list in arrival order (an age matrix), next() = argmin of the snapshot
+remaining times with ties to the older kernel, else the oldest waiting kernel; one sample at a time
+on SM 0, decided at its first record from SM 0 once ``run`` has a snapshot; strict ``<`` (h = 0);
+tail back-fill of next() once ``run`` has no undispatched block.
+"""
+
+from __future__ import annotations
+
+from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal
+from amaranth.lib import wiring
+
+from hdl.common import signature_of
+from hdl.params.kernel_sched import POLICIES, kw_of, ports
+from hdl.params.srtf_pred import CTL_END, CTL_LAUNCH, CTL_SEED
+
+
+class KernelSched(wiring.Component):
+    def __init__(self, K: int = 8, NSM: int = 15, CW: int = 32, BW: int = 16, RW: int = 5,
+                 policy: str = "srtf", ties_switch: bool = False):
+        """``ties_switch``: mutant for the tests, ``<=`` instead of ``<`` in the switch decisions."""
+        if policy not in POLICIES:
+            raise ValueError(f"policy = {policy!r}: allowed: {', '.join(POLICIES)}")
+        self.K, self.NSM, self.CW, self.BW, self.RW, self.policy = K, NSM, CW, BW, RW, policy
+        self.kw, self.ties_switch = kw_of(K), ties_switch
+        super().__init__(signature_of(ports(K, NSM, CW, BW, RW)))
+
+    def elaborate(self, platform):
+        m = Module()
+        K, kw, CW, RW = self.K, self.kw, self.CW, self.RW
+        srtf = self.policy == "srtf"
+
+        def sig(w, name, init=0):
+            return Signal(w, name=name, init=init)
+        running, left, gvalid, end_pend = sig(K, "running"), sig(K, "left"), sig(K, "gvalid"), sig(K, "end_pend")
+        rmax = Array(sig(RW, f"rmax{i}", 1) for i in range(K))
+        grem = Array(sig(CW, f"grem{i}") for i in range(K))
+        gt = Array(sig(CW, f"gt{i}") for i in range(K))
+        older = [[sig(1, f"older{i}_{j}") for j in range(K)] for i in range(K)]
+        run, run_v, samp, samp_v, samp_ready = self.run, self.run_valid, self.samp, self.samp_valid, sig(1, "samp_ready")
+
+        def onehot_index(onehot, name):
+            idx = Signal(kw, name=name)
+            for i in range(K):
+                with m.If(onehot[i]):
+                    m.d.comb += idx.eq(i)
+            return idx
+
+        def oldest(mask, name):
+            win = Cat(mask[i] & Cat(~mask[j] | older[i][j] for j in range(K) if j != i).all()
+                      for i in range(K))
+            return mask != 0, onehot_index(win, name)
+
+        def next_of(mask, gv, rems, name):
+            """argmin of rems over mask & gv (ties: older), else the oldest of mask."""
+            known = Signal(K, name=f"{name}_known")
+            m.d.comb += known.eq(mask & gv)
+            win = Cat(known[i] & Cat(~known[j] | (rems[i] < rems[j]) | ((rems[i] == rems[j]) & older[i][j])
+                                     for j in range(K) if j != i).all() for i in range(K))
+            arg = onehot_index(win, f"{name}_arg")
+            any_v, old = oldest(mask, f"{name}_old")
+            idx = Signal(kw, name=name)
+            m.d.comb += idx.eq(Mux(known != 0, arg, old))
+            return any_v, idx
+
+        def better(a, b):
+            return a <= b if self.ties_switch else a < b
+
+        # -- outputs decoded from the registers ------------------------------------------------------
+        busy = Signal()
+        m.d.comb += [busy.eq(self.ctl_valid | (end_pend != 0)), self.arr_ready.eq(~busy),
+                     self.upd_ready.eq(~busy & ~self.arr_valid)]
+        run_bit = Signal(K)
+        m.d.comb += run_bit.eq(Mux(run_v, Const(1, K) << run, 0))
+        if srtf:
+            fill_v, fill = next_of(running & ~run_bit, gvalid, grem, "fill")
+            backfill = run_v & ~left.bit_select(run, 1) & fill_v
+        else:
+            head_v, head = oldest(running & left, "head")
+        for s in range(self.NSM):
+            if srtf:
+                sampling = samp_v if s == 0 else Const(0)
+                first_k = Mux(sampling, samp, run)
+                en_first = sampling | run_v
+                en_fill = ~sampling & backfill
+            else:
+                first_k, en_first, en_fill, fill = head, head_v, Const(0), head
+            m.d.comb += self.first.word_select(s, kw).eq(Mux(en_first, first_k, 0))
+            for k in range(K):
+                on = (en_first & (first_k == k)) | (en_fill & (fill == k))
+                m.d.comb += [self.allow[s * K + k].eq(on),
+                             self.cap.word_select(s * K + k, RW).eq(Mux(on, rmax[k], 0))]
+
+        # -- command register ----------------------------------------------------------------------
+        with m.If(self.ctl_valid & self.ctl_ready):
+            m.d.sync += self.ctl_valid.eq(0)
+
+        def command(kind, k, total=0, res=0, t=0):
+            m.d.sync += [self.ctl_valid.eq(1), self.ctl_kind.eq(kind), self.ctl_k.eq(k),
+                         self.ctl_total.eq(total), self.ctl_res.eq(res), self.ctl_t.eq(t)]
+
+        # -- one event per cycle ----------------------------------------------------------------------
+        m.d.sync += end_pend.eq(end_pend | self.kernel_end)
+        left1 = Signal(K)
+        m.d.comb += left1.eq(left & ~self.all_dispatched)
+        ev_end, ev_arr, ev_upd = Signal(), Signal(), Signal()
+        m.d.comb += [ev_end.eq(~self.ctl_valid & (end_pend != 0)),
+                     ev_arr.eq(~busy & self.arr_valid),
+                     ev_upd.eq(~busy & ~self.arr_valid & self.upd_valid)]
+        e_bit = Signal(K)
+        m.d.comb += e_bit.eq(end_pend & (~end_pend + 1))
+        e_k = onehot_index(e_bit, "e_k")
+        a_bit, u_bit = Signal(K), Signal(K)
+        m.d.comb += [a_bit.eq(Const(1, K) << self.arr_k), u_bit.eq(Const(1, K) << self.upd_k)]
+        u_run = Signal()
+        m.d.comb += u_run.eq(ev_upd & running.bit_select(self.upd_k, 1))
+
+        # post-event state, used by the decisions of this cycle
+        running2, left2, gvalid2 = Signal(K), Signal(K), Signal(K)
+        grem2 = [Signal(CW, name=f"grem2_{i}") for i in range(K)]
+        m.d.comb += [running2.eq(running), left2.eq(left1), gvalid2.eq(gvalid)]
+        for i in range(K):
+            m.d.comb += grem2[i].eq(Mux(u_run & (self.upd_k == i), self.upd_rem, grem[i]))
+        ended = Signal()
+        m.d.comb += ended.eq(ev_end & (running & e_bit).any())
+        with m.If(ended):
+            m.d.comb += [running2.eq(running & ~e_bit), left2.eq(left1 & ~e_bit),
+                         gvalid2.eq(gvalid & ~e_bit)]
+        with m.Elif(ev_arr):
+            m.d.comb += [running2.eq(running | a_bit), gvalid2.eq(gvalid & ~a_bit),
+                         left2.eq(Mux(self.arr_blocks != 0, left1 | a_bit, left1 & ~a_bit))]
+        with m.Elif(u_run):
+            m.d.comb += gvalid2.eq(gvalid | u_bit)
+        m.d.sync += [running.eq(running2), left.eq(left2), gvalid.eq(gvalid2)]
+        with m.If(u_run):
+            m.d.sync += [grem[self.upd_k].eq(self.upd_rem), gt[self.upd_k].eq(self.upd_t)]
+
+        with m.If(ev_end):
+            m.d.sync += end_pend.eq((end_pend & ~e_bit) | self.kernel_end)
+            with m.If(ended):
+                command(CTL_END, e_k)
+        with m.If(ev_arr):
+            total = (self.arr_blocks + (self.NSM - 1)) // self.NSM
+            command(CTL_LAUNCH, self.arr_k, total, self.arr_R)
+            m.d.sync += rmax[self.arr_k].eq(Mux(self.arr_R == 0, 1, self.arr_R))
+            for i in range(K):
+                with m.If(self.arr_k == i):
+                    m.d.sync += [older[j][i].eq(1) for j in range(K) if j != i]
+                    m.d.sync += [older[i][j].eq(0) for j in range(K) if j != i]
+        if not srtf:
+            return m
+
+        # -- SRTF decisions on the post-event state ---------------------------------------------------
+        run2, run2_v, samp2_v, ready2 = Signal(kw), Signal(), Signal(), Signal()
+        m.d.comb += [run2.eq(run), run2_v.eq(run_v), samp2_v.eq(samp_v), ready2.eq(samp_ready)]
+        nx_mask = Signal(K)
+        m.d.comb += nx_mask.eq(Mux(ended, running2, running2 & ~run_bit))
+        nx_v, nx = next_of(nx_mask, gvalid2, grem2, "nx")
+        g2 = Array(grem2)
+        g_run = gvalid2.bit_select(run, 1)
+        with m.If(ended):
+            with m.If(samp_v & (samp == e_k)):
+                m.d.comb += [samp2_v.eq(0), ready2.eq(0)]
+            with m.If(run_v & (run == e_k)):
+                m.d.comb += [run2.eq(nx), run2_v.eq(nx_v)]
+        with m.Elif(ev_arr):
+            with m.If(~run_v):
+                m.d.comb += [run2.eq(self.arr_k), run2_v.eq(1)]
+        with m.Elif(u_run):
+            with m.If(samp_v):
+                r = samp_ready | ((self.upd_k == samp) & (self.upd_sm == 0))
+                m.d.comb += ready2.eq(r)
+                with m.If(r & g_run):
+                    m.d.comb += [samp2_v.eq(0), ready2.eq(0)]
+                    with m.If(better(g2[samp], g2[run])):
+                        m.d.comb += run2.eq(samp)
+                        command(CTL_SEED, samp, t=Mux(self.upd_k == samp, self.upd_t, gt[samp]))
+            with m.Elif(run_v & g_run):
+                with m.If(nx_v & gvalid2.bit_select(nx, 1) & better(g2[nx], g2[run])):
+                    m.d.comb += run2.eq(nx)
+        # sampling start: the oldest waiting kernel without a snapshot and with blocks left
+        run2_bit = Signal(K)
+        m.d.comb += run2_bit.eq(Mux(run2_v, Const(1, K) << run2, 0))
+        cand_v, cand = oldest(running2 & ~run2_bit & ~gvalid2 & left2, "cand")
+        samp3_v, samp3 = Signal(), Signal(kw)
+        m.d.comb += [samp3_v.eq(samp2_v), samp3.eq(samp)]
+        event = ended | ev_arr | u_run
+        with m.If(event & ~samp2_v & run2_v & left2.bit_select(run2, 1) & cand_v):
+            m.d.comb += [samp3_v.eq(1), samp3.eq(cand), ready2.eq(0)]
+        m.d.sync += [run.eq(Mux(run2_v, run2, 0)), run_v.eq(run2_v),
+                     samp.eq(Mux(samp3_v, samp3, 0)), samp_v.eq(samp3_v),
+                     samp_ready.eq(ready2)]
+        return m

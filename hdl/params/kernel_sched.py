@@ -1,0 +1,58 @@
+"""``kernel_sched`` controller (srtf.md §2.5-§2.7, §2.10): parameters and port table of the RTL
+scope (policies ``fifo`` and ``srtf``; MPMax, Adaptive and zero-sampling live in the twin).
+
+Cycle contract (port level; the twin's ``KernelSchedPorts`` wraps the method-level twin):
+
+- One event per cycle, taken only while no command waits: the lowest pending kernel end
+  (``kernel_end`` pulses are latched), else an arrival (``arr_valid`` while ``arr_ready``), else a
+  predictor record (``upd_valid`` while ``upd_ready``; ``upd_ready`` is low in a cycle with
+  ``arr_valid``). ``all_dispatched`` clears ``left[k]`` every cycle, before the event.
+- An event's command (LAUNCH, END or SEED) is held on ``ctl_*`` until ``ctl_ready`` (all
+  predictors ready).
+- ``allow``, ``cap`` and ``first`` (the kernel each SM tries first; the other allowed kernel, if
+  any, after it) are decoded from the registers: they follow an event from the next cycle.
+"""
+
+from __future__ import annotations
+
+from gpusched.blocks import Param
+
+from . import Ports, port
+
+POLICIES = ("fifo", "srtf")
+
+
+def _pow2(v: int) -> bool:
+    return v >= 2 and not v & (v - 1)
+
+
+PARAMS = {
+    "K": Param(int, 8, "a power of two in 2..16 (kernel slots)", lambda v: _pow2(v) and v <= 16),
+    "NSM": Param(int, 15, "an integer in 1..64 (SMs)", lambda v: 1 <= v <= 64),
+    "CW": Param(int, 32, "an integer in 8..40 (cycle values)", lambda v: 8 <= v <= 40),
+    "BW": Param(int, 16, "an integer in 4..24 (block counts)", lambda v: 4 <= v <= 24),
+    "RW": Param(int, 5, "an integer in 2..8 (residency)", lambda v: 2 <= v <= 8),
+    "policy": Param(str, "srtf", "fifo or srtf", lambda v: v in POLICIES),
+}
+
+
+def kw_of(K: int) -> int:
+    return (K - 1).bit_length()
+
+
+def ports(K: int = 8, NSM: int = 15, CW: int = 32, BW: int = 16, RW: int = 5) -> Ports:
+    kw, smw = kw_of(K), max(1, (NSM - 1).bit_length())
+    return {
+        "arr_valid": port("in", 1), "arr_k": port("in", kw), "arr_blocks": port("in", BW),
+        "arr_R": port("in", RW),
+        "upd_valid": port("in", 1), "upd_sm": port("in", smw), "upd_k": port("in", kw),
+        "upd_rem": port("in", CW), "upd_t": port("in", CW),
+        "all_dispatched": port("in", K), "kernel_end": port("in", K), "ctl_ready": port("in", 1),
+        "arr_ready": port("out", 1, init=1), "upd_ready": port("out", 1, init=1),
+        "allow": port("out", NSM * K), "cap": port("out", NSM * K * RW),
+        "first": port("out", NSM * kw),
+        "ctl_valid": port("out", 1), "ctl_kind": port("out", 3), "ctl_k": port("out", kw),
+        "ctl_total": port("out", BW), "ctl_res": port("out", RW), "ctl_t": port("out", CW),
+        "run": port("out", kw), "run_valid": port("out", 1), "samp": port("out", kw),
+        "samp_valid": port("out", 1),
+    }

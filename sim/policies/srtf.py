@@ -1,0 +1,243 @@
+"""SRTF-family kernel schedulers (srtf.md): the ``kernel_sched`` twin steering ``tb_dispatch``,
+fed by one ``srtf_pred`` twin per SM.
+
+Registered as ``srtf``, ``adaptive``, ``mpmax`` and ``srtf_fifo``; zero-sampling SRTF
+(``ZeroSamplingKernelScheduler``) takes the kernels' standalone runtimes, so it is built by the
+caller (the spec's §2.5 FIFO: only the oldest kernel
+with undispatched blocks, cap R_k; ``fifo`` stays GPGPU-Sim's slot-pointer FIFO). Kernel slots and
+launch countdowns are FIFO's (sim/policies/kernel_sched.py); blocks of several kernels share an
+SM, so ``kernels.concurrent_sm`` must be on.
+
+Predictors run cycle-exactly but lazily (``PredictorPort``): an SM's block starts and ends of a
+cycle are its inputs for that cycle, stepped once a later cycle begins; quiet stretches (no job,
+nothing pending) and the arithmetic cycles of a job are skipped exactly (``SrtfPredTwin.skip``).
+A record that appears in cycle c reaches the controller in cycle c + 1 (all records of a cycle,
+lowest SM first: the model's stand-in for the §2.10 one-per-cycle arbiter), and its effect on the
+dispatch rows is seen by that cycle's CTA issue. Commands go to each predictor when it is ready.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from gpusched.config import ConfigError
+from sim.blocks.kernel_sched import KernelSchedTwin
+from sim.blocks.srtf_pred import SrtfPredTwin
+from sim.policies.kernel_sched import FIFOKernelScheduler
+
+NO_INPUT: dict = {}
+STEP_DEFAULTS = {"blk_start_valid": 0, "blk_start_slot": 0, "blk_start_k": 0, "blk_end": 0,
+                 "ctl_valid": 0, "ctl_kind": 0, "ctl_k": 0, "ctl_total": 0, "ctl_res": 0,
+                 "ctl_t": 0, "upd_ready": 1}
+
+
+class PredictorPort:
+    """One SM's predictor driven lazily; ``advance_to(c)`` steps every cycle before c.
+
+    ``block``: the stock ``SrtfPredTwin`` (skips quiet cycles) or any object with the twin's
+    ``step(**inputs)`` and ``peek()`` (cosim's RtlProxy / LockstepProxy), stepped every cycle.
+    """
+
+    def __init__(self, block):
+        self.block = block
+        self.fast = isinstance(block, SrtfPredTwin)
+        self.cur = 0                        # the cycle whose inputs are being gathered
+        self.inputs: dict = {}
+        self.queue: deque = deque()         # commands not yet accepted
+        self.records: list[tuple[int, dict]] = []
+        self.steps = 0
+
+    def quiet_cycles(self) -> int | None:
+        return self.block.quiet_cycles() if self.fast else 0
+
+    def _step(self, cycle: int, inputs: dict) -> None:
+        blk = self.block
+        if self.queue:
+            ready = blk.outputs()["ctl_ready"] if self.fast else blk.peek()["ctl_ready"]
+            if ready:
+                kind, k, total, res, t = self.queue.popleft()
+                inputs = {**inputs, "ctl_valid": 1, "ctl_kind": kind, "ctl_k": k,
+                          "ctl_total": total, "ctl_res": res, "ctl_t": t}
+        out = blk.step(**{**STEP_DEFAULTS, **inputs})
+        self.steps += 1
+        if out["upd_valid"]:
+            self.records.append((cycle, out))
+
+    def advance_to(self, cycle: int) -> None:
+        while self.cur < cycle:
+            if self.inputs or self.queue:
+                self._step(self.cur, self.inputs)
+                self.inputs = {}
+                self.cur += 1
+                continue
+            q = self.quiet_cycles()
+            n = cycle - self.cur if q is None else min(cycle - self.cur, q)
+            if n > 0:
+                self.block.skip(n)
+                self.cur += n
+            else:
+                self._step(self.cur, NO_INPUT)
+                self.cur += 1
+
+    def next_change(self) -> int | None:
+        """The first cycle at which ``advance_to`` must run for a record or a command."""
+        if self.inputs or self.queue:
+            return self.cur + 1
+        q = self.quiet_cycles()
+        return None if q is None else self.cur + q + 1
+
+
+class SrtfKernelScheduler(FIFOKernelScheduler):
+    """Kernel slots as FIFO; which kernel each SM may take decided by ``KernelSchedTwin``."""
+
+    per_cycle = True
+    policy = "srtf"             # the registered name
+    controller_policy = "srtf"  # KernelSchedTwin's policy
+    controller = KernelSchedTwin   # tests inject mutants here
+
+    def __init__(self, cfg, hysteresis: float = 0.0, backfill: bool = True,
+                 blocks: dict | None = None):
+        """``blocks``: {SM index: predictor block} to use instead of new twins on those SMs (RTL
+        or lockstep proxies built with ``predictor_params(cfg)``)."""
+        super().__init__(cfg)
+        if not cfg.kernels.concurrent_sm:
+            raise ConfigError("kernels.concurrent_sm", False,
+                              f"must be true for kernel scheduler {self.policy} (kernels share SMs)")
+        self.K = max(2, 1 << (cfg.kernels.max_concurrent - 1).bit_length())
+        if self.K > 16:
+            raise ConfigError("kernels.max_concurrent", cfg.kernels.max_concurrent,
+                              f"at most 16 for kernel scheduler {self.policy} (srtf_pred K)")
+        sm = cfg.sm
+        self.n_sm = sm.count
+        blocks = blocks or {}
+        p = self.predictor_params(cfg)
+        self.ports = [PredictorPort(blocks.get(i) or SrtfPredTwin(p["K"], p["SLOTS"]))
+                      for i in range(sm.count)]
+        limits = (sm.threads_per_sm, sm.regs_per_sm, sm.smem_per_sm, sm.max_ctas_per_sm,
+                  sm.warps_per_sm)
+        self.ctrl = self.controller(self.K, sm.count, self.controller_policy, limits, hysteresis, backfill)
+        self.records_seen = 0
+
+    @staticmethod
+    def predictor_params(cfg) -> dict:
+        """The ``srtf_pred`` parameters of every SM's predictor on ``cfg``."""
+        return {"K": max(2, 1 << (cfg.kernels.max_concurrent - 1).bit_length()),
+                "SLOTS": max(2, 1 << (cfg.sm.max_ctas_per_sm - 1).bit_length()),
+                "CW": 32, "BW": 16, "RW": 5}
+
+    # -- commands and records ----------------------------------------------------------------------
+    def _broadcast(self, now: int) -> None:
+        cmds = self.ctrl.commands
+        if cmds:
+            for p in self.ports:
+                p.advance_to(now)
+                p.queue.extend(cmds)
+            cmds.clear()
+
+    def on_cycle(self, now: int) -> None:
+        recs = []
+        for i, p in enumerate(self.ports):
+            if p.cur < now and (p.inputs or p.queue or p.quiet_cycles() is not None):
+                p.advance_to(now)
+            if p.records:
+                recs += [(c, i, r) for c, r in p.records]
+                p.records.clear()
+        if recs:
+            recs.sort(key=lambda x: (x[0], x[1]))
+            for _, sm_id, r in recs:
+                self.ctrl.update(sm_id, r["upd_k"], r["upd_rem"], r["upd_pred"], r["upd_t"],
+                                 r["upd_res"])
+            self.records_seen += len(recs)
+            self.gpu.request_cta_issue()
+        self._broadcast(now)
+
+    def next_wakeup(self, now: int) -> int | None:
+        times = [t for p in self.ports if (t := p.next_change()) is not None]
+        return max(now + 1, min(times)) if times else None
+
+    # -- GPU hooks -----------------------------------------------------------------------------------
+    def on_kernel_launch(self, now: int, run) -> None:
+        fp = (run.padded_threads, run.regs_per_cta, run.smem_per_cta, 1, run.warps_per_cta)
+        self.ctrl.arrive(run.slot, run.n_ctas, run.occupancy.limit, fp)
+        self._broadcast(now)
+
+    def on_cta_start(self, now: int, sm, cta) -> None:
+        p = self.ports[sm.sm_id]
+        p.advance_to(now)
+        if p.inputs.get("blk_start_valid"):
+            raise RuntimeError(f"SM {sm.sm_id}: two blocks placed in cycle {now} (srtf_pred takes one)")
+        p.inputs.update(blk_start_valid=1, blk_start_slot=cta.cta_slot, blk_start_k=cta.run.slot)
+        if not cta.run.has_ctas_left():
+            self.ctrl.dispatched_all(cta.run.slot)
+
+    def on_cta_finish(self, now: int, sm, cta) -> None:
+        super().on_cta_finish(now, sm, cta)
+        p = self.ports[sm.sm_id]
+        p.advance_to(now)
+        p.inputs["blk_end"] = p.inputs.get("blk_end", 0) | 1 << cta.cta_slot
+
+    def on_kernel_end(self, now: int, run) -> None:
+        self.ctrl.end(run.slot)
+        self._broadcast(now)
+        self.gpu.request_cta_issue()
+
+    # -- the dispatcher row ------------------------------------------------------------------------
+    def dispatch_row(self, now: int, sm) -> list:
+        slots = self.slots
+        return [(slots[k], cap) for k, cap in self.ctrl.row(sm.sm_id)
+                if slots[k] is not None and now >= slots[k].ready_at]
+
+    def report(self) -> dict:
+        c = self.ctrl
+        out = {"policy": self.policy, "switches": [list(s) for s in c.switches],
+               "records": self.records_seen}
+        if self.controller_policy == "adaptive":
+            out["sharing"] = [list(s) for s in c.sharing_log]
+        return out
+
+
+class MPMaxKernelScheduler(SrtfKernelScheduler):
+    """Just-in-time MPMax (srtf.md §2.6): every running kernel allowed, capped to leave room for
+    one block of a composite co-runner; arrival order."""
+    policy = controller_policy = "mpmax"
+
+
+class SpecFifoKernelScheduler(SrtfKernelScheduler):
+    """The spec's FIFO (srtf.md §2.5) through ``kernel_sched``: the oldest kernel with
+    undispatched blocks, cap R_k."""
+    policy, controller_policy = "srtf_fifo", "fifo"
+
+
+class AdaptiveKernelScheduler(SrtfKernelScheduler):
+    """SRTF/Adaptive (srtf.md §2.8): SRTF plus a sharing mode when SRTF would be unfair."""
+    policy = controller_policy = "adaptive"
+
+
+class ZeroSamplingKernelScheduler(SrtfKernelScheduler):
+    """Zero-sampling SRTF (srtf.md §2.9): remaining times known from arrival, from each kernel's
+    standalone runtime T^SP (``standalone``: kernel name → cycles), scaled by its unfinished
+    blocks; isolates the hand-off delay. Not in the name registry: it needs T^SP, which the
+    multiprogram harness measures first (pass an instance or a factory)."""
+    policy = controller_policy = "srtf_zero"
+
+    def __init__(self, cfg, standalone: dict[str, int], **kw):
+        super().__init__(cfg, **kw)
+        self.standalone = standalone
+
+    def on_kernel_launch(self, now: int, run) -> None:
+        if run.name not in self.standalone:
+            raise ConfigError("standalone", run.name, "no standalone runtime for this kernel "
+                              "(zero-sampling SRTF needs T^SP of every kernel)")
+        fp = (run.padded_threads, run.regs_per_cta, run.smem_per_cta, 1, run.warps_per_cta)
+        self.ctrl.arrive(run.slot, run.n_ctas, run.occupancy.limit, fp, self.standalone[run.name])
+        self._broadcast(now)
+
+    def on_cta_finish(self, now: int, sm, cta) -> None:
+        super().on_cta_finish(now, sm, cta)
+        self.ctrl.block_done(cta.run.slot)
+        self.gpu.request_cta_issue()
+
+
+SRTF_KERNEL_SCHEDULERS = {"srtf": SrtfKernelScheduler, "mpmax": MPMaxKernelScheduler,
+                          "srtf_fifo": SpecFifoKernelScheduler,
+                          "adaptive": AdaptiveKernelScheduler}
