@@ -66,8 +66,9 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
     if (workload is None) == (trace is None):
         raise ConfigError("--workload/--trace", workload or trace, "give exactly one of them")
     if trace is not None:
-        from sim.workload.accelsim import read_trace_dir
-        wl = read_trace_dir(trace)
+        from sim.workload.accelsim import read_trace_dir, trace_warnings_to_stderr
+        with trace_warnings_to_stderr():
+            wl = read_trace_dir(trace, preset=cfg.name)
     else:
         wl = load_workload(workload, seed=seed, scale=scale)
     try:

@@ -27,8 +27,9 @@ def _rows(scale: float, seed: int) -> list[dict]:
 
 
 def _trace_rows(path: str) -> list[dict]:
-    from sim.workload.accelsim import read_trace_dir
-    wl = read_trace_dir(path)
+    from sim.workload.accelsim import read_trace_dir, trace_warnings_to_stderr
+    with trace_warnings_to_stderr():
+        wl = read_trace_dir(path)
     return [{"name": k.name, "grid": list(k.grid), "block": list(k.block), "ctas": k.n_ctas,
              "regs_per_thread": k.regs_per_thread, "smem_per_cta": k.smem_per_cta}
             for k in wl.kernels]
