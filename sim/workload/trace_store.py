@@ -95,6 +95,7 @@ class CompiledKernel:
         self.stream_path = folder / "stream.bin"
         self.statics = [(Op(op), tuple(dst), tuple(src), width, pc, next_pc, has_mem)
                         for _, op, dst, src, width, pc, next_pc, has_mem in self.meta["statics"]]
+        self.is_mem = [st[6] for st in self.statics]
         self._index: dict[int, tuple[int, int]] | None = None
         self._shared: dict[int, Instr] = {}
         self.bytes_read = 0
@@ -115,7 +116,7 @@ class CompiledKernel:
             yield Instr(Op.EXIT)
             return
         pos, left = entry
-        statics, shared = self.statics, self._shared
+        statics, shared, is_mem = self.statics, self._shared, self.is_mem
         while left > 0:
             with open(self.stream_path, "rb") as f:
                 f.seek(pos)
@@ -134,10 +135,9 @@ class CompiledKernel:
             self.bytes_read += size
             left -= n
             k = 0
-            for i in range(n):
-                sid, mask = sids[i], masks[i]
-                op, dst, src, width, pc, next_pc, is_mem = statics[sid]
-                if is_mem:
+            for sid, mask in zip(sids, masks):
+                if is_mem[sid]:
+                    op, dst, src, width, pc, next_pc, _ = statics[sid]
                     lanes = mask.bit_count()
                     base, stride = bases[k], strides[k]
                     k += 1
@@ -149,10 +149,14 @@ class CompiledKernel:
                         addrs = (base,) * lanes
                     yield Instr(op, dst, src, addrs, width, mask, pc, next_pc)
                 else:
-                    key = sid << 32 | mask
-                    ins = shared.get(key)
+                    ins = shared.get(sid << 32 | mask)
                     if ins is None:
-                        if len(shared) >= SHARED_LIMIT:
-                            shared.clear()
-                        ins = shared[key] = Instr(op, dst, src, None, width, mask, pc, next_pc)
+                        ins = self._shared_instr(sid, mask)
                     yield ins
+
+    def _shared_instr(self, sid: int, mask: int) -> Instr:
+        if len(self._shared) >= SHARED_LIMIT:
+            self._shared.clear()
+        op, dst, src, width, pc, next_pc, _ = self.statics[sid]
+        ins = self._shared[sid << 32 | mask] = Instr(op, dst, src, None, width, mask, pc, next_pc)
+        return ins

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 import subprocess
 import sys
 
 import sim.workload.trace_store as trace_store
 from sim.workload.accelsim import read_trace_dir
+from sim.workload.kernel import Instr, Op, Workload
 from sim.workload.synthetic import build_kernel
 from sim.workload.trace_compile import TraceCompiler
 from sim.workload.tracegen import write_trace_dir
@@ -94,3 +96,29 @@ def test_streams_share_static_instructions(tmp_path):
     b = [i for i in t.stream(1, 0) if i.addrs is None]
     assert len({id(i) for i in a + b}) < len(a + b) / 2      # one object per static + mask
     assert trace_store.SHARED_LIMIT >= 1 << 10
+
+
+def test_a_trace_run_equals_the_run_of_the_kernel_it_was_written_from(tmp_path):
+    from gpusched.config import get_preset
+    from sim.run import simulate
+    k = build_kernel(rich_spec(grid=(6, 4)), seed=9)
+
+    def as_written(cta, warp):                 # a trace has no divide op: it reads back as SFU
+        for i in k.stream(cta, warp):
+            yield Instr(Op.SFU, i.dst, i.src, i.addrs, i.size, i.mask, i.pc, i.next_pc) if i.op == Op.DIV else i
+    direct = simulate(get_preset("tiny"), Workload("w", [replace(k, stream=as_written)]), memory="hierarchy")
+    traced = simulate(get_preset("tiny"), read_trace_dir(write_trace_dir(tmp_path, [k])), memory="hierarchy")
+    assert traced["warp_insts"] == direct["warp_insts"] > 0
+    assert (traced["cycles"], traced["memory"], traced["issue"]) == (direct["cycles"], direct["memory"], direct["issue"])
+
+
+def test_bench_has_a_trace_entry(tmp_path, monkeypatch):
+    import sim.bench as bench
+    assert "trace" in bench.REFERENCES
+    small = Workload("mixed", [build_kernel(rich_spec(grid=(2, 2)), seed=1)])
+    monkeypatch.setattr(bench, "reference", lambda name: small)
+    wl, compile_s = bench.trace_reference(tmp_path)
+    k = small.kernels[0]
+    assert compile_s > 0 and wl.meta["warp_insts"] == sum(
+        len(list(k.stream(c, w))) for c in range(k.n_ctas) for w in range(k.warps_per_cta()))
+    assert [p.name for p in (tmp_path / "cache").iterdir() if p.name != "stat"] != []
