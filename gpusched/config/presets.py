@@ -85,9 +85,10 @@ TITANX = GPUConfig(
                 hit_latency=97, mshrs=64),
     icnt=IcntConfig(latency=20, bytes_per_cycle=32),
     # GDDR5X: 12 × 32-bit channels, 2500 MHz command clock, QDR, burst 8, 16 banks,
-    # CL/RCD/RP/RAS = 16/16/16/37, FR-FCFS queue 64 [ext] = 480 GB/s.
+    # CL/RCD/RP/RAS/RRD = 16/16/16/37/8, FR-FCFS queue 64 [ext] = 480 GB/s.
     dram=DRAMConfig(channels=12, banks=16, row_bytes=2048, clock_mhz=2500.0, bus_bytes=4,
-                    data_rate=4, burst_length=8, tCL=16, tRCD=16, tRP=16, tRAS=37, queue_size=64,
+                    data_rate=4, burst_length=8, tCL=16, tRCD=16, tRP=16, tRAS=37, tRRD=8,
+                    queue_size=64,
                     channel_bit=8, bank_bit=15, row_bit=19, fixed_latency=180,
                     controller_latency=102),
     kernels=KernelConfig(max_concurrent=128),
