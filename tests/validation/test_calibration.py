@@ -49,3 +49,11 @@ def test_trrd_spaces_activations_of_different_banks(trrd):
     for i in range(1, 4):                                      # each next one: tRRD after the last
         assert spaced[i] - spaced[i - 1] == pytest.approx(gap, abs=1.5)
     assert base[3] - base[0] < 3 * gap
+
+
+def test_a_trrd_beyond_the_watchdog_is_refused_naming_the_field():
+    from gpusched.config import ConfigError
+    from gpusched.config.validate import check_watchdog
+    with pytest.raises(ConfigError, match=r"^dram.tRRD = 100000000: gives a delay"):
+        check_watchdog(with_dram("tiny", tRRD=100_000_000), 100_000)
+    check_watchdog(with_dram("tiny", tRRD=8), 100_000)
