@@ -42,19 +42,25 @@ def accelsim_stats(result: dict[str, Any], workload: Workload, bypass_l1_loads: 
                         "gpu_sim_cycle": row["cycles"], "gpu_sim_insn": insn,
                         "gpu_ipc": round(insn / row["cycles"], 4) if row["cycles"] else 0.0,
                         "gpu_tot_sim_cycle": row["end"] + 1, "gpu_tot_sim_insn": tot_insn})
-    m = result["memory"]
-    loads = 0 if bypass_l1_loads else m.get("l1.hits", 0) + m.get("l1.misses", 0) + m.get("l1.merges", 0)
+    mem = result["memory"]
+
+    def m(key: str) -> int:
+        """A memory counter by dotted name, from the nested stats (or flat, older form)."""
+        group, _, name = key.partition(".")
+        return int(mem.get(group, {}).get(name, 0)) if isinstance(mem.get(group), dict) \
+            else int(mem.get(key, 0))
+    loads = 0 if bypass_l1_loads else m("l1.hits") + m("l1.misses") + m("l1.merges")
     cycles = result["cycles"]
     total = {"gpu_tot_sim_cycle": cycles, "gpu_tot_sim_insn": tot_insn,
              "gpu_tot_ipc": round(tot_insn / cycles, 4) if cycles else 0.0,
              "gpgpu_n_tot_w_icount": result["warp_insts"],
              "L1D_total_cache_accesses": loads,
-             "L1D_total_cache_misses": 0 if bypass_l1_loads else m.get("l1.misses", 0),
-             "L2_total_cache_accesses": (m.get("traffic.l2_to_l1_bytes", 0)
-                                         + m.get("traffic.l1_to_l2_bytes", 0)) // SECTOR_BYTES,
-             "L2_total_cache_misses": m.get("dram.bytes_read", 0) // SECTOR_BYTES,
-             "total dram reads": m.get("dram.bytes_read", 0) // SECTOR_BYTES,
-             "total dram writes": m.get("dram.bytes_written", 0) // SECTOR_BYTES}
+             "L1D_total_cache_misses": 0 if bypass_l1_loads else m("l1.misses"),
+             "L2_total_cache_accesses": (m("traffic.l2_to_l1_bytes")
+                                         + m("traffic.l1_to_l2_bytes")) // SECTOR_BYTES,
+             "L2_total_cache_misses": m("dram.bytes_read") // SECTOR_BYTES,
+             "total dram reads": m("dram.bytes_read") // SECTOR_BYTES,
+             "total dram writes": m("dram.bytes_written") // SECTOR_BYTES}
     return {"kernels": kernels, "total": total}
 
 
