@@ -13,6 +13,9 @@ desktop core) calibrates the machine. Targets (reported beside the figures, neve
   touched once (DRAM-bandwidth bound).
 - ``mixed``: 120 CTAs × 8 warps × 40 iterations of load, shared-memory store/load, barrier,
   ALU/SFU work.
+- ``trace``: ``mixed`` written as an Accel-Sim trace (``tracegen``) and run from it, with the trace
+  compiled beforehand into a fresh cache (``trace_compile_s`` reports that one-time cost; the rate
+  is of the run, as every later run and sweep point reuses the compiled form).
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ import json
 import resource
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 from sim.workload.kernel import Instr, Kernel, Op, Workload
 
@@ -96,10 +101,21 @@ def reference(name: str) -> Workload:
     return Workload(name, [k], description=f"model speed reference '{name}'")
 
 
-REFERENCES = ("compute", "memory", "mixed")
+REFERENCES = ("compute", "memory", "mixed", "trace")
 EXTRA = ("compute_10m",)
 MEMORY_KINDS = ("fixed", "hierarchy")
 TARGETS = {"compute": 300_000, "compute_10m": 300_000, "memory": 100_000}   # warp-insts/CPU-s
+
+
+def trace_reference(folder: Path) -> tuple[Workload, float]:
+    """The ``trace`` reference: ``mixed`` written under ``folder`` and read back (compiled into
+    ``folder``/cache); returns the workload and the CPU seconds the compilation took."""
+    from sim.workload.accelsim import read_trace_dir
+    from sim.workload.tracegen import write_trace_dir
+    d = write_trace_dir(folder / "mixed", reference("mixed"))
+    c0 = time.process_time()
+    wl = read_trace_dir(d, cache=folder / "cache")
+    return wl, time.process_time() - c0
 
 
 def peak_rss_mb() -> float:
@@ -118,10 +134,20 @@ def peak_rss_mb() -> float:
 def run_one(name: str, memory: str = "fixed") -> dict:
     """Simulate one reference with memory kind ``memory`` in this process; time it and read
     the peak RSS."""
+    with tempfile.TemporaryDirectory() as tmp:
+        if name == "trace":
+            wl, compile_s = trace_reference(Path(tmp))
+        else:
+            wl, compile_s = reference(name), None
+        row = _timed(name, memory, wl)
+    row["trace_compile_s"] = None if compile_s is None else round(compile_s, 3)
+    return row
+
+
+def _timed(name: str, memory: str, wl: Workload) -> dict:
     from gpusched.config import get_preset
     from sim import accel
     from sim.run import simulate
-    wl = reference(name)
     t0, c0 = time.perf_counter(), time.process_time()
     r = simulate(get_preset("gtx480"), wl, memory=memory)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0

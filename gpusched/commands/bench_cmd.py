@@ -1,6 +1,6 @@
 """``gpusched bench model [--json] [--only NAMES] [--memory KINDS] [--repeat N]``: speed of the GPU
-model on its fixed reference set, each reference with both memory kinds (fixed stand-in, full
-hierarchy), best of N runs."""
+model on its fixed reference set (``trace``: a reference read from an Accel-Sim trace), each
+reference with both memory kinds (fixed stand-in, full hierarchy), best of N runs."""
 
 from __future__ import annotations
 
@@ -48,6 +48,10 @@ def model(as_json: bool = typer.Option(False, "--json", help="print one JSON obj
                       f"{r['peak_rss_mb']:.0f}", f"{r['loop_10m_cpu_s']:.2f}",
                       " ".join(f"{c:.2f}" for c in r["cpu_seconds_runs"]))
     stdout_console().print(table)
+    for r in rows:
+        if r.get("trace_compile_s") is not None:
+            typer.echo(f"{r['workload']} ({r['memory']}): the trace was compiled once beforehand in "
+                       f"{r['trace_compile_s']:.2f} CPU s (later runs reuse it)")
     compiled = {r.get("compiled") for r in rows}
     typer.echo("model: " + ("compiled (memory model and SM core, sim.accel)" if compiled == {True}
                             else "plain Python (build it with `python -m sim.accel build`)"))

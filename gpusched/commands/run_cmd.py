@@ -50,7 +50,9 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
                                                        help=_policy_help("kernel_scheduler")),
         cta_limit: Optional[str] = typer.Option(None, "--cta-limit", help=_policy_help("cta_limit")),
         sm_controller: Optional[str] = typer.Option(None, "--sm-controller", help=_policy_help("sm_controller")),
-        as_json: bool = typer.Option(False, "--json", help="print one JSON object")):
+        as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+        fmt: str = typer.Option("table", "--format",
+                                help="table | accelsim (Accel-Sim's key = value statistics)")):
     """Simulate a workload on a GPU preset and print the statistics."""
     from gpusched.commands.config_cmd import resolve_config
     from sim.run import MEMORY_KINDS, Deadlock, load_workload, simulate
@@ -60,14 +62,17 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
     cfg = resolve_config(preset, chosen + (stage if issue else []) + list(set_ or []))
     policies = {k: v for k, v in (("cta_scheduler", cta_scheduler), ("kernel_scheduler", kernel_scheduler),
                                   ("cta_limit", cta_limit), ("sm_controller", sm_controller)) if v}
+    if fmt not in ("table", "accelsim"):
+        raise ConfigError("--format", fmt, "allowed: table, accelsim")
     if memory not in MEMORY_KINDS:
         raise ConfigError("--memory", memory, "allowed: " + ", ".join(MEMORY_KINDS))
     _check_limits(cfg, policies, watchdog)
     if (workload is None) == (trace is None):
         raise ConfigError("--workload/--trace", workload or trace, "give exactly one of them")
     if trace is not None:
-        from sim.workload.accelsim import read_trace_dir
-        wl = read_trace_dir(trace)
+        from sim.workload.accelsim import read_trace_dir, trace_warnings_to_stderr
+        with trace_warnings_to_stderr():
+            wl = read_trace_dir(trace, preset=cfg.name)
     else:
         wl = load_workload(workload, seed=seed, scale=scale)
     try:
@@ -77,8 +82,13 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
     except Deadlock as e:
         print(f"gpusched: {e}", file=sys.stderr)
         sys.exit(3)
+    if as_json or fmt == "accelsim":
+        from sim.workload.trace_stats import accelsim_stats, format_accelsim
+        result["accelsim"] = accelsim_stats(result, wl, cfg.l1.bypass_global_loads)
     if as_json:
         typer.echo(jsonout.dumps(result, sort_keys=True))
+    elif fmt == "accelsim":
+        typer.echo(format_accelsim(result["accelsim"]))
     else:
         _print_summary(result)
 

@@ -1,9 +1,11 @@
-"""``gpusched workloads [--json] [--scale S] [--seed N] [--trace DIR] [--export NAME --out DIR]``.
+"""``gpusched workloads [--json] [--scale S] [--seed N] [--trace DIR] [--export NAME --out DIR
+[--arch FAMILY]]``.
 
 One row per catalogue entry: name, benchmark mimicked, kernels, CTAs and approximate warp
 instructions (all warps of a few CTAs per kernel, extrapolated). ``--trace DIR`` instead lists
 the kernels of an Accel-Sim trace directory; ``--export NAME --out DIR`` writes catalogue entry
-NAME (at ``--scale``/``--seed``) as an Accel-Sim trace directory (demo of the trace reader).
+NAME (at ``--scale``/``--seed``) as an Accel-Sim trace directory of real SASS opcodes, with the
+binary version of ``--arch`` (pascal 61, volta 70, turing 75, ampere 86).
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ def _rows(scale: float, seed: int) -> list[dict]:
 
 
 def _trace_rows(path: str) -> list[dict]:
-    from sim.workload.accelsim import read_trace_dir
-    wl = read_trace_dir(path)
+    from sim.workload.accelsim import read_trace_dir, trace_warnings_to_stderr
+    with trace_warnings_to_stderr():
+        wl = read_trace_dir(path)
     return [{"name": k.name, "grid": list(k.grid), "block": list(k.block), "ctas": k.n_ctas,
              "regs_per_thread": k.regs_per_thread, "smem_per_cta": k.smem_per_cta}
             for k in wl.kernels]
@@ -41,15 +44,20 @@ def workloads_cmd(as_json: bool = typer.Option(False, "--json", help="print a JS
                                                       help="list an Accel-Sim trace directory"),
                   export: Optional[str] = typer.Option(None, "--export",
                                                        help="write this entry as a trace dir"),
-                  out: Optional[str] = typer.Option(None, "--out", help="directory for --export")):
+                  out: Optional[str] = typer.Option(None, "--out", help="directory for --export"),
+                  arch: str = typer.Option("volta", "--arch",
+                                           help="SASS family of --export: pascal | volta | turing | ampere")):
     """List the synthetic workload catalogue (or the kernels of an Accel-Sim trace dir)."""
     if export is not None:
         from gpusched.config import ConfigError
         from sim.workload.catalogue import get_workload
+        from sim.workload.opcodes import FAMILIES
         from sim.workload.tracegen import write_trace_dir
         if not out:
             raise ConfigError("--out", out, "a directory to write the trace into")
-        d = write_trace_dir(out, get_workload(export, seed=seed, scale=scale))
+        if arch not in FAMILIES:
+            raise ConfigError("--arch", arch, "allowed: " + ", ".join(FAMILIES))
+        d = write_trace_dir(out, get_workload(export, seed=seed, scale=scale), family=arch)
         typer.echo(f"wrote {d}")
         return
     if trace is not None:

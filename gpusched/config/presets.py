@@ -65,6 +65,35 @@ GP102 = GPUConfig(
     kernels=KernelConfig(max_concurrent=128),
 )
 
+# Accel-Sim's SM6_TITANX (GPGPU-Sim 4.x tested config + trace.config; data/accelsim/ names the
+# commits): gp102's SM with the TITAN X Pascal's clock and memory system [ext], and latencies
+# calibrated on Accel-Sim itself with the parity suite's one-warp probes (docs/validation.md):
+# a dependent ALU/SFU op issues 9/25 cycles after its producer there (4/20 execute +
+# 5 pipeline cycles: operand collector, dispatch, write-back), which this model, having no
+# operand-collector stage, folds into the unit latency; an L2 hit returns in 176 cycles and a DRAM
+# miss in 283 (lat_l2, lat_dram), set by l2.hit_latency and dram.controller_latency.
+TITANX = GPUConfig(
+    name="titanx",
+    core_clock_mhz=1417.0,
+    sm=GP102.sm,
+    # trace_opcode_latency_initiation sp/int 4,1, sfu 20,4, dp 20,8 [ext] + 5 pipeline cycles.
+    units=UnitsConfig(alu_latency=9, alu_ii=1, sfu_latency=25, sfu_ii=4, fp64_latency=25, fp64_ii=8,
+                      div_latency=39, idiv_latency=145, div_ii=4, ldst_shared=True, smem_latency=24),
+    l1=GP102.l1,
+    # 12 channels × 2 sub-partitions, 64 sets × 128 B × 16 ways = 128 KB each [ext].
+    l2=L2Config(slices=24, size_per_slice=131072, line_bytes=128, ways=16, sets=64,
+                hit_latency=97, mshrs=64),
+    icnt=IcntConfig(latency=20, bytes_per_cycle=32),
+    # GDDR5X: 12 × 32-bit channels, 2500 MHz command clock, QDR, burst 8, 16 banks,
+    # CL/RCD/RP/RAS/RRD = 16/16/16/37/8, FR-FCFS queue 64 [ext] = 480 GB/s.
+    dram=DRAMConfig(channels=12, banks=16, row_bytes=2048, clock_mhz=2500.0, bus_bytes=4,
+                    data_rate=4, burst_length=8, tCL=16, tRCD=16, tRP=16, tRAS=37, tRRD=8,
+                    queue_size=64,
+                    channel_bit=8, bank_bit=15, row_bit=19, fixed_latency=180,
+                    controller_latency=102),
+    kernels=KernelConfig(max_concurrent=128),
+)
+
 # ikra.md §3 "ikra_15cu": 15 CUs at 700 MHz, 128 KB L1 (hit 1), 4 MB L2 in 16 banks, 64 B lines.
 IKRA_15CU = GPUConfig(
     name="ikra_15cu",
@@ -114,7 +143,7 @@ THESIS = GPUConfig(
     kernels=KernelConfig(max_concurrent=16),
 )
 
-PRESETS: dict[str, GPUConfig] = {c.name: c for c in (TINY, GTX480, GP102, IKRA_15CU, THESIS)}
+PRESETS: dict[str, GPUConfig] = {c.name: c for c in (TINY, GTX480, GP102, TITANX, IKRA_15CU, THESIS)}
 
 
 def get_preset(name: str) -> GPUConfig:

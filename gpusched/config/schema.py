@@ -146,6 +146,8 @@ class DRAMConfig:
     tRCD: int = rule(12, lo=1)
     tRP: int = rule(12, lo=1)
     tRAS: int = rule(28, lo=1)
+    tRRD: int = rule(0, lo=0, doc="minimum command cycles between two row activations in a "
+                                  "channel; 0 = not modelled")
     queue_size: int = rule(16, lo=1)
     scheduler: str = rule("frfcfs", choices=("frfcfs", "fifo"))
     channel_bit: int = rule(8, lo=0, hi=47)

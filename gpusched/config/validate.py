@@ -199,7 +199,7 @@ def _delays(cfg: GPUConfig) -> list[tuple[str, int, str]]:
         ("sm.issue_interval", cfg.sm.issue_interval),
         ("kernels.launch_latency", cfg.kernels.launch_latency),
         ("kernels.tb_launch_latency", cfg.kernels.tb_launch_latency))]
-    timing = {f: getattr(d, f) for f in ("tRP", "tRCD", "tCL", "tRAS", "burst_length")}
+    timing = {f: getattr(d, f) for f in ("tRP", "tRCD", "tCL", "tRAS", "tRRD", "burst_length")}
     dram = math.ceil(sum(timing.values()) * cfg.core_clock_mhz / d.clock_mhz)
     terms = {"l1.hit_latency": cfg.l1.hit_latency, "icnt.latency": 2 * cfg.icnt.latency,
              "l2.hit_latency": cfg.l2.hit_latency, "dram.controller_latency": d.controller_latency,

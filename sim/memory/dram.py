@@ -11,11 +11,13 @@ Timing model (request level, one command slot per DRAM clock per channel; choice
 - A request to bank b issued at command cycle c:
   row hit   → column command at c;
   closed    → ACT at c, column at c + tRCD;
-  conflict  → PRE at max(c, ACT_prev + tRAS), ACT after tRP, column after tRCD.
+  conflict  → PRE at max(c, ACT_prev + tRAS), ACT after tRP, column after tRCD;
+  with ``tRRD`` > 0, an ACT waits until tRRD after the channel's previous ACT (activate-to-
+  activate delay between banks: GDDR5/5X datasheets, GPGPU-Sim's ``RRD``); 0 leaves it out.
   Data occupies the channel's shared data bus from max(column + tCL, bus free) for
   ceil(bytes / (bus_bytes × burst_length)) bursts of burst_length beats each.
   The bank accepts its next request once this one's data has left (tCCD = one burst).
-- Writes use the same timing as reads (tWR, tWTR, tRRD, refresh not modelled: choice).
+- Writes use the same timing as reads (tWR, tWTR, refresh not modelled: choice).
 - The channel queue holds ``queue_size`` requests that the scheduler may pick from; later ones
   wait in arrival order in an input buffer. When that buffer also holds ``queue_size`` requests
   the channel's L2 slices stall (``full``; ``on_space`` tells them when it drains), so DRAM
@@ -79,7 +81,7 @@ class AddressMap:
 class _Channel:
     __slots__ = ("index", "queue", "overflow", "open_row", "act_at", "bank_free", "outstanding",
                  "busy_banks", "bus_free", "cmd_free", "wake_at", "last_t", "blp_area",
-                 "blp_time", "q_area", "max_queue")
+                 "blp_time", "q_area", "max_queue", "last_act")
 
     def __init__(self, index: int, banks: int):
         self.index = index
@@ -96,6 +98,7 @@ class _Channel:
         self.last_t = 0
         self.blp_area = self.blp_time = self.q_area = 0
         self.max_queue = 0
+        self.last_act = -(1 << 40)      # beat of the channel's latest ACT (tRRD)
 
 
 class DRAM:
@@ -110,6 +113,7 @@ class DRAM:
         self.n_banks, self.queue_size, self.fifo = d.banks, d.queue_size, d.scheduler == "fifo"
         dr = self.dr = d.data_rate
         self.tCL, self.tRCD, self.tRP, self.tRAS = d.tCL * dr, d.tRCD * dr, d.tRP * dr, d.tRAS * dr
+        self.tRRD = d.tRRD * dr
         self.burst_beats = d.burst_length
         self.burst_bytes = d.bus_bytes * d.burst_length
         # beats per core cycle = dram_mhz × data_rate / core_mhz, kept as an exact fraction
@@ -252,6 +256,11 @@ class DRAM:
                 act = ch.act_at[b] + self.tRAS
                 act = (act if act > c else c) + self.tRP
                 self.row_conflicts += 1
+            if self.tRRD:
+                earliest = ch.last_act + self.tRRD
+                if act < earliest:
+                    act = earliest
+                ch.last_act = act
             open_row[b] = row
             ch.act_at[b] = act
             col = act + self.tRCD

@@ -4,6 +4,10 @@
 ``address_format``: 'auto' picks the most compact form per instruction (1 = base + stride when
 the active lanes are contiguous with a constant stride, else 2 = base + deltas), or force
 0 (list every address), 1 (falls back to 2 where not applicable) or 2.
+
+Opcodes are real SASS of every supported family (``opcodes.OP_TO_SASS``; a divide is written as
+MUFU.RCP), with the access width in the opcode as Accel-Sim reads it (``LDG.E.64``: 8 bytes);
+``family`` sets the ``-binary version`` header (``opcodes.VERSION_OF_FAMILY``).
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from pathlib import Path
 from typing import Iterable
 
 from .kernel import Instr, Kernel, Workload
-from .opcodes import OP_TO_SASS
+from .opcodes import OP_TO_SASS, VERSION_OF_FAMILY
 
 TRACE_FORMAT_COMMENT = ("#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num "
                         "[reg_srcs] mem_width [adrrescompress?] [mem_addresses]")
@@ -27,10 +31,23 @@ def _contiguous(mask: int) -> bool:
     return mask != 0 and (mask + low) & mask == 0
 
 
+WIDTH_SUFFIX = {1: ".U8", 2: ".U16", 4: "", 8: ".64", 16: ".128"}   # Accel-Sim reads the width here
+
+
+def opcode_of(ins: Instr) -> str:
+    """The SASS opcode written for ``ins``: its op class's opcode, plus the access width."""
+    name = OP_TO_SASS[ins.op]
+    if ins.addrs is not None and ins.size != 4:
+        if ins.size not in WIDTH_SUFFIX:
+            raise ValueError(f"no SASS access width of {ins.size} bytes ({ins!r})")
+        name += WIDTH_SUFFIX[ins.size]
+    return name
+
+
 def format_line(ins: Instr, address_format: str | int = "auto") -> str:
     """One instruction as a trace-v4 line."""
     t = [f"{ins.pc:04x}", f"{ins.mask:08x}", str(len(ins.dst)), *map(reg_name, ins.dst),
-         OP_TO_SASS[ins.op], str(len(ins.src)), *map(reg_name, ins.src)]
+         opcode_of(ins), str(len(ins.src)), *map(reg_name, ins.src)]
     if ins.addrs is None:
         t.append("0")
         return " ".join(t)
@@ -51,8 +68,8 @@ def format_line(ins: Instr, address_format: str | int = "auto") -> str:
     return " ".join(t)
 
 
-def write_kernel(path: Path, kernel: Kernel, kernel_id: int,
-                 address_format: str | int = "auto", ctas: Iterable[int] | None = None) -> None:
+def write_kernel(path: Path, kernel: Kernel, kernel_id: int, address_format: str | int = "auto",
+                 ctas: Iterable[int] | None = None, family: str = "volta") -> None:
     """Write one ``kernel-N.traceg`` (all CTAs unless ``ctas`` is given)."""
     gx, gy, gz = kernel.grid
     bx, by, bz = kernel.block
@@ -60,7 +77,7 @@ def write_kernel(path: Path, kernel: Kernel, kernel_id: int,
         f.write(f"-kernel name = {kernel.name}\n-kernel id = {kernel_id}\n"
                 f"-grid dim = ({gx},{gy},{gz})\n-block dim = ({bx},{by},{bz})\n"
                 f"-shmem = {kernel.smem_per_cta}\n-nregs = {kernel.regs_per_thread}\n"
-                "-binary version = 70\n-cuda stream id = 0\n"
+                f"-binary version = {VERSION_OF_FAMILY[family]}\n-cuda stream id = 0\n"
                 "-shmem base_addr = 0x00007f0000000000\n-local mem base_addr = 0x00007f1000000000\n"
                 "-nvbit version = 1.5.5\n-accelsim tracer version = 4\n-enable lineinfo = 0\n\n"
                 f"{TRACE_FORMAT_COMMENT}\n\n")
@@ -76,14 +93,14 @@ def write_kernel(path: Path, kernel: Kernel, kernel_id: int,
 
 
 def write_trace_dir(path: str | Path, workload: Workload | list[Kernel],
-                    address_format: str | int = "auto") -> Path:
+                    address_format: str | int = "auto", family: str = "volta") -> Path:
     """Write ``kernelslist.g`` (with a Memcpy line, as real traces have) and one file per kernel."""
     d = Path(path)
     d.mkdir(parents=True, exist_ok=True)
     kernels = workload.kernels if isinstance(workload, Workload) else list(workload)
     listing = ["MemcpyHtoD,0x00007f2000000000,4096"]
     for i, k in enumerate(kernels, 1):
-        write_kernel(d / f"kernel-{i}.traceg", k, i, address_format)
+        write_kernel(d / f"kernel-{i}.traceg", k, i, address_format, family=family)
         listing.append(f"kernel-{i}.traceg")
     (d / "kernelslist.g").write_text("\n".join(listing) + "\n")
     return d

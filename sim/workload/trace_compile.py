@@ -1,0 +1,350 @@
+"""One streaming pass over an Accel-Sim ``.traceg`` (trace version 3/4; 1–2 read as Accel-Sim
+does): validate every line and write the compact compiled form that ``trace_store`` reads.
+
+Compiled form (a folder): ``meta.json`` (headers, the static-instruction table — one entry per
+distinct (opcode, registers, width, pc, next pc), so a kernel's code is stored once — counts and
+the notes the reader warns about), ``index.bin`` (per warp: CTA, warp, byte offset, instruction
+count) and ``stream.bin`` (per warp, chunks of at most ``CHUNK_INSTS`` instructions: static ids
+and masks as uint32 arrays, per memory instruction a base address and a stride, or the listed
+addresses when the lanes are not evenly spaced). Memory stays bounded by one chunk plus the
+static table and the per-warp index, whatever the trace size.
+
+Every malformed input is a ``ConfigError("file:line", text, "expected …")``; see
+docs/validation.md for the list of checks.
+"""
+
+from __future__ import annotations
+
+import json
+import lzma
+from array import array
+from pathlib import Path
+from typing import IO, Any
+
+from gpusched.config import ConfigError
+
+from .kernel import Op
+from .opcodes import FAMILY_OF_VERSION, NO_UNIT, base_opcode, classify
+from .trace_line import LISTED, parse_instruction
+
+FORMAT_VERSION = 1
+CHUNK_INSTS = 4096
+MAX_THREADS_PER_BLOCK = 1024     # CUDA limit
+KNOWN_HEADERS = ("kernel name", "kernel id", "grid dim", "block dim", "shmem", "nregs",
+                 "cuda stream id", "binary version", "enable lineinfo", "nvbit version",
+                 "accelsim tracer version", "shmem base_addr", "local mem base_addr")
+SUPPORTED_TRACER_VERSIONS = (3, 4)
+STRUCTURE = "expected '#BEGIN_TB', 'thread block = x,y,z', 'warp = N', 'insts = K' or '#END_TB'"
+def open_trace(path: Path) -> IO[bytes]:
+    """A ``.traceg`` or ``.traceg.xz`` file as a binary line stream."""
+    return lzma.open(path, "rb") if path.name.endswith(".xz") else open(path, "rb")
+
+
+def _dim3(text: str, where: str, limit: int) -> tuple[int, int, int]:
+    parts = text.strip().strip("()").split(",")
+    try:
+        dims = tuple(int(p) for p in parts)
+    except ValueError:
+        dims = ()
+    if len(dims) != 3 or min(dims) < 1 or max(dims) > limit:
+        raise ConfigError(where, text.strip(), f"expected '(x,y,z)' with integers 1..{limit}")
+    return dims  # type: ignore[return-value]
+
+
+class _Writer:
+    """Chunked per-warp output: static ids, masks, base/stride pairs, listed addresses."""
+
+    def __init__(self, f: IO[bytes]):
+        self.f, self.offset = f, 0
+        self.warp_insts = self.thread_insts = 0
+        self.sids, self.masks = array("I"), array("I")
+        self.bases, self.strides, self.listed = array("Q"), array("q"), array("Q")
+
+    def add(self, sid: int, mask: int, mem: tuple | None) -> None:
+        self.warp_insts += 1
+        self.thread_insts += mask.bit_count()
+        self.sids.append(sid)
+        self.masks.append(mask)
+        if mem is not None:
+            base, stride = mem
+            if stride == LISTED:
+                self.bases.append(len(self.listed))
+                self.listed.extend(base)
+            else:
+                self.bases.append(base)
+            self.strides.append(stride)
+        if len(self.sids) >= CHUNK_INSTS:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.sids:
+            return
+        head = array("Q", (len(self.sids), len(self.bases), len(self.listed)))
+        for a in (head, self.sids, self.masks, self.bases, self.strides, self.listed):
+            a.tofile(self.f)
+            self.offset += len(a) * a.itemsize
+        for a in (self.sids, self.masks, self.bases, self.strides, self.listed):
+            del a[:]
+
+
+class TraceCompiler:
+    """Compiles one ``.traceg`` into ``out`` (see the module docstring)."""
+
+    def __init__(self, path: Path, out: Path):
+        self.path, self.out = path, out
+        self.headers: dict[str, str] = {}
+        self.header_lines: dict[str, int] = {}
+        self.notes: list[list] = []            # [kind, where, text]: warnings for the reader
+        self.statics: list[list] = []
+        self.sid_of: dict[tuple, int] = {}
+        self.unknown: dict[str, int] = {}      # opcode → dynamic count (not in the family table)
+        self.no_unit: dict[str, int] = {}      # texture / tensor opcodes → dynamic count
+        self.memo: dict[bytes, tuple] = {}     # non-memory line → (static core, mask)
+        self.op_memo: dict[str, tuple[Op, bool]] = {}
+
+    def where(self, lineno: int) -> str:
+        return f"{self.path}:{lineno}"
+
+    # -- header ---------------------------------------------------------------------------
+    def _header(self, lines) -> int:
+        """Read ``-key = value`` lines up to ``#BEGIN_TB``; return its line number."""
+        lineno = 1
+        for lineno, raw in lines:
+            s = self._text(raw, lineno).strip()
+            if s.startswith("#BEGIN_TB"):
+                self._check_header()
+                return lineno
+            if s.startswith("-"):
+                if "=" not in s:
+                    raise ConfigError(self.where(lineno), s, "expected '-key = value'")
+                key, value = s[1:].split("=", 1)
+                key = " ".join(key.lower().split())
+                self.headers[key], self.header_lines[key] = value.strip(), lineno
+                if key not in KNOWN_HEADERS:
+                    self.notes.append(["header", self.where(lineno), f"unknown header '-{key}'"])
+            elif s and not s.startswith("#"):
+                raise ConfigError(self.where(lineno), s,
+                                  "expected a '-key = value' header or '#BEGIN_TB'")
+        self._check_header()
+        raise ConfigError(self.where(lineno), "end of file",
+                          "expected at least one '#BEGIN_TB' thread block")
+
+    def _num(self, key: str, default: int, hi: int) -> int:
+        v = self.headers.get(key)
+        if v is None:
+            return default
+        try:
+            n = int(v, 16) if v.lower().startswith("0x") else int(v)
+        except ValueError:
+            n = -1
+        if not 0 <= n <= hi:
+            raise ConfigError(self.where(self.header_lines[key]), v,
+                              f"expected an integer 0..{hi} for '-{key}'")
+        return n
+
+    def _check_header(self) -> None:
+        for key in ("grid dim", "block dim"):
+            if key not in self.headers:
+                raise ConfigError(self.where(1), f"no '-{key}' header", f"expected '-{key} = (x,y,z)'")
+        self.grid = _dim3(self.headers["grid dim"], self.where(self.header_lines["grid dim"]),
+                          (1 << 31) - 1)
+        self.block = _dim3(self.headers["block dim"], self.where(self.header_lines["block dim"]),
+                           MAX_THREADS_PER_BLOCK)
+        bx, by, bz = self.block
+        if bx * by * bz > MAX_THREADS_PER_BLOCK:
+            raise ConfigError(self.where(self.header_lines["block dim"]), self.headers["block dim"],
+                              f"expected at most {MAX_THREADS_PER_BLOCK} threads per block")
+        self.warps_per_cta = -(-bx * by * bz // 32)
+        self.nregs = self._num("nregs", 0, 255)
+        self.shmem = self._num("shmem", 0, 1 << 20)
+        self.lineinfo = self._num("enable lineinfo", 0, 1)
+        self.binary_version = self._num("binary version", 0, 1000)
+        self.tracer_version = self._num("accelsim tracer version", 4, 1000)
+        if self.tracer_version not in SUPPORTED_TRACER_VERSIONS:
+            self.notes.append(["tracer", self.where(self.header_lines["accelsim tracer version"]),
+                               f"Accel-Sim tracer version {self.tracer_version} (this reader "
+                               f"follows versions 3-4)"])
+        self.skip = self.lineinfo + (4 if self.tracer_version < 3 else 0)
+        self.family = FAMILY_OF_VERSION.get(self.binary_version)
+
+    def _text(self, raw: bytes, lineno: int) -> str:
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ConfigError(self.where(lineno), raw[:60].decode("utf-8", "replace").strip(),
+                              "expected UTF-8 text") from None
+
+    # -- body -----------------------------------------------------------------------------
+    def run(self) -> dict[str, Any]:
+        self.out.mkdir(parents=True, exist_ok=True)
+        index = array("Q")
+        with open_trace(self.path) as src, open(self.out / "stream.bin", "wb") as f:
+            lines = enumerate(src, 1)
+            self._header(lines)
+            self.w = _Writer(f)
+            n_tbs = self._body(lines, index)
+            self.w.flush()
+        with open(self.out / "index.bin", "wb") as f:
+            index.tofile(f)
+        meta = {"format": FORMAT_VERSION, "source": str(self.path), "headers": self.headers,
+                "grid": list(self.grid), "block": list(self.block), "nregs": self.nregs,
+                "shmem": self.shmem, "binary_version": self.binary_version,
+                "family": self.family, "statics": self.statics, "unknown_opcodes": self.unknown,
+                "no_unit_opcodes": self.no_unit, "notes": self.notes, "thread_blocks": n_tbs,
+                "warps": len(index) // 4, "warp_insts": self.w.warp_insts,
+                "thread_insts": self.w.thread_insts}
+        (self.out / "meta.json").write_text(json.dumps(meta))
+        return meta
+
+    def _body(self, lines, index: array) -> int:
+        gx, gy, gz = self.grid
+        wpc = self.warps_per_cta
+        seen_ctas: set[int] = set()
+        in_tb, cta, warp, warps_here, lineno = True, -1, -1, set(), 0
+        last_insts: tuple[int, int] | None = None
+        for lineno, raw in lines:
+            s = raw.strip()
+            if not s or (s[:1] == b"#" and s not in (b"#BEGIN_TB", b"#END_TB")):
+                continue
+            if s == b"#BEGIN_TB":
+                if in_tb:
+                    raise ConfigError(self.where(lineno), "#BEGIN_TB", "expected '#END_TB' first")
+                in_tb, cta, warp, warps_here = True, -1, -1, set()
+                continue
+            if not in_tb:
+                raise ConfigError(self.where(lineno), self._text(s, lineno), "expected '#BEGIN_TB'")
+            if s == b"#END_TB":
+                if cta < 0:
+                    raise ConfigError(self.where(lineno), "#END_TB", "expected 'thread block = x,y,z' first")
+                in_tb = False
+                continue
+            text = self._text(s, lineno)
+            key, _, value = text.partition("=")
+            key = key.strip()
+            if key == "thread block":
+                x, y, z = self._ints(value, 3, lineno, "expected 'thread block = x,y,z'")
+                if not (x < gx and y < gy and z < gz):
+                    raise ConfigError(self.where(lineno), text.strip(),
+                                      f"expected a thread block inside the grid {self.grid}")
+                cta = x + gx * (y + gy * z)
+                if cta in seen_ctas:
+                    raise ConfigError(self.where(lineno), text.strip(), "expected each thread block once")
+                seen_ctas.add(cta)
+                warps_here = set()
+            elif key == "warp" and cta >= 0:
+                (warp,) = self._ints(value, 1, lineno, "expected 'warp = N'")
+                if warp >= wpc:
+                    raise ConfigError(self.where(lineno), text.strip(),
+                                      f"expected a warp id below {wpc}: '-block dim = "
+                                      f"{self.headers['block dim']}' has {wpc} warps")
+                if warp in warps_here:
+                    raise ConfigError(self.where(lineno), text.strip(), "expected each warp once per thread block")
+                warps_here.add(warp)
+            elif key == "insts" and warp >= 0:
+                (n,) = self._ints(value, 1, lineno, "expected 'insts = K'")
+                index.extend((cta, warp, self.w.offset, 0))
+                last_insts = (n, lineno)
+                index[-1], lineno = self._warp(lines, n, lineno, warp)
+                warp = -1
+            elif text[:1] in "0123456789abcdefABCDEF" and last_insts:
+                raise ConfigError(self.where(lineno), text.strip(), f"{STRUCTURE}; the warp before "
+                                  f"has more instruction lines than 'insts = {last_insts[0]}' "
+                                  f"(line {last_insts[1]})")
+            else:
+                raise ConfigError(self.where(lineno), text.strip(), STRUCTURE)
+        if in_tb:
+            raise ConfigError(self.where(lineno), "end of file", "expected '#END_TB'")
+        if len(seen_ctas) != gx * gy * gz:
+            raise ConfigError(self.where(self.header_lines["grid dim"]), self.headers["grid dim"],
+                              f"expected all {gx * gy * gz} thread blocks of the grid in the file, "
+                              f"found {len(seen_ctas)}")
+        missing = gx * gy * gz * wpc - len(index) // 4
+        if missing:
+            self.notes.append(["warps", str(self.path), f"{missing} of {gx * gy * gz * wpc} warps "
+                               "are absent from the file; each runs just EXIT"])
+        return len(seen_ctas)
+
+    def _ints(self, value: str, k: int, lineno: int, expected: str) -> tuple[int, ...]:
+        try:
+            vals = tuple(int(p) for p in value.strip().split(","))
+        except ValueError:
+            vals = ()
+        if len(vals) != k or min(vals) < 0 or max(vals) >= 1 << 32:
+            raise ConfigError(self.where(lineno), value.strip(), expected)
+        return vals
+
+    def _warp(self, lines, n: int, at: int, warp: int) -> tuple[int, int]:
+        """Compile one warp's ``n`` instruction lines; return (instructions written, last line)."""
+        pending = None          # (static core, mask, mem) waiting for the next pc
+        written, got, lineno = 0, 0, at
+        memo, add = self.memo, self.w.add
+        while got < n:
+            item = next(lines, None)
+            if item is None:
+                raise ConfigError(self.where(at), "end of file",
+                                  f"expected {n} instruction lines for warp {warp} ('insts = {n}'), found {got}")
+            lineno, raw = item
+            s = raw.strip()
+            if not s:
+                continue
+            hit = memo.get(s)
+            if hit is None:
+                hit = self._parse(s, lineno, n, got, at, warp)
+            got += 1
+            if pending is not None:
+                add(self._sid(pending[0], hit[0][5], False), pending[1], pending[2])
+                written += 1
+            pending = hit
+        if pending is None:                                  # 'insts = 0': a bare EXIT
+            add(self._sid(("EXIT", Op.EXIT, (), (), 4, 0, False), 8, True), 0xFFFFFFFF, None)
+            self.w.flush()
+            return written + 1, lineno
+        core, mask, mem = pending
+        add(self._sid(core, core[5] + 8, True), mask, mem)
+        written += 1
+        if core[1] != Op.EXIT:                               # the model needs a final EXIT
+            add(self._sid(("EXIT", Op.EXIT, (), (), 4, core[5] + 8, False), core[5] + 16, True), mask, None)
+            written += 1
+        self.w.flush()                                       # a warp's chunks are its own
+        return written, lineno
+
+    def _parse(self, s: bytes, lineno: int, n: int, got: int, at: int, warp: int) -> tuple:
+        text = self._text(s, lineno).strip()
+        try:
+            opcode, dst, src, width, pc, mask, mem = parse_instruction(text, self.where(lineno), self.skip)
+        except ConfigError:
+            if text.startswith(("#", "warp", "insts", "thread block")):
+                raise ConfigError(self.where(lineno), text,
+                                  f"expected {n} instruction lines for warp {warp} "
+                                  f"('insts = {n}' at line {at}), found {got}") from None
+            raise
+        known = self.op_memo.get(opcode)
+        if known is None:
+            known = self.op_memo[opcode] = classify(opcode, self.family)
+        op, ok = known
+        base = base_opcode(opcode)
+        flagged = not ok or base in NO_UNIT
+        if flagged:
+            counts = self.unknown if not ok else self.no_unit
+            if len(counts) < 1000 or base in counts:
+                counts[base] = counts.get(base, 0) + 1
+        if mem is not None and op not in (Op.LDG, Op.STG, Op.LDS, Op.STS, Op.ATOM):
+            mem = None                    # addresses on a non-memory op (e.g. CCTL): not modelled
+        hit = ((opcode, op, dst, src, width, pc, mem is not None), mask, mem)
+        if mem is None and not flagged:
+            if len(self.memo) >= 1 << 16:
+                self.memo.clear()
+            self.memo[s] = hit
+        return hit
+
+    def _sid(self, core: tuple, next_pc: int, last: bool) -> int:
+        """The static id of ``core`` followed by ``next_pc``; counts the instance."""
+        key = (core, next_pc, last)
+        sid = self.sid_of.get(key)
+        if sid is None:
+            opcode, op, dst, src, width, pc, has_mem = core
+            if op == Op.EXIT and not last:
+                op = Op.BRA           # a partial EXIT the warp continues after: a control op
+            sid = self.sid_of[key] = len(self.statics)
+            self.statics.append([opcode, int(op), list(dst), list(src), width, pc, next_pc, has_mem])
+        return sid

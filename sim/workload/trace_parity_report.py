@@ -1,0 +1,113 @@
+"""The parity table and correlation plot of docs/validation.md: the parity suite regenerated, run
+on a preset, and compared with Accel-Sim's recorded numbers (data/accelsim/).
+
+    python -m sim.workload.trace_parity_report PRESET [--set k=v ...] [--plot OUT.png] [--label L]
+
+Prints a Markdown table (cycles, ratio, warp instructions) with the mean absolute error and
+Pearson r of log cycles. (Speed is measured separately, both simulators as whole processes back
+to back: docs/validation.md.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import tempfile
+import warnings
+from pathlib import Path
+
+DATA = Path(__file__).parents[2] / "data" / "accelsim" / "parity_sm6_titanx.json"
+PARITY_OVERRIDES = ["dram.channels=12", "l2.slices=24", "kernels.launch_latency=0"]
+
+
+def measure(preset: str, overrides: list[str]) -> list[dict]:
+    """One row per case: Accel-Sim's recorded numbers beside ours on ``preset``."""
+    from gpusched.commands.config_cmd import resolve_config
+    from sim.run import simulate
+    from sim.workload.accelsim import read_trace_dir
+    from sim.workload.trace_parity import CASES, write_case
+    ref = json.loads(DATA.read_text())["cases"]
+    cfg = resolve_config(preset, overrides)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in CASES:
+            d = write_case(name, Path(tmp))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                wl = read_trace_dir(d, cache=Path(tmp) / "cache")
+            r = simulate(cfg, wl, memory="hierarchy")
+            a = ref[name]
+            rows.append({"case": name, "what": CASES[name][0], "accelsim": a["cycles"],
+                         "ours": r["cycles"], "ratio": r["cycles"] / a["cycles"],
+                         "warp_insts": r["warp_insts"]})
+    return rows
+
+
+def summary(rows: list[dict]) -> dict:
+    errors = [abs(r["ratio"] - 1) for r in rows]
+    xs = [math.log(r["accelsim"]) for r in rows]
+    ys = [math.log(r["ours"]) for r in rows]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    cov = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    r = cov / math.sqrt(sum((x - mx) ** 2 for x in xs) * sum((y - my) ** 2 for y in ys))
+    return {"mae": sum(errors) / len(errors), "within": sum(e <= 0.10 for e in errors),
+            "n": len(rows), "pearson_log": r}
+
+
+def markdown(rows: list[dict]) -> str:
+    out = ["| case | exercises | Accel-Sim cycles | ours | ours/AS | warp insts |",
+           "|---|---|---:|---:|---:|---:|"]
+    for r in rows:
+        mark = "" if abs(r["ratio"] - 1) <= 0.10 else " ✗"
+        out.append(f"| {r['case']} | {r['what']} | {r['accelsim']:,} | {r['ours']:,} | "
+                   f"{r['ratio']:.2f}{mark} | {r['warp_insts']:,} |")
+    s = summary(rows)
+    out.append(f"\n{s['within']}/{s['n']} within ±10 %, mean absolute error {100 * s['mae']:.1f} %, "
+               f"Pearson r (log cycles) {s['pearson_log']:.3f}")
+    return "\n".join(out)
+
+
+def plot(series: dict[str, list[dict]], path: Path) -> None:
+    """Log–log scatter of ours vs Accel-Sim cycles per series, with y = x and the ±10 % band."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(5.5, 5.2), dpi=130)
+    lo = min(min(r["accelsim"], r["ours"]) for rows in series.values() for r in rows) / 1.5
+    hi = max(max(r["accelsim"], r["ours"]) for rows in series.values() for r in rows) * 1.5
+    ax.plot([lo, hi], [lo, hi], color="black", lw=1, label="y = x")
+    ax.fill_between([lo, hi], [lo * 0.9, hi * 0.9], [lo * 1.1, hi * 1.1], color="0.85", label="±10 %")
+    for (label, rows), marker in zip(series.items(), "os^"):
+        s = summary(rows)
+        ax.scatter([r["accelsim"] for r in rows], [r["ours"] for r in rows], marker=marker, s=28,
+                   label=f"{label}: MAE {100 * s['mae']:.0f} %, r = {s['pearson_log']:.2f}")
+    for r in list(series.values())[-1]:
+        ax.annotate(r["case"], (r["accelsim"], r["ours"]), fontsize=6, xytext=(3, -3),
+                    textcoords="offset points")
+    ax.set(xscale="log", yscale="log", xlim=(lo, hi), ylim=(lo, hi),
+           xlabel="Accel-Sim cycles (SM6_TITANX)", ylabel="gpusched cycles",
+           title=f"Parity suite, {len(list(series.values())[0])} traces")
+    ax.legend(fontsize=7, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("preset", nargs="+", help="preset name(s); each becomes a series")
+    ap.add_argument("--set", action="append", default=[], help="override for every preset")
+    ap.add_argument("--plot", help="write the correlation plot here")
+    ap.add_argument("--json", help="write the rows here")
+    a = ap.parse_args()
+    series = {p: measure(p, PARITY_OVERRIDES + a.set) for p in a.preset}
+    for p, rows in series.items():
+        print(f"### {p}\n\n{markdown(rows)}\n")
+    if a.plot:
+        plot(series, Path(a.plot))
+    if a.json:
+        Path(a.json).write_text(json.dumps(series, indent=1))
+
+
+if __name__ == "__main__":
+    main()

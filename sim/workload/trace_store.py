@@ -1,0 +1,162 @@
+"""The compiled-trace cache: each ``.traceg`` is compiled once (``trace_compile``) into a folder
+named by the SHA-256 of its content and the format version, and reused by every later run,
+sweep point and worker; ``CompiledKernel`` streams warps from it.
+
+Location: ``$GPUSCHED_TRACE_CACHE``, else ``$XDG_CACHE_HOME/gpusched/traces``, else
+``~/.cache/gpusched/traces``. A run hashes a trace file only when its size, mtime or inode
+changed since the last run (a small stat record per path); compilation writes a temporary
+folder and renames it into place, so an interrupted or concurrent compile never leaves a
+half-written entry. Deleting the folder is always safe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from array import array
+from pathlib import Path
+from typing import Iterator
+
+from .kernel import Instr, Op
+from .trace_compile import FORMAT_VERSION, LISTED, TraceCompiler
+
+SHARED_LIMIT = 1 << 16          # shared (static id, mask) → Instr objects kept per kernel
+
+
+def cache_root() -> Path:
+    env = os.environ.get("GPUSCHED_TRACE_CACHE")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "gpusched" / "traces"
+
+
+def content_digest(path: Path, root: Path) -> str:
+    """SHA-256 of the file, remembered per (path, size, mtime, inode)."""
+    st = path.stat()
+    stamp = [st.st_size, st.st_mtime_ns, st.st_ino]
+    record = root / "stat" / hashlib.sha1(str(path.resolve()).encode()).hexdigest()
+    try:
+        saved = json.loads(record.read_text())
+        if saved["stamp"] == stamp:
+            return saved["sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            h.update(block)
+    digest = h.hexdigest()
+    _write_atomic(record, json.dumps({"stamp": stamp, "sha256": digest}))
+    return digest
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError:
+        pass                         # a read-only cache only costs a re-hash next time
+
+
+def compiled(path: Path, root: Path | None = None) -> Path:
+    """The compiled folder of trace file ``path``, compiling it first if needed."""
+    root = cache_root() if root is None else root
+    entry = root / f"{content_digest(path, root)}-v{FORMAT_VERSION}"
+    if (entry / "meta.json").is_file():
+        return entry
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=root, prefix=".compiling-"))
+    try:
+        TraceCompiler(path, tmp).run()
+        try:
+            os.rename(tmp, entry)
+        except OSError:              # another process finished the same entry first
+            if not (entry / "meta.json").is_file():
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return entry
+
+
+class CompiledKernel:
+    """Streams of one compiled kernel. Non-memory instructions are shared ``Instr`` objects
+    per (static id, mask); memory instructions are built per instance with their addresses."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.meta = json.loads((folder / "meta.json").read_text())
+        self.stream_path = folder / "stream.bin"
+        self.statics = [(Op(op), tuple(dst), tuple(src), width, pc, next_pc, has_mem)
+                        for _, op, dst, src, width, pc, next_pc, has_mem in self.meta["statics"]]
+        self.is_mem = [st[6] for st in self.statics]
+        self._index: dict[int, tuple[int, int]] | None = None
+        self._shared: dict[int, Instr] = {}
+        self.bytes_read = 0
+
+    def index(self) -> dict[int, tuple[int, int]]:
+        """(CTA << 32 | warp) → (byte offset, instruction count); loaded on first use."""
+        if self._index is None:
+            rows = array("Q")
+            with open(self.folder / "index.bin", "rb") as f:
+                rows.fromfile(f, 4 * self.meta["warps"])
+            self._index = {rows[i] << 32 | rows[i + 1]: (rows[i + 2], rows[i + 3])
+                           for i in range(0, len(rows), 4)}
+        return self._index
+
+    def stream(self, cta: int, warp: int) -> Iterator[Instr]:
+        entry = self.index().get(cta << 32 | warp)
+        if entry is None:
+            yield Instr(Op.EXIT)
+            return
+        pos, left = entry
+        statics, shared, is_mem = self.statics, self._shared, self.is_mem
+        while left > 0:
+            with open(self.stream_path, "rb") as f:
+                f.seek(pos)
+                head = array("Q")
+                head.fromfile(f, 3)
+                n, n_mem, n_listed = head
+                sids, masks = array("I"), array("I")
+                sids.fromfile(f, n)
+                masks.fromfile(f, n)
+                bases, strides, listed = array("Q"), array("q"), array("Q")
+                bases.fromfile(f, n_mem)
+                strides.fromfile(f, n_mem)
+                listed.fromfile(f, n_listed)
+                size = 24 + 8 * n + 16 * n_mem + 8 * n_listed
+            pos += size
+            self.bytes_read += size
+            left -= n
+            k = 0
+            for sid, mask in zip(sids, masks):
+                if is_mem[sid]:
+                    op, dst, src, width, pc, next_pc, _ = statics[sid]
+                    lanes = mask.bit_count()
+                    base, stride = bases[k], strides[k]
+                    k += 1
+                    if stride == LISTED:
+                        addrs = tuple(listed[base:base + lanes])
+                    elif stride:
+                        addrs = tuple(range(base, base + lanes * stride, stride))
+                    else:
+                        addrs = (base,) * lanes
+                    yield Instr(op, dst, src, addrs, width, mask, pc, next_pc)
+                else:
+                    ins = shared.get(sid << 32 | mask)
+                    if ins is None:
+                        ins = self._shared_instr(sid, mask)
+                    yield ins
+
+    def _shared_instr(self, sid: int, mask: int) -> Instr:
+        if len(self._shared) >= SHARED_LIMIT:
+            self._shared.clear()
+        op, dst, src, width, pc, next_pc, _ = self.statics[sid]
+        ins = self._shared[sid << 32 | mask] = Instr(op, dst, src, None, width, mask, pc, next_pc)
+        return ins

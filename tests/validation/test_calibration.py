@@ -1,0 +1,59 @@
+"""The calibration mechanisms behind the titanx preset (docs/validation.md): each off by default,
+each checked against numbers derived from its configuration."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from gpusched.config import get_preset, validate
+from sim.memory.hierarchy import MemoryHierarchy
+from sim.workload.kernel import Instr, Op
+
+
+def with_dram(preset: str, **fields):
+    cfg = get_preset(preset)
+    return validate(dataclasses.replace(cfg, dram=dataclasses.replace(cfg.dram, **fields)))
+
+
+def closed_row_reads(cfg, n_banks: int) -> list[int]:
+    """Completion cycles of one 128-byte load to each of banks 0..n_banks-1 of channel 0 (rows
+    closed), all issued at cycle 0 from different SMs."""
+    d, mem, done = cfg.dram, MemoryHierarchy(cfg), {}
+    for sm in range(cfg.sm.count):
+        mem.connect(sm, lambda token, cycle: done.__setitem__(token, cycle))
+    for b in range(n_banks):
+        addr = (5 << d.row_bit) | (b << d.bank_bit)            # channel 0, bank b, row 5
+        assert (addr >> d.channel_bit) % d.channels == 0 and (addr >> d.bank_bit) % d.banks == b
+        instr = Instr(Op.LDG, (1,), (), tuple(addr + 4 * i for i in range(32)))
+        assert mem.issue(0, b % cfg.sm.count, instr, b)
+    while mem.busy():
+        mem.tick(mem.next_event())
+    return [done[b] for b in range(n_banks)]
+
+
+def test_trrd_is_off_by_default_in_every_existing_preset():
+    for name in ("tiny", "gtx480", "gp102", "ikra_15cu", "thesis"):
+        assert get_preset(name).dram.tRRD == 0
+    assert get_preset("titanx").dram.tRRD == 8                 # SM6_TITANX: RRD=8
+
+
+@pytest.mark.parametrize("trrd", [20, 40])
+def test_trrd_spaces_activations_of_different_banks(trrd):
+    base = closed_row_reads(with_dram("tiny", tRRD=0), 4)
+    spaced = closed_row_reads(with_dram("tiny", tRRD=trrd), 4)
+    cfg = get_preset("tiny")
+    gap = trrd * cfg.core_clock_mhz / cfg.dram.clock_mhz       # tRRD in core cycles
+    assert spaced[0] == base[0]                                # the first ACT waits for nothing
+    for i in range(1, 4):                                      # each next one: tRRD after the last
+        assert spaced[i] - spaced[i - 1] == pytest.approx(gap, abs=1.5)
+    assert base[3] - base[0] < 3 * gap
+
+
+def test_a_trrd_beyond_the_watchdog_is_refused_naming_the_field():
+    from gpusched.config import ConfigError
+    from gpusched.config.validate import check_watchdog
+    with pytest.raises(ConfigError, match=r"^dram.tRRD = 100000000: gives a delay"):
+        check_watchdog(with_dram("tiny", tRRD=100_000_000), 100_000)
+    check_watchdog(with_dram("tiny", tRRD=8), 100_000)
