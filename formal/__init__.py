@@ -2,7 +2,8 @@
 block in ``formal/props_*.py``, a port-level mutant per block that the prover must catch.
 
 Proofs run at small parameters (the invariants do not depend on the sizes) so that depth 20
-is reached in seconds to a minute; see docs/formal.md for the sizes, figures and traces.
+is reached in seconds to a minute — except cta_sched, whose 6 launch set-up cycles plus the
+dispatch bookkeeping stop at depth 12 (depth 20 ran > 5 min); see docs/formal.md.
 """
 
 from __future__ import annotations
@@ -21,16 +22,30 @@ class Case:
     props: type
     mutant: Callable                # corrupt(m, inner) -> {port: value}
     mutant_doc: str
+    depth: int = 20                 # the depth gpusched verify proves it to
 
 
 def _cases() -> list[Case]:
+    from formal.props_cta_sched import CtaSchedProps, mutant_same_id_twice
     from formal.props_perf_sat import PerfSatProps, mutant_si_overshoots
     from formal.props_warp_sched import WarpSchedProps, mutant_grant_launching
+    from formal.props_swm import SwmProps, mutant_sample_withdrawn
+    from hdl.cta_sched import CtaSched
+    from hdl.onac import OnacCtrl
     from hdl.perf_sat import PerfSatCtrl
+    from hdl.seq_det import SeqDetCtrl
     from hdl.warp_sched import WarpSched
     cases = [Case("warp_sched", f"W=4 policy={pol}", lambda pol=pol: WarpSched(4, pol),
                   WarpSchedProps, mutant_grant_launching, mutant_grant_launching.__doc__)
              for pol in ("lrr", "gto")]
+    for name, cls in (("onac", OnacCtrl), ("seq_det", SeqDetCtrl)):
+        cases.append(Case(name, "M=2 count_bits=4 ipc_bits=4 ipc_frac=1",
+                          lambda cls=cls: cls(2, 4, 4, 1), SwmProps, mutant_sample_withdrawn,
+                          mutant_sample_withdrawn.__doc__))
+    for pol in ("rr", "chunk", "steal"):
+        cases.append(Case("cta_sched", f"C=2 ID_W=4 QDEPTH=2 policy={pol}",
+                          lambda pol=pol: CtaSched(2, 4, 2, pol), None, mutant_same_id_twice,
+                          mutant_same_id_twice.__doc__, depth=12))
     cases.append(Case("perf_sat", "n_bits=3 tb_bits=4 period_bits=6 stall_bits=8",
                       lambda: PerfSatCtrl(3, 4, 6, 8), PerfSatProps, mutant_si_overshoots,
                       mutant_si_overshoots.__doc__))
@@ -54,4 +69,7 @@ def build(case: Case, mutant: bool = False):
     dut = case.make_dut()
     if mutant:
         dut = Mutant(dut, case.mutant, case.mutant_doc)
+    if case.props is None:        # cta_sched: the wrapper needs the shape
+        from formal.props_cta_sched import CtaSchedProps
+        return CtaSchedProps(dut, 2, 4)
     return case.props(dut)

@@ -21,15 +21,29 @@ def test_warp_sched_lrr_invariants_hold():
     assert res.status == "proved" and "at most one grant" in res.invariants
 
 
-@pytest.mark.parametrize("block", ["warp_sched"])
-def test_mutant_is_caught_with_a_trace(block, tmp_path):
+def test_mutant_is_caught_with_a_trace(tmp_path):
     vcd = tmp_path / "cex.vcd"
-    res = prove(build(cases_for(block)[0], mutant=True), 6, vcd=str(vcd))
+    res = prove(build(cases_for("warp_sched")[0], mutant=True), 6, vcd=str(vcd))
     assert res.status == "failed" and res.failed in res.invariants
     # the trace shows the corrupted grant: slot 0 granted while no warp is ready
     assert res.trace["dut.grant"][res.step] == 1 and res.trace["dut.ready"][res.step] == 0
     assert "dut.grant" in format_trace(res).splitlines()[0]
     assert vcd.read_text().startswith("$")
+
+
+@pytest.mark.parametrize("block,invariant", [
+    ("onac", "sample_req changes only once acknowledged"),
+    ("seq_det", "sample_req changes only once acknowledged"),
+    ("cta_sched", "no two CUs get the same id in a cycle")])
+def test_each_mutant_is_caught_by_its_invariant(block, invariant):
+    res = prove(build(cases_for(block)[0], mutant=True), 8)
+    assert res.status == "failed" and res.failed == invariant
+    assert all(len(v) >= res.step + 1 for v in res.trace.values())
+
+
+def test_short_proofs_hold():
+    assert prove(build(cases_for("seq_det")[0]), 8).status == "proved"
+    assert prove(build(cases_for("cta_sched")[0]), 9).status == "proved"
 
 
 def test_perf_sat_mutant_needs_a_deep_trace():
@@ -54,7 +68,7 @@ def test_cli_prove_exit_codes():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("block", proof_blocks())
-def test_depth_20(block):
+def test_full_depth(block):
     for case in cases_for(block):
-        assert prove(build(case), 20).status == "proved"
-        assert prove(build(case, mutant=True), 20).status == "failed"
+        assert prove(build(case), case.depth).status == "proved"
+        assert prove(build(case, mutant=True), case.depth).status == "failed"
