@@ -42,7 +42,8 @@ def area_cmd(block: str = typer.Argument(..., help="block name: " + ", ".join(bl
         return
     p = " ".join(f"{k}={v}" for k, v in res["params"].items())
     um2 = f"{res['um2']:,.1f} µm²" if res["um2"] is not None else "µm² n/a"
-    typer.echo(f"{block} {p} [{liberty}, abc {abc}]: {res['cells']:,} cells, {res['ge']:,.1f} GE, {um2}, "
+    lib = liberty if abc == "fast" else f"{liberty}, abc {abc}"
+    typer.echo(f"{block} {p} [{lib}]: {res['cells']:,} cells, {res['ge']:,.1f} GE, {um2}, "
                f"{res['flops']:,} flops, depth {res['depth']}")
     if res["um2"] is None:
         typer.echo(NO_LIBERTY_NOTE)
