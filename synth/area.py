@@ -102,9 +102,13 @@ def _liberty_in(workdir: Path, src: Path) -> str:
 # finish, but &dch alone ran > 10 min on the 275 k-node AIG of cta_sched C=15 steal
 # (measurements in docs/area.md). Depth: a delay-oriented mapping of the same generic netlist.
 AREA_ABC_SCRIPT = "strash\n&get -n\n&dc2\n&nf -R 1000\n&put\n"
-ABC_MODES = ("fast", "yosys")   # yosys = Yosys' own default ABC script (slow; a reference)
+ABC_MODES = ("auto", "fast", "yosys")   # yosys = Yosys' own default ABC script
+# auto: Yosys' default script up to this many generic cells (every block at the papers' sizes
+# but cta_sched steal C=15, whose figures stay as before), the fast script above it: the fast
+# script's area differs by -4 .. +10 % per block (docs/area.md), too much to switch everywhere.
+AUTO_FAST_CELLS = 60_000
 DEPTH_ABC_SCRIPT = "strash\nbalance\nmap\n"
-FLOW_VERSION = "3"     # bump when the flow changes in a way the script text does not show
+FLOW_VERSION = "4"     # bump when the flow changes in a way the script text does not show
 
 
 def _scripts(top: str, liberty: str, lib_file: str | None,
@@ -154,12 +158,13 @@ def _index_key(spec: BlockSpec, params: dict, liberty: str, lib_src, abc: str) -
 
 
 def area(spec: BlockSpec, params: dict, liberty: str = "sky130hd", progress=None,
-         abc: str = "fast", status: Progress | None = None) -> dict:
+         abc: str = "auto", status: Progress | None = None) -> dict:
     """Synthesise (or read from cache) and return cells, ge, um2, flops, depth, liberty, params.
 
     ``progress(text)`` is told once before a synthesis that is not cached; ``status(tool,
-    seconds, step)`` about twice a second while Yosys runs. ``abc``: ``fast`` (our script) or
-    ``yosys`` (Yosys' default, the slow reference). Two caches: an index by (block, parameters,
+    seconds, step)`` about twice a second while Yosys runs. ``abc``: ``fast`` (our script),
+    ``yosys`` (Yosys' default, slow on large blocks) or ``auto`` (see AUTO_FAST_CELLS); the
+    result's ``abc`` names the script that ran. Two caches: an index by (block, parameters,
     hdl sources) answers without elaborating the design; behind it, results keyed by the RTLIL.
     """
     custom = liberty not in LIBERTIES and liberty.endswith((".lib", ".lib.gz"))
@@ -201,11 +206,13 @@ def _synthesise(spec: BlockSpec, params: dict, liberty: str, text: str, top: str
         (work / "depth.abc").write_text(DEPTH_ABC_SCRIPT)
         if lib_file:  # YoWASP sees the cwd subtree only: hard-link the shared copy in
             os.link(work_root / lib_file, work / lib_file)
-        generic_ys, mapping_ys = _scripts(top, mode, lib_file, abc)
+        generic_ys, _ = _scripts(top, mode, lib_file, abc)
         start = time.monotonic()
         run_yosys({"generic": generic_ys}, work, status, start)
-        run_yosys(mapping_ys, work, status, start)
         generic = _cells_by_type(_module_stats(work / "generic.json"))
+        if abc == "auto":
+            abc = "fast" if sum(generic.values()) > AUTO_FAST_CELLS else "yosys"
+        run_yosys(_scripts(top, mode, lib_file, abc)[1], work, status, start)
         mapped_stats = _module_stats(work / "mapped.json")
         mapped = _cells_by_type(mapped_stats)
         depth = _parse_ltp((work / "ltp.txt").read_text())

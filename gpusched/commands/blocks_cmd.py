@@ -18,8 +18,8 @@ def area_cmd(block: str = typer.Argument(..., help="block name: " + ", ".join(bl
              param: Optional[List[str]] = typer.Option(None, "--param", help="name=value"),
              liberty: str = typer.Option("auto", help="auto (sky130hd if a liberty file is "
                                          "found, else ge) | sky130hd | ge | FILE.lib[.gz]"),
-             abc: str = typer.Option("fast", help="fast | yosys (Yosys' default ABC script: "
-                                     "slow on large blocks, the reference for the fast one)"),
+             abc: str = typer.Option("auto", help="auto (Yosys' default ABC script, the fast one "
+                                     "above 60 k generic cells) | fast | yosys"),
              as_json: bool = typer.Option(False, "--json", help="print one JSON object")):
     """Synthesise BLOCK with Yosys: cells, NAND2 equivalents, µm² (sky130hd), flops, depth.
 
@@ -38,11 +38,11 @@ def area_cmd(block: str = typer.Argument(..., help="block name: " + ", ".join(bl
     if as_json:
         typer.echo(jsonout.dumps({k: res[k] for k in ("cells", "ge", "um2", "flops", "depth")}
                                  | {"block": block, "params": res["params"], "liberty": liberty,
-                                    "abc": abc}))
+                                    "abc": res.get("abc", abc)}))
         return
     p = " ".join(f"{k}={v}" for k, v in res["params"].items())
     um2 = f"{res['um2']:,.1f} µm²" if res["um2"] is not None else "µm² n/a"
-    lib = liberty if abc == "fast" else f"{liberty}, abc {abc}"
+    lib = liberty if res.get("abc") == "yosys" else f"{liberty}, abc {res.get('abc', abc)}"
     typer.echo(f"{block} {p} [{lib}]: {res['cells']:,} cells, {res['ge']:,.1f} GE, {um2}, "
                f"{res['flops']:,} flops, depth {res['depth']}")
     if res["um2"] is None:

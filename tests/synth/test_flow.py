@@ -68,7 +68,8 @@ def test_native_and_yowasp_agree(fresh_cache, monkeypatch):
 def test_fast_abc_script_is_close_to_the_yosys_default(fresh_cache):
     """The fast script trades a little area for minutes of ABC time on large blocks."""
     p = _p(32, "gto")
-    fast, ref = area(SPEC, p), area(SPEC, p, abc="yosys")
+    fast, ref = area(SPEC, p, abc="fast"), area(SPEC, p, abc="yosys")
+    assert area(SPEC, p) == ref                # auto: small blocks keep Yosys' script
     assert fast["flops"] == ref["flops"] == 5 + 32 * 31
     assert fast["um2"] == pytest.approx(ref["um2"], rel=0.03)
     assert fast["depth"] == ref["depth"]                   # depth has its own mapping
@@ -79,4 +80,9 @@ def test_cli_prints_progress_on_stderr(fresh_cache):
                            "warp_sched", "--param", "W=4", "--json"],
                           capture_output=True, text=True, check=True)
     assert "warp_sched W=4" in proc.stderr and ": yosys " in proc.stderr
-    assert json.loads(proc.stdout)["abc"] == "fast"
+    assert json.loads(proc.stdout)["abc"] == "yosys"           # auto, a small block
+
+
+def test_auto_takes_the_fast_script_above_the_threshold(fresh_cache, monkeypatch):
+    monkeypatch.setattr(area_mod, "AUTO_FAST_CELLS", 10)
+    assert area(SPEC, _p(8, "gto"))["abc"] == "fast"
