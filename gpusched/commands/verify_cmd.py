@@ -2,8 +2,8 @@
 
 Each check is a named function returning True on success; ``gpusched verify`` runs them all (or
 those named), prints a line each and exits 1 if any failed. Today: the formal proofs of every
-block at depth 20
-(cta_sched 12) and each block's mutant caught.
+block at depth 20 (cta_sched 12) and each block's mutant caught, and random lockstep soaks of
+the warp schedulers (100 000 cycles per configuration under Verilator, twin as scoreboard).
 """
 
 from __future__ import annotations
@@ -15,6 +15,27 @@ import typer
 from gpusched.config import ConfigError
 
 
+# (block, parameters) soaked in lockstep: every warp-scheduler policy, two-level at three sizes
+SOAKS = [("warp_sched", {"policy": p, "W": 32}) for p in ("lrr", "gto", "old")] + \
+    [("warp_sched", {"policy": "two_level", "W": w, "N": n}) for w, n in ((8, 4), (16, 6), (32, 8))]
+SOAK_CYCLES = 100_000
+
+
+def _soak(block: str, params: dict, seed: int) -> bool:
+    """Random lockstep of ``block`` for SOAK_CYCLES cycles under Verilator; False on a mismatch."""
+    from cosim.lockstep import LockstepMismatch
+    from cosim.runner import run_cosim
+    from gpusched.blocks import get_block, parse_params
+    spec = get_block(block)
+    try:
+        report = run_cosim(spec, parse_params(spec, params), SOAK_CYCLES, seed=seed)
+    except LockstepMismatch as e:
+        typer.echo(str(e))
+        return False
+    typer.echo(f"{block} {params}: {report.cycles:,} cycles, {report.mismatches} mismatches")
+    return report.cycles == SOAK_CYCLES and report.mismatches == 0
+
+
 def _checks() -> dict[str, Callable[[], bool]]:
     from formal import proof_blocks
     from gpusched.commands.prove_cmd import prove_block
@@ -22,12 +43,15 @@ def _checks() -> dict[str, Callable[[], bool]]:
     for block in proof_blocks():
         checks[f"prove-{block}"] = lambda b=block: prove_block(b, None)
         checks[f"mutant-{block}"] = lambda b=block: prove_block(b, None, mutant=True)
+    for i, (block, params) in enumerate(SOAKS):
+        name = f"lockstep-{block}-" + "-".join(str(v) for v in params.values())
+        checks[name] = lambda b=block, p=params, i=i: _soak(b, p, seed=9000 + i)
     return checks
 
 
 def verify_cmd(names: Optional[List[str]] = typer.Argument(None, help="checks to run (default all)"),
                list_only: bool = typer.Option(False, "--list", help="list the checks and exit")):
-    """Run the long checks (formal proofs to depth 20, mutants caught)."""
+    """Run the long checks (formal proofs to depth 20, mutants caught, lockstep soaks)."""
     checks = _checks()
     if list_only:
         for name in checks:

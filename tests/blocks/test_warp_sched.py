@@ -208,3 +208,10 @@ def test_random_lockstep_soak_100k_cycles(policy, w, n):
     params = parse_params(SPEC, {"W": w, "policy": policy, "N": n})
     report = run_lockstep_amaranth(SPEC, params, 100_000, seed=7000 + w + n)
     assert report.cycles == 100_000 and report.mismatches == 0
+
+
+def test_gpusched_verify_soaks_every_warp_scheduler_policy():
+    from gpusched.commands.verify_cmd import SOAK_CYCLES, SOAKS, _checks
+    names = [n for n in _checks() if n.startswith("lockstep-warp_sched-")]
+    assert len(names) == len(SOAKS) and SOAK_CYCLES >= 100_000
+    assert {p["policy"] for _, p in SOAKS} == {"lrr", "gto", "old", "two_level"}
