@@ -3,7 +3,9 @@
 Each check is a named function returning True on success; ``gpusched verify`` runs them all (or
 those named), prints a line each and exits 1 if any failed. Today: the formal proofs of every
 block at depth 20 (cta_sched 12) and each block's mutant caught, and random lockstep soaks of
-the warp schedulers (100 000 cycles per configuration under Verilator, twin as scoreboard).
+the warp schedulers (100 000 cycles per configuration under Verilator, twin as scoreboard), and
+the long slices of the input fuzzing suite (tests/reliability/test_fuzz.py, 400 random cases per
+property or ``$GPUSCHED_FUZZ_EXAMPLES``).
 """
 
 from __future__ import annotations
@@ -36,6 +38,21 @@ def _soak(block: str, params: dict, seed: int) -> bool:
     return report.cycles == SOAK_CYCLES and report.mismatches == 0
 
 
+def _fuzz_long() -> bool:
+    """The fuzzing suite's long slices (pytest from the repository's tests/)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    suite = root / "tests" / "reliability" / "test_fuzz.py"
+    if not suite.exists():
+        typer.echo(f"no {suite}: the fuzzing suite runs from a clone of the repository")
+        return False
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           str(suite), "--runslow", "-k", "long", "-s"], cwd=root)
+    return done.returncode == 0
+
+
 def _checks() -> dict[str, Callable[[], bool]]:
     from formal import proof_blocks
     from gpusched.commands.prove_cmd import prove_block
@@ -46,6 +63,7 @@ def _checks() -> dict[str, Callable[[], bool]]:
     for i, (block, params) in enumerate(SOAKS):
         name = f"lockstep-{block}-" + "-".join(str(v) for v in params.values())
         checks[name] = lambda b=block, p=params, i=i: _soak(b, p, seed=9000 + i)
+    checks["fuzz-inputs"] = _fuzz_long
     return checks
 
 

@@ -1,10 +1,11 @@
 """Property-based fuzzing (hypothesis) of everything a user feeds gpusched: ``--set`` overrides,
-config .toml files, sweep grids and model runs — valid inputs mutated at random. The outcome is
+config .toml files, sweep grids, Accel-Sim traces and model runs — valid inputs mutated at random. The outcome is
 always a success or exit 2 with one line naming the place; never a traceback, a hang, or a
 different amount of work (a run's warp-instruction count does not depend on the config).
 
 Each property runs twice: a fast, derandomized slice in the default suite (a few seconds) and a
-long random one behind ``--runslow`` (400 examples each, or ``$GPUSCHED_FUZZ_EXAMPLES``). Outcomes are tallied by class; ``-s`` prints the table,
+long random one behind ``--runslow`` and ``gpusched verify fuzz-inputs`` (400 examples each, or
+``$GPUSCHED_FUZZ_EXAMPLES``). Outcomes are tallied by class; ``-s`` prints the table,
 and ``$GPUSCHED_FUZZ_REPORT=FILE`` writes it as JSON:
 
     GPUSCHED_FUZZ_REPORT=fuzz.json python -m pytest tests/reliability/test_fuzz.py --runslow -s
@@ -256,3 +257,69 @@ def _model_runs(workload, seed, args):
 
 test_model_runs_fast, test_model_runs_long = both(
     _model_runs, st.sampled_from(WORKLOADS), st.integers(0, 3), model_run(), fast_examples=4)
+
+
+# ---- Accel-Sim traces: a run does the trace's work, or stops with one line naming the file -----
+
+_TRACE: dict = {}
+INSTS = re.compile(rb"^insts = (\d+)\s*$", re.M)
+
+
+def _trace_files() -> dict[str, bytes]:
+    """A small catalogue workload written once by the project's trace writer."""
+    if not _TRACE:
+        from sim.run import load_workload
+        from sim.workload.tracegen import write_trace_dir
+        with tempfile.TemporaryDirectory() as d:
+            write_trace_dir(d, load_workload("mixed_like", scale=0.02))
+            _TRACE.update({p.name: p.read_bytes() for p in Path(d).iterdir()})
+    return _TRACE
+
+
+@st.composite
+def mutated_trace(draw) -> tuple[str, bytes]:
+    """One kernel file of the trace with a few lines deleted, duplicated, changed or garbled."""
+    files = _trace_files()
+    name = draw(st.sampled_from(sorted(n for n in files if n.endswith(".traceg"))))
+    lines = files[name].decode().splitlines()
+    for _ in range(draw(st.integers(1, 3))):
+        i = draw(st.integers(0, len(lines) - 1))
+        op = draw(st.sampled_from(["delete", "duplicate", "token", "bytes", "truncate"]))
+        if op == "delete":
+            del lines[i]
+        elif op == "duplicate":
+            lines.insert(i, lines[i])
+        elif op == "token" and lines[i].split():
+            words = lines[i].split()
+            words[draw(st.integers(0, len(words) - 1))] = draw(st.sampled_from(
+                ["0", "-1", "ffffffff", "0x1", "FOOBAR", "R999", "99999999999", "=", "LDG.E",
+                 "1,1,1", "(1,1,1)", "1000000000", "\u00e9"]))
+            lines[i] = " ".join(words)
+        elif op in ("bytes", "truncate"):
+            text = "\n".join(lines).encode()
+            at = draw(st.integers(0, len(text)))
+            tail = text[at:] if op == "bytes" else b""
+            return name, text[:at] + draw(st.binary(min_size=1, max_size=3)) + tail
+    return name, ("\n".join(lines) + "\n").encode()
+
+
+def _traces(mutation):
+    name, content = mutation
+    with tempfile.TemporaryDirectory() as d:
+        for n, data in _trace_files().items():
+            (Path(d) / n).write_bytes(content if n == name else data)
+        work = sum(int(k) for n, data in _trace_files().items() if n.endswith(".traceg")
+                   for k in INSTS.findall(content if n == name else data))
+        code, out, err = gpusched("run", "--preset", "tiny", "--trace", d, "--memory", "fixed",
+                                  "--json")
+    outcome("traces", code, err, place=d)
+    if code == 0:
+        assert json.loads(out)["warp_insts"] == work
+
+
+test_traces_fast, test_traces_long = both(_traces, mutated_trace(), fast_examples=8)
+
+
+def test_the_long_slices_run_in_gpusched_verify():
+    from gpusched.commands.verify_cmd import _checks
+    assert "fuzz-inputs" in _checks()
