@@ -75,6 +75,12 @@ def run_yosys(scripts: dict[str, str], workdir: Path, progress: Optional[Progres
             if progress:
                 step = ", ".join(f"{n}: {s}" if len(scripts) > 1 else s for n, s in steps.items())
                 progress(f"yosys {kind}", time.monotonic() - start, step)
+        if progress:        # once more after the end: a short run may finish between polls
+            for name in scripts:
+                new, seen[name] = _last_pass(workdir / f"{name}.log", seen[name])
+                steps[name] = new or steps[name]
+            step = ", ".join(f"{n}: {s}" if len(scripts) > 1 else s for n, s in steps.items())
+            progress(f"yosys {kind}", time.monotonic() - start, step)
         # a signal (seen once with YoWASP: SIGBUS while another process rewrote its compiled-
         # module cache) is retried once: the run is deterministic
         if all(p.returncode >= 0 for p in procs.values()) or attempt:
