@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpusched.config import ConfigError
 from sim.blocks.two_level import TwoLevelActiveTwin
 from sim.blocks.warp_sched import WarpSchedTwin
 from sim.blocks.youngest import YoungestTwin
@@ -62,13 +63,11 @@ def check_warp_scheduler(policy: str, slots_per_scheduler: int) -> None:
     """Config-level check of ``sm.warp_sched`` against the sub-core's slot count."""
     fam, args = parse_warp_scheduler(policy)
     if slots_per_scheduler > MAX_SLOTS:
-        from gpusched.config import ConfigError
         raise ConfigError("sm.warps_per_sm", slots_per_scheduler,
                           f"warp slots per scheduler (sm.warps_per_sm / sm.subcores) must be "
                           f"<= {MAX_SLOTS}, the warp schedulers' limit")
     n = args.get("N")
     if n is not None and n > max(2, slots_per_scheduler):
-        from gpusched.config import ConfigError
         raise ConfigError("sm.warp_sched", policy,
                           f"<N> = {n} exceeds the {slots_per_scheduler} warp slots of a scheduler "
                           f"(sm.warps_per_sm / sm.subcores; baselines.md §1.3)")
