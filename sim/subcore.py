@@ -193,10 +193,6 @@ class SubCore:
             return SLOT_FETCH
         return SLOT_IDLE
 
-    def has_warps(self) -> bool:
-        m = self.masks
-        return bool(m[WS_READY] | m[WS_SCOREBOARD] | m[WS_MEMORY] | m[WS_BARRIER] | m[WS_FETCH])
-
     def _port_grant(self, ready: int, launch: int) -> int:
         """``grant`` through the scheduler's port-level ``step`` with every port input (RTL
         proxies, twins that read more than ready and launch)."""

@@ -58,9 +58,13 @@ def test_directed_rules_on_twin_and_rtl(policy, case):
 @pytest.mark.parametrize("w", [4, 8, 32, 64])
 def test_random_lockstep_20k_cycles(policy, w):
     """RTL (Amaranth simulator) and twin agree on every output for 20 000 random cycles."""
-    params = parse_params(SPEC, {"W": w, "policy": policy})
-    report = run_lockstep_amaranth(SPEC, params, 20_000, seed=1000 + w)
-    assert report.cycles == 20_000 and report.mismatches == 0
+    _lockstep_clean({"W": w, "policy": policy}, 20_000, seed=1000 + w)
+
+
+def _lockstep_clean(params: dict, cycles: int, seed: int) -> None:
+    """RTL and twin agree on every output for ``cycles`` random cycles."""
+    report = run_lockstep_amaranth(SPEC, parse_params(SPEC, params), cycles, seed=seed)
+    assert report.cycles == cycles and report.mismatches == 0
 
 
 class LrrFromLastTwin(WarpSchedTwin):
@@ -171,9 +175,7 @@ def test_two_level_demotes_waiting_warps_and_promotes_the_pending_front():
                                           ("two_level", 8, 4), ("two_level", 12, 6),
                                           ("two_level", 8, 8)])
 def test_random_lockstep_new_policies_20k_cycles(policy, w, n):
-    params = parse_params(SPEC, {"W": w, "policy": policy, "N": n})
-    report = run_lockstep_amaranth(SPEC, params, 20_000, seed=500 + w + n)
-    assert report.cycles == 20_000 and report.mismatches == 0
+    _lockstep_clean({"W": w, "policy": policy, "N": n}, 20_000, seed=500 + w + n)
 
 
 def _no_demotion_twin(w, n):
@@ -205,9 +207,7 @@ def test_two_level_needs_n_within_the_slots():
                                           ("two_level", 32, 8)])
 def test_random_lockstep_soak_100k_cycles(policy, w, n):
     """The soak behind --runslow: 100 000 random cycles per configuration."""
-    params = parse_params(SPEC, {"W": w, "policy": policy, "N": n})
-    report = run_lockstep_amaranth(SPEC, params, 100_000, seed=7000 + w + n)
-    assert report.cycles == 100_000 and report.mismatches == 0
+    _lockstep_clean({"W": w, "policy": policy, "N": n}, 100_000, seed=7000 + w + n)
 
 
 def test_gpusched_verify_soaks_every_warp_scheduler_policy():

@@ -52,20 +52,3 @@ def write_grid(path: Path, workloads=("alpha", "beta"), seeds=(0, 1), policies=(
 @pytest.fixture
 def toy_grid(tmp_path):
     return lambda **kw: write_grid(tmp_path / "grid.toml", **kw)
-
-
-@pytest.fixture
-def cli(capsys):
-    """Run ``gpusched`` in this process (fast): returns (exit status, stdout, stderr)."""
-    from gpusched.cli import main
-
-    def run(*args):
-        capsys.readouterr()
-        try:
-            main([str(a) for a in args])
-            code = 0
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else 1
-        out, err = capsys.readouterr()
-        return subprocess.CompletedProcess(args, code, out, err)
-    return run

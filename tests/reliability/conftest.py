@@ -1,12 +1,11 @@
 """Helpers for the reliability tests: the toy plugins of tests/experiment importable (here and
-in ``gpusched`` subprocesses), an in-process CLI runner and a subprocess runner."""
+in ``gpusched`` subprocesses), a subprocess runner (the in-process
+``cli`` fixture is in tests/conftest.py)."""
 
 import os
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 EXPERIMENT_TESTS = Path(__file__).parent.parent / "experiment"
 SIM_TESTS = Path(__file__).parent.parent / "sim"
@@ -28,23 +27,6 @@ def cli_env() -> dict:
 def gpusched(*args, **kw) -> subprocess.CompletedProcess:
     return subprocess.run([*CLI, *map(str, args)], capture_output=True, text=True, env=cli_env(),
                           **kw)
-
-
-@pytest.fixture
-def cli(capsys):
-    """Run ``gpusched`` in this process (fast): returns a CompletedProcess (code, out, err)."""
-    from gpusched.cli import main
-
-    def run(*args):
-        capsys.readouterr()
-        try:
-            main([str(a) for a in args])
-            code = 0
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else 1
-        out, err = capsys.readouterr()
-        return subprocess.CompletedProcess(args, code, out, err)
-    return run
 
 
 def one_line_error(r: subprocess.CompletedProcess) -> str:
