@@ -13,9 +13,11 @@ from typing import Optional
 
 import typer
 
+from gpusched.commands import DB_HELP
+
 
 def demo(jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="worker processes (default: all cores)"),
-         db: Optional[str] = typer.Option(None, "--db", help="results file (default results/gpusched.sqlite)")):
+         db: Optional[str] = typer.Option(None, "--db", help=DB_HELP)):
     """LRR vs GTO on three catalogue workloads (gtx480, quick sizes): IPC table and report."""
     from gpusched.commands import stdout_console
     from rich.table import Table

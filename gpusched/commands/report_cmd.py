@@ -13,11 +13,12 @@ from typing import List, Optional
 
 import typer
 
+from gpusched.commands import DB_HELP
+
 from gpusched.config import ConfigError
 from gpusched.commands.sweep_cmd import (JOBS_HELP, PLUGIN_HELP, SCHEDULER_HELP, execute_points,
                                          plugin_list)
 
-DB_HELP = "results file (default $GPUSCHED_DB or results/gpusched.sqlite)"
 OUT_HELP = "output directory (default reports/PAPER)"
 
 

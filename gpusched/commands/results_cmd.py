@@ -8,6 +8,8 @@ from typing import List, Optional
 
 import typer
 
+from gpusched.commands import DB_HELP
+
 from gpusched.config import ConfigError
 
 results_app = typer.Typer(no_args_is_help=True, help="Read the results store.")
@@ -15,10 +17,10 @@ FORMATS = ("table", "csv", "json")
 
 
 @results_app.command("query")
-def query(db: Optional[str] = typer.Option(None, "--db", help="results file "
-                                           "(default $GPUSCHED_DB or results/gpusched.sqlite)"),
+def query(db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
           where: Optional[List[str]] = typer.Option(
-              None, "--where", help="column=value (repeatable, all must hold)"),
+              None, "--where", help="column=value, column!=value or a numeric "
+                                "comparison column>=N (also <=, >, <); repeatable, all must hold"),
           fmt: str = typer.Option("table", "--format", help="table | csv | json"),
           output: Optional[str] = typer.Option(None, "--output", "-o", help="write to this file"),
           cols: Optional[str] = typer.Option(None, "--columns",
@@ -64,8 +66,7 @@ def query(db: Optional[str] = typer.Option(None, "--db", help="results file "
 
 
 @results_app.command("recover")
-def recover_cmd(db: Optional[str] = typer.Option(None, "--db", help="the damaged results file "
-                                                 "(default $GPUSCHED_DB or results/gpusched.sqlite)")):
+def recover_cmd(db: Optional[str] = typer.Option(None, "--db", help="the damaged " + DB_HELP)):
     """Rebuild a damaged results store from every row that still reads back whole; the damaged
     file is kept beside it as NAME.damaged-<time>. Points whose rows were lost are recomputed by
     the next sweep."""

@@ -7,6 +7,8 @@ from typing import List, Optional
 
 import typer
 
+from gpusched.commands import DB_HELP
+
 from gpusched.experiment.point import Point
 from gpusched.experiment.sweep import SweepSummary
 
@@ -81,8 +83,7 @@ def sweep(grid: str = typer.Argument(..., help="grid .toml file (format: docs/ex
                                       help="skip points already stored (--no-resume reruns all)"),
           retry_failed: bool = typer.Option(False, "--retry-failed",
                                             help="rerun points stored as failed"),
-          db: Optional[str] = typer.Option(None, "--db", help="results file "
-                                           "(default $GPUSCHED_DB or results/gpusched.sqlite)"),
+          db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
           plugin: Optional[List[str]] = typer.Option(None, "--plugin", help=PLUGIN_HELP),
           quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar")):
     """Run every point of a grid that is not in the results store yet."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import textwrap
 import tomllib
 from pathlib import Path
 
@@ -41,9 +42,36 @@ def _apply(obj, data: dict, prefix: str):
     return dataclasses.replace(obj, **changes)
 
 
+# cache capacity fields derived from sets × ways × line_bytes
+SIZE_FIELDS = {"l1": "size_bytes", "l2": "size_per_slice"}
+
+
 def from_dict(data: dict, base: GPUConfig | None = None) -> GPUConfig:
-    """Validated config from a nested dict, starting from ``base`` (defaults if None)."""
-    return validate(_apply(base or GPUConfig(), data, ""))
+    """Validated config from a nested dict, starting from ``base`` (defaults if None). A cache
+    given only some of capacity, sets, ways and line_bytes gets the rest derived (see
+    :func:`_derive_cache_sizes`), so a grid can sweep one of them."""
+    start = base or GPUConfig()
+    return validate(_derive_cache_sizes(_apply(start, data, ""), data))
+
+
+def _derive_cache_sizes(cfg: GPUConfig, data: dict) -> GPUConfig:
+    """Capacity = sets × ways × line_bytes. Changing the shape (sets, ways or line) without the
+    capacity recomputes the capacity; changing the capacity without sets recomputes sets (it must
+    then divide evenly: the validator names the field if it does not). Both given: checked."""
+    changes = {}
+    for section, size_field in SIZE_FIELDS.items():
+        given = data.get(section)
+        if not isinstance(given, dict):
+            continue
+        cache = getattr(cfg, section)
+        shape = cache.ways * cache.line_bytes
+        if size_field in given and "sets" not in given:
+            size = getattr(cache, size_field)
+            if shape and size % shape == 0 and size // shape > 0:
+                changes[section] = dataclasses.replace(cache, sets=size // shape)
+        elif size_field not in given and any(k in given for k in ("sets", "ways", "line_bytes")):
+            changes[section] = dataclasses.replace(cache, **{size_field: cache.sets * shape})
+    return dataclasses.replace(cfg, **changes) if changes else cfg
 
 
 def parse_override(text: str, cfg: GPUConfig) -> tuple[str, object]:
@@ -103,9 +131,11 @@ def with_overrides(cfg: GPUConfig, overrides: list[str]) -> GPUConfig:
 
 
 def load_toml(path: str | Path) -> GPUConfig:
-    """Load a config file; a ``preset = "name"`` key starts from that preset. Every error is one
-    ConfigError naming ``file:line`` (not UTF-8, malformed TOML, empty file, a bad field)."""
-    from .presets import get_preset
+    """Load a config file: ``base = "name"`` (or the older ``preset = "name"``) starts from that
+    preset; a file without it must give every field (as ``config show`` writes them). Every error
+    is one ConfigError naming ``file:line`` (not UTF-8, malformed TOML, empty file, a bad field,
+    a partial file without a base)."""
+    from .presets import get_preset, preset_names
     p = Path(path)
     try:
         raw = p.read_bytes()
@@ -122,16 +152,23 @@ def load_toml(path: str | Path) -> GPUConfig:
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(str(p), "", f"malformed TOML: {e}") from None
     if not data:
-        raise ConfigError(str(p), "", "empty config file: give preset = \"NAME\" and/or "
+        raise ConfigError(str(p), "", "empty config file: give base = \"NAME\" and/or "
                                       "[section] tables (see gpusched config show tiny)")
     try:
         base = None
-        if "preset" in data:
-            name = data.pop("preset")
-            if not isinstance(name, str):
-                raise ConfigError("preset", name, "expected a preset name (a string)")
-            base = get_preset(name)
-        return from_dict(data, base=base)
+        for key in BASE_KEYS:
+            if key in data:
+                name = data.pop(key)
+                if not isinstance(name, str):
+                    raise ConfigError(key, name, "expected a preset name (a string)")
+                base = get_preset(name)
+        cfg = from_dict(data, base=base)
+        if base is None and (missing := _missing_fields(data, GPUConfig())):
+            raise ConfigError("base", "", f"a partial config starts from a named preset: add "
+                                          f'base = "NAME" (one of {", ".join(preset_names())}); '
+                                          f"{len(missing)} fields are not given, e.g. "
+                                          f"{missing[0]}")
+        return cfg
     except ConfigError as e:
         raise ConfigError(f"{p}:{_line_of(text, e.where)} {e.where}", e.value, e.allowed) from None
 
@@ -154,9 +191,54 @@ def _line_of(text: str, dotted: str) -> int:
     return 1
 
 
+BASE_KEYS = ("base", "preset")
+
+
+def _missing_fields(data: dict, obj, prefix: str = "") -> list[str]:
+    """Dotted names of the leaf fields of ``obj`` that ``data`` does not give."""
+    out = []
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        path = prefix + f.name
+        if dataclasses.is_dataclass(value):
+            sub = data.get(f.name)
+            out += _missing_fields(sub if isinstance(sub, dict) else {}, value, path + ".")
+        elif f.name not in data and path != "name":
+            out.append(path)
+    return out
+
+
 def save_toml(cfg: GPUConfig, path: str | Path) -> None:
     Path(path).write_text(dumps_toml(cfg))
 
 
 def dumps_toml(cfg: GPUConfig) -> str:
-    return tomli_w.dumps(to_dict(cfg))
+    """The whole config as TOML that loads back to the same config, each field preceded by a
+    comment with its meaning and unit (from the schema)."""
+    lines = [f"# gpusched config (gpusched config show); every field given, so it needs no base",
+             f"name = {_toml_value(cfg.name)}", f"core_clock_mhz = {_toml_value(cfg.core_clock_mhz)}"]
+    lines.insert(2, _comment(_fields(cfg)["core_clock_mhz"]))
+    for f in dataclasses.fields(cfg):
+        section = getattr(cfg, f.name)
+        if not dataclasses.is_dataclass(section):
+            continue
+        doc = (type(section).__doc__ or "").strip().splitlines()[0]
+        lines += ["", f"[{f.name}]  # {doc}"]
+        for sf in dataclasses.fields(section):
+            if comment := _comment(sf):
+                lines.append(comment)
+            lines.append(f"{sf.name} = {_toml_value(getattr(section, sf.name))}")
+    return "\n".join(lines) + "\n"
+
+
+def _comment(f: dataclasses.Field) -> str:
+    doc, unit = f.metadata.get("doc", ""), f.metadata.get("unit", "")
+    choices = f.metadata.get("choices")
+    text = doc + (f" [{unit}]" if unit else "")
+    if choices:
+        text += ("; " if text else "") + "one of " + ", ".join(choices)
+    return "\n".join(textwrap.wrap(text, 98, initial_indent="# ", subsequent_indent="# "))
+
+
+def _toml_value(value: object) -> str:
+    return tomli_w.dumps({"v": value}).split("=", 1)[1].strip()

@@ -149,7 +149,8 @@ PRESETS: dict[str, GPUConfig] = {c.name: c for c in (TINY, GTX480, GP102, TITANX
 def get_preset(name: str) -> GPUConfig:
     """Validated preset by name; unknown names raise ConfigError listing the known ones."""
     if name not in PRESETS:
-        raise ConfigError("preset", name, "known presets: " + ", ".join(PRESETS))
+        raise ConfigError("preset", name, "known presets: " + ", ".join(PRESETS)
+                          + "; or give a path to a .toml config file")
     return validate(PRESETS[name])
 
 

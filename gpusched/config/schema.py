@@ -12,32 +12,38 @@ from dataclasses import dataclass, field
 from .errors import ConfigError
 
 
-def rule(default, *, lo=None, hi=None, choices=None, pow2=False, doc=""):
-    """A dataclass field with a validation rule: bounds, allowed choices, power of two."""
-    return field(default=default, metadata={"lo": lo, "hi": hi, "choices": choices, "pow2": pow2, "doc": doc})
+def rule(default, *, lo=None, hi=None, choices=None, pow2=False, doc="", unit=""):
+    """A dataclass field with a validation rule (bounds, allowed choices, power of two), its
+    meaning (``doc``) and its unit; ``gpusched config show`` prints both as a TOML comment."""
+    return field(default=default, metadata={"lo": lo, "hi": hi, "choices": choices, "pow2": pow2,
+                                            "doc": doc, "unit": unit})
 
 
 ISSUE_STAGES = ("inorder", "socgpu", "inorder_issue")
 LOCAL_POLICIES = ("first", "oldest", "youngest", "most_ready", "least_ready", "random")
 WRITE_POLICIES = ("write_through", "write_back")
+DERIVED_SIZE = ("capacity = sets × ways × line_bytes; set one of the four and the config derives "
+                "size or sets (a partial override keeps the other two)")
 
 
 @dataclass(frozen=True)
 class SMConfig:
     """One streaming multiprocessor (compute unit) and its occupancy limits."""
-    count: int = rule(2, lo=1, doc="number of SMs")
-    sms_per_cluster: int = rule(1, lo=1, doc="SMs per cluster (CTA issue, baselines.md §1.5); divides count")
-    subcores: int = rule(2, lo=1, doc="warp schedulers (sub-cores) per SM")
-    warps_per_sm: int = rule(8, lo=1, hi=1024, doc="hardware warp slots per SM")
-    warp_size: int = rule(32, lo=1, hi=64, doc="threads per warp")
-    threads_per_sm: int = rule(256, lo=1, doc="max resident threads per SM")
-    regs_per_sm: int = rule(8192, lo=1, doc="32-bit registers per SM")
-    smem_per_sm: int = rule(16384, lo=0, doc="shared memory bytes per SM")
-    max_ctas_per_sm: int = rule(4, lo=1, hi=64, doc="CTA slots per SM")
+    count: int = rule(2, lo=1, doc="number of SMs", unit="SMs")
+    sms_per_cluster: int = rule(1, lo=1, doc="SMs per cluster (CTA issue, baselines.md §1.5); "
+                                             "divides count", unit="SMs")
+    subcores: int = rule(2, lo=1, doc="warp schedulers (sub-cores) per SM", unit="schedulers")
+    warps_per_sm: int = rule(8, lo=1, hi=1024, doc="hardware warp slots per SM", unit="warps")
+    warp_size: int = rule(32, lo=1, hi=64, doc="threads per warp", unit="threads")
+    threads_per_sm: int = rule(256, lo=1, doc="max resident threads per SM", unit="threads")
+    regs_per_sm: int = rule(8192, lo=1, doc="32-bit registers per SM", unit="registers")
+    smem_per_sm: int = rule(16384, lo=0, doc="shared memory per SM", unit="bytes")
+    max_ctas_per_sm: int = rule(4, lo=1, hi=64, doc="CTA slots per SM", unit="CTAs")
     warp_sched: str = rule("gto", doc="warp scheduler: a name of the registry in "
                                       "sim/policies/warp_sched.py, e.g. lrr, gto, old, "
                                       "two_level_active:<N> (baselines.md §1.1-§1.3)")
-    issue_interval: int = rule(1, lo=1, hi=16, doc="cycles between two issues of one scheduler")
+    issue_interval: int = rule(1, lo=1, hi=16, doc="cycles between two issues of one scheduler",
+                                unit="core cycles")
     dual_issue: bool = rule(False, doc="up to two instructions of one warp per cycle, different units")
     issue: str = rule("inorder", choices=ISSUE_STAGES,
                       doc="per-warp issue stage: inorder scoreboard (baselines.md §1.4), socgpu "
@@ -47,13 +53,15 @@ class SMConfig:
     ib_entries: int = rule(2, lo=1, hi=64,
                            doc="instruction-buffer entries per warp: inorder decodes this many per "
                                "fetch into an empty buffer (2, GPGPU-Sim); socgpu: N, 2..64, the "
-                               "spec's default is 8 (the field keeps the in-order default 2)")
+                               "spec's default is 8 (the field keeps the in-order default 2)",
+                           unit="instructions")
     local_policy: str = rule("first", choices=LOCAL_POLICIES,
                              doc="socgpu: entry chosen among a warp's ready entries "
                                  "(socgpu.md §2.4)")
     smart_dual: bool = rule(False, doc="socgpu with dual_issue: the second candidate only among "
                                        "entries of another, free unit (socgpu.md §2.6)")
-    fetch_per_cycle: int = rule(1, lo=1, hi=16, doc="fetch+decode slots per SM per cycle (2 instr each)")
+    fetch_per_cycle: int = rule(1, lo=1, hi=16, doc="fetch+decode slots per SM per cycle (2 instr each)",
+                                 unit="slots per core cycle")
 
     def __post_init__(self):
         if self.issue == "socgpu" and isinstance(self.ib_entries, int) and self.ib_entries < 2:
@@ -64,19 +72,24 @@ class SMConfig:
 @dataclass(frozen=True)
 class UnitsConfig:
     """Functional units per sub-core: latency (cycles to write-back) and initiation interval."""
-    alu_latency: int = rule(4, lo=1, doc="int/fp32 add, mul, fma")
-    alu_ii: int = rule(1, lo=1)
-    sfu_latency: int = rule(20, lo=1)
-    sfu_ii: int = rule(4, lo=1)
-    fp64_latency: int = rule(8, lo=1)
-    fp64_ii: int = rule(8, lo=1)
-    div_latency: int = rule(39, lo=1, doc="fp32 divide; int divide uses idiv_latency")
-    idiv_latency: int = rule(145, lo=1)
-    div_ii: int = rule(4, lo=1)
-    ldst_ii: int = rule(1, lo=1, doc="LD/ST unit initiation interval per warp instruction")
+    alu_latency: int = rule(4, lo=1, doc="int/fp32 add, mul, fma: issue to write-back",
+                            unit="core cycles")
+    alu_ii: int = rule(1, lo=1, doc="ALU initiation interval", unit="core cycles")
+    sfu_latency: int = rule(20, lo=1, doc="special functions (rcp, sqrt, sin, ...): issue to "
+                            "write-back", unit="core cycles")
+    sfu_ii: int = rule(4, lo=1, doc="SFU initiation interval", unit="core cycles")
+    fp64_latency: int = rule(8, lo=1, doc="double precision: issue to write-back",
+                             unit="core cycles")
+    fp64_ii: int = rule(8, lo=1, doc="FP64 initiation interval", unit="core cycles")
+    div_latency: int = rule(39, lo=1, doc="fp32 divide; int divide uses idiv_latency",
+                            unit="core cycles")
+    idiv_latency: int = rule(145, lo=1, doc="integer divide / modulo", unit="core cycles")
+    div_ii: int = rule(4, lo=1, doc="divide initiation interval", unit="core cycles")
+    ldst_ii: int = rule(1, lo=1, doc="LD/ST unit initiation interval per warp instruction",
+                        unit="core cycles")
     ldst_shared: bool = rule(False, doc="one LD/ST unit per SM instead of one per sub-core")
-    smem_latency: int = rule(24, lo=1, doc="shared-memory access latency")
-    smem_banks: int = rule(32, lo=1, pow2=True)
+    smem_latency: int = rule(24, lo=1, doc="shared-memory access latency", unit="core cycles")
+    smem_banks: int = rule(32, lo=1, pow2=True, doc="shared-memory banks (4 bytes wide)", unit="banks")
 
 
 @dataclass(frozen=True)
@@ -86,14 +99,16 @@ class L1Config:
     Sectored (sector_bytes per valid/dirty bit), LRU; write_through = GPGPU-Sim Fermi default
     (no write-allocate), write_back = write-allocate without fetch, dirty data written back.
     """
-    size_bytes: int = rule(4096, lo=0)
-    line_bytes: int = rule(128, lo=4, pow2=True)
-    ways: int = rule(4, lo=1)
-    sets: int = rule(8, lo=1, pow2=True)
-    sector_bytes: int = rule(32, lo=4, pow2=True)
-    hit_latency: int = rule(20, lo=1, doc="core cycles from issue to data for a load hit")
-    mshrs: int = rule(32, lo=1, doc="outstanding missed lines (requests to a pending line merge)")
-    write_policy: str = rule("write_through", choices=WRITE_POLICIES)
+    size_bytes: int = rule(4096, lo=0, doc=DERIVED_SIZE, unit="bytes")
+    line_bytes: int = rule(128, lo=4, pow2=True, doc="cache line", unit="bytes")
+    ways: int = rule(4, lo=1, doc="associativity", unit="ways")
+    sets: int = rule(8, lo=1, pow2=True, doc="sets", unit="sets")
+    sector_bytes: int = rule(32, lo=4, pow2=True, doc="sector (valid/dirty granule)", unit="bytes")
+    hit_latency: int = rule(20, lo=1, doc="from issue to data for a load hit", unit="core cycles")
+    mshrs: int = rule(32, lo=1, doc="outstanding missed lines (requests to a pending line merge)",
+                      unit="lines")
+    write_policy: str = rule("write_through", choices=WRITE_POLICIES,
+                             doc="write_through: no write-allocate; write_back: allocate, no fetch")
     bypass_global_loads: bool = rule(False, doc="global loads skip L1 (Pascal-style)")
     keep_across_kernels: bool = rule(False, doc="False: invalidate at every kernel boundary")
     self_invalidate: bool = rule(False, doc="with keep_across_kernels: at a kernel launch drop "
@@ -108,23 +123,25 @@ class L2Config:
     slices is a multiple of dram.channels: each channel has slices / channels slices in front of
     it, and a channel's lines are interleaved over them. line_bytes must equal l1.line_bytes.
     """
-    slices: int = rule(2, lo=1)
-    size_per_slice: int = rule(16384, lo=0)
-    line_bytes: int = rule(128, lo=4, pow2=True)
-    ways: int = rule(8, lo=1)
-    sets: int = rule(16, lo=1, pow2=True)
-    hit_latency: int = rule(40, lo=1, doc="slice access latency, core cycles")
-    mshrs: int = rule(32, lo=1)
+    slices: int = rule(2, lo=1, doc="L2 slices (a multiple of dram.channels)", unit="slices")
+    size_per_slice: int = rule(16384, lo=0, doc=DERIVED_SIZE, unit="bytes")
+    line_bytes: int = rule(128, lo=4, pow2=True, doc="cache line (= l1.line_bytes)", unit="bytes")
+    ways: int = rule(8, lo=1, doc="associativity", unit="ways")
+    sets: int = rule(16, lo=1, pow2=True, doc="sets per slice", unit="sets")
+    hit_latency: int = rule(40, lo=1, doc="slice access latency", unit="core cycles")
+    mshrs: int = rule(32, lo=1, doc="outstanding missed lines per slice", unit="lines")
 
 
 @dataclass(frozen=True)
 class IcntConfig:
     """SM ↔ L2 interconnect: one-way latency and bytes per cycle per direction per port."""
-    latency: int = rule(8, lo=0)
-    bytes_per_cycle: int = rule(32, lo=1)
-    header_bytes: int = rule(8, lo=0, doc="bytes of address/command per packet (choice)")
+    latency: int = rule(8, lo=0, doc="one-way latency", unit="core cycles")
+    bytes_per_cycle: int = rule(32, lo=1, doc="bandwidth per direction per port",
+                                unit="bytes per core cycle")
+    header_bytes: int = rule(8, lo=0, doc="address/command per packet (choice)", unit="bytes")
     inject_queue: int = rule(16, lo=1, doc="packets an SM may have waiting to enter the "
-                                          "network; an instruction needing more stalls (choice)")
+                                          "network; an instruction needing more stalls (choice)",
+                             unit="packets")
 
 
 @dataclass(frozen=True)
@@ -135,57 +152,70 @@ class DRAMConfig:
     the fields occupy ceil(log2(count)) bits each and must not overlap. queue_size is the FR-FCFS
     window per channel; as many again may wait behind it before the L2 slices stall.
     """
-    channels: int = rule(2, lo=1)
-    banks: int = rule(4, lo=1)
-    row_bytes: int = rule(2048, lo=64, pow2=True)
-    clock_mhz: float = rule(700.0, lo=1.0)
-    bus_bytes: int = rule(4, lo=1, doc="data-bus width per channel in bytes")
-    data_rate: int = rule(2, lo=1, hi=16, doc="transfers per command clock (DDR = 2, GDDR5 = 4)")
-    burst_length: int = rule(8, lo=1)
-    tCL: int = rule(12, lo=1)
-    tRCD: int = rule(12, lo=1)
-    tRP: int = rule(12, lo=1)
-    tRAS: int = rule(28, lo=1)
+    channels: int = rule(2, lo=1, doc="memory channels (controllers)", unit="channels")
+    banks: int = rule(4, lo=1, doc="banks per channel", unit="banks")
+    row_bytes: int = rule(2048, lo=64, pow2=True, doc="row (page) per bank", unit="bytes")
+    clock_mhz: float = rule(700.0, lo=1.0, doc="DRAM command clock", unit="MHz")
+    bus_bytes: int = rule(4, lo=1, doc="data-bus width per channel", unit="bytes")
+    data_rate: int = rule(2, lo=1, hi=16, doc="transfers per command clock (DDR = 2, GDDR5 = 4)",
+                          unit="transfers per clock")
+    burst_length: int = rule(8, lo=1, doc="transfers per column access", unit="transfers")
+    tCL: int = rule(12, lo=1, doc="column access (CAS) latency", unit="DRAM cycles")
+    tRCD: int = rule(12, lo=1, doc="activate to column command", unit="DRAM cycles")
+    tRP: int = rule(12, lo=1, doc="precharge", unit="DRAM cycles")
+    tRAS: int = rule(28, lo=1, doc="activate to precharge, minimum", unit="DRAM cycles")
     tRRD: int = rule(0, lo=0, doc="minimum command cycles between two row activations in a "
-                                  "channel; 0 = not modelled")
-    queue_size: int = rule(16, lo=1)
-    scheduler: str = rule("frfcfs", choices=("frfcfs", "fifo"))
-    channel_bit: int = rule(8, lo=0, hi=47)
-    bank_bit: int = rule(11, lo=0, hi=47)
-    row_bit: int = rule(14, lo=0, hi=47, doc="bits below it minus channel/bank bits = row_bytes")
-    controller_latency: int = rule(0, lo=0, doc="core cycles from an L2 miss to the DRAM queue "
-                                                "(GPGPU-Sim -dram_latency; controller + PHY)")
-    fixed_latency: int = rule(100, lo=1, doc="stand-in memory: core cycles for a DRAM access")
+                                  "channel; 0 = not modelled", unit="DRAM cycles")
+    queue_size: int = rule(16, lo=1, doc="FR-FCFS window per channel", unit="requests")
+    scheduler: str = rule("frfcfs", choices=("frfcfs", "fifo"),
+                          doc="frfcfs: row hits first, then oldest; fifo: oldest")
+    channel_bit: int = rule(8, lo=0, hi=47, doc="lowest address bit of the channel field",
+                            unit="bit")
+    bank_bit: int = rule(11, lo=0, hi=47, doc="lowest address bit of the bank field", unit="bit")
+    row_bit: int = rule(14, lo=0, hi=47, doc="lowest address bit of the row field; the bits below "
+                                             "it minus channel/bank bits = row_bytes", unit="bit")
+    controller_latency: int = rule(0, lo=0, doc="from an L2 miss to the DRAM queue "
+                                                "(GPGPU-Sim -dram_latency; controller + PHY)",
+                                   unit="core cycles")
+    fixed_latency: int = rule(100, lo=1, doc="stand-in memory: time for a DRAM access",
+                              unit="core cycles")
 
 
 @dataclass(frozen=True)
 class EnergyConfig:
     """Per-event dynamic energy (pJ) and static power (mW); see docs/energy.md for the sources."""
-    warp_inst_pj: float = rule(150.0, lo=0.0)
-    l1_access_pj: float = rule(80.0, lo=0.0, doc="per 32-byte sector read/written in the L1")
-    smem_access_pj: float = rule(300.0, lo=0.0, doc="per shared-memory access cycle (32 banks)")
-    l2_access_pj: float = rule(200.0, lo=0.0, doc="per 32-byte sector read/written in an L2 slice")
-    icnt_flit_pj: float = rule(500.0, lo=0.0, doc="per 32 bytes carried across the interconnect")
-    dram_access_pj: float = rule(4000.0, lo=0.0, doc="per 32-byte sector moved to/from DRAM")
-    dram_activate_pj: float = rule(2000.0, lo=0.0, doc="per row activation (ACT + PRE)")
-    sm_static_mw: float = rule(1500.0, lo=0.0, doc="static power per un-gated SM")
-    uncore_static_mw: float = rule(10000.0, lo=0.0)
+    warp_inst_pj: float = rule(150.0, lo=0.0, doc="per issued warp instruction", unit="pJ")
+    l1_access_pj: float = rule(80.0, lo=0.0, doc="per 32-byte sector read/written in the L1", unit="pJ")
+    smem_access_pj: float = rule(300.0, lo=0.0, doc="per shared-memory access cycle (32 banks)", unit="pJ")
+    l2_access_pj: float = rule(200.0, lo=0.0, doc="per 32-byte sector read/written in an L2 slice", unit="pJ")
+    icnt_flit_pj: float = rule(500.0, lo=0.0, doc="per 32 bytes carried across the interconnect", unit="pJ")
+    dram_access_pj: float = rule(4000.0, lo=0.0, doc="per 32-byte sector moved to/from DRAM", unit="pJ")
+    dram_activate_pj: float = rule(2000.0, lo=0.0, doc="per row activation (ACT + PRE)", unit="pJ")
+    sm_static_mw: float = rule(1500.0, lo=0.0, doc="static power per un-gated SM", unit="mW")
+    uncore_static_mw: float = rule(10000.0, lo=0.0, doc="static power of L2, interconnect and "
+                                                        "memory controllers", unit="mW")
 
 
 @dataclass(frozen=True)
 class KernelConfig:
     """Kernel-level scheduling knobs (baselines.md §1.5)."""
-    max_concurrent: int = rule(8, lo=1, hi=128)
+    max_concurrent: int = rule(8, lo=1, hi=128, doc="kernels resident on the GPU at once",
+                               unit="kernels")
     concurrent_sm: bool = rule(False, doc="SMs may hold CTAs of several kernels")
-    launch_latency: int = rule(0, lo=0)
-    tb_launch_latency: int = rule(0, lo=0)
+    launch_latency: int = rule(0, lo=0, doc="a kernel's launch cost: it may issue CTAs this "
+                               "long after it takes a kernel slot (GPGPU-Sim kernel launch)",
+                               unit="core cycles")
+    tb_launch_latency: int = rule(0, lo=0, doc="per CTA of the kernel, added to the kernel's "
+                                  "launch cost (GPGPU-Sim's per-block launch latency)",
+                                  unit="core cycles")
 
 
 @dataclass(frozen=True)
 class GPUConfig:
     """A whole GPU. ``name`` is the preset it came from; ``core_clock_mhz`` sets the time base."""
     name: str = "custom"
-    core_clock_mhz: float = rule(700.0, lo=1.0)
+    core_clock_mhz: float = rule(700.0, lo=1.0, doc="SM clock: the time base of every cycle "
+                                                   "count", unit="MHz")
     sm: SMConfig = field(default_factory=SMConfig)
     units: UnitsConfig = field(default_factory=UnitsConfig)
     l1: L1Config = field(default_factory=L1Config)

@@ -37,6 +37,7 @@ SANE_MAX: dict[str, int | float] = {
     "dram.queue_size": 1 << 16,
 }
 INT_CEILING = 1 << 40
+DERIVED_FIELDS = ("l1.size_bytes", "l2.size_per_slice")
 FLOAT_CEILING = 1e12
 # Products of fields that size one allocated structure (per-SM L1 sets, L2 sets, the SM × slice
 # interconnect queues, DRAM banks): each at most STRUCTURE_CEILING entries.
@@ -104,7 +105,8 @@ def _bits(count: int) -> int:
 def validate(cfg: GPUConfig) -> GPUConfig:
     """Raise ConfigError for the first broken rule; return ``cfg`` unchanged when it is valid."""
     values = {}
-    for path, value, f in _walk(cfg):
+    # derived capacities last, so an error names the field the user gave (l1.sets, not l1.size_bytes)
+    for path, value, f in sorted(_walk(cfg), key=lambda item: item[0] in DERIVED_FIELDS):
         check_type(path, value, field_type(f))
         check_rule(path, value, f.metadata)
         check_ceiling(path, value)

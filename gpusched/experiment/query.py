@@ -50,24 +50,60 @@ def cell_text(value: object) -> str:
     return str(value)
 
 
-def parse_where(clauses: Iterable[str]) -> dict[str, str]:
-    """``["workload=alpha", "sm.warp_sched=gto"]`` → ``{column: text}``."""
-    out = {}
+# comparison operators of ``--where``, longest first so ``>=`` is not read as ``>``
+WHERE_OPS = (">=", "<=", "!=", ">", "<", "=")
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One ``--where`` clause: ``column OP value``; ``=`` and ``!=`` compare the cell's text,
+    the ordering operators compare numbers."""
+    column: str
+    op: str
+    value: str
+
+    def holds(self, cell: object) -> bool:
+        if self.op == "=":
+            return cell_text(cell) == self.value
+        if self.op == "!=":
+            return cell_text(cell) != self.value
+        if isinstance(cell, bool) or not isinstance(cell, (int, float)):
+            return False  # a missing or non-numeric cell is outside every numeric range
+        want = float(self.value)
+        return {">=": cell >= want, "<=": cell <= want, ">": cell > want, "<": cell < want}[self.op]
+
+
+def parse_where(clauses: Iterable[str]) -> list[Condition]:
+    """``["workload=alpha", "cycles>=1e5", "sm.warp_sched!=gto"]`` → conditions (all must hold)."""
+    out = []
     for text in clauses:
-        if "=" not in text:
-            raise ConfigError("--where", text, "expected column=value")
-        column, value = (s.strip() for s in text.split("=", 1))
-        out[column] = value
+        op = next((o for o in WHERE_OPS if o in text), None)
+        if op is None:
+            raise ConfigError("--where", text, "expected column=value, column!=value or a numeric "
+                                               "comparison column>=N, <=, >, <")
+        # the first operator in the text splits it (a value may itself contain '=')
+        at = min(text.index(o) for o in WHERE_OPS if o in text)
+        op = next(o for o in WHERE_OPS if text.startswith(o, at))
+        column, value = text[:at].strip(), text[at + len(op):].strip()
+        if not column:
+            raise ConfigError("--where", text, "no column before " + op)
+        if op not in ("=", "!="):
+            try:
+                float(value)
+            except ValueError:
+                raise ConfigError("--where", text, f"{op} compares numbers: {value!r} is not "
+                                                   "a number") from None
+        out.append(Condition(column, op, value))
     return out
 
 
-def filter_rows(rows: list[dict], where: dict[str, str]) -> list[dict]:
-    """Rows whose columns equal the given texts; an unknown column is an input error."""
+def filter_rows(rows: list[dict], where: list[Condition]) -> list[dict]:
+    """Rows where every condition holds; an unknown column is an input error."""
     known = columns(rows)
-    for column in where:
-        if rows and column not in known:
-            raise ConfigError("--where", column, "unknown column; known: " + ", ".join(known))
-    return [r for r in rows if all(cell_text(r.get(c)) == v for c, v in where.items())]
+    for cond in where:
+        if rows and cond.column not in known:
+            raise ConfigError("--where", cond.column, "unknown column; known: " + ", ".join(known))
+    return [r for r in rows if all(c.holds(r.get(c.column)) for c in where)]
 
 
 def columns(rows: list[dict]) -> list[str]:

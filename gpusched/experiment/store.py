@@ -109,9 +109,25 @@ def _claim_alive(pid: int, host: str, claimed_at: float) -> bool:
     return True
 
 
-def default_db() -> str:
-    """``$GPUSCHED_DB`` or ``results/gpusched.sqlite`` (relative to the working directory)."""
-    return os.environ.get("GPUSCHED_DB", DEFAULT_DB)
+def default_db(cwd: str | Path | None = None) -> str:
+    """Where the results store is when ``--db`` is not given, the same from any directory of a
+    project: ``$GPUSCHED_DB`` (a file); else ``$GPUSCHED_RESULTS/gpusched.sqlite``; else the
+    nearest enclosing directory that already has ``results/gpusched.sqlite``; else ``results/``
+    of the project root (the nearest enclosing directory with ``pyproject.toml`` or ``.git``);
+    else ``results/`` of the working directory."""
+    if os.environ.get("GPUSCHED_DB"):
+        return os.environ["GPUSCHED_DB"]
+    if os.environ.get("GPUSCHED_RESULTS"):
+        return str(Path(os.environ["GPUSCHED_RESULTS"]) / Path(DEFAULT_DB).name)
+    here = Path(cwd or os.getcwd()).resolve()
+    chain = [here, *here.parents]
+    for d in chain:
+        if (d / DEFAULT_DB).is_file():
+            return str(d / DEFAULT_DB)
+    for d in chain:
+        if (d / "pyproject.toml").is_file() or (d / ".git").exists():
+            return str(d / DEFAULT_DB)
+    return str(here / DEFAULT_DB)
 
 
 @dataclass(frozen=True)

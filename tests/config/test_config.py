@@ -88,3 +88,67 @@ def test_unknown_preset():
     r = gpusched("config", "show", "gtx9000")
     assert r.returncode == 2 and "known presets" in r.stderr
     assert set(preset_names()) >= {"tiny", "gtx480", "gp102", "ikra_15cu", "thesis"}
+
+
+def test_config_show_comments_every_field_with_its_meaning_and_unit(tmp_path):
+    """Each field line is preceded by a comment with its doc (and its [unit] where it has one);
+    the commented file loads back to the same config."""
+    from gpusched.config.validate import _walk
+    text = gpusched("config", "show", "gp102").stdout
+    lines = text.splitlines()
+    for path, _, f in _walk(get_preset("gp102")):
+        if path == "name":
+            continue
+        key = path.rsplit(".", 1)[-1]
+        at = next(i for i, line in enumerate(lines) if line.startswith(f"{key} = ")
+                  and _section_of(lines, i) == path.rpartition(".")[0])
+        comment = []
+        for line in reversed(lines[:at]):
+            if not line.startswith("# "):
+                break
+            comment.insert(0, line[2:])
+        joined = " ".join(comment)
+        assert f.metadata["doc"].split()[0] in joined, path
+        if f.metadata["unit"]:
+            assert f"[{f.metadata['unit']}]" in joined, path
+    saved = tmp_path / "g.toml"
+    saved.write_text(text)
+    assert load_toml(saved) == get_preset("gp102")
+
+
+def _section_of(lines, at):
+    for line in reversed(lines[:at]):
+        if line.startswith("["):
+            return line.split("]")[0].strip("[")
+    return ""
+
+
+def test_partial_toml_needs_a_named_base(tmp_path):
+    f = tmp_path / "mine.toml"
+    f.write_text('base = "gp102"\n[l1]\nways = 8\n')
+    cfg = load_toml(f)
+    assert cfg.sm == get_preset("gp102").sm and cfg.l1.ways == 8
+    f.write_text("[sm]\ncount = 4\n")
+    r = gpusched("config", "show", str(f))
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert 'base = "NAME"' in r.stderr and "gp102" in r.stderr and "mine.toml:1" in r.stderr
+
+
+def test_cache_capacity_is_derived_from_its_shape():
+    base = get_preset("gp102")
+    more_sets = with_overrides(base, ["l1.sets=" + str(base.l1.sets * 2)])
+    assert more_sets.l1.size_bytes == 2 * base.l1.size_bytes
+    assert with_overrides(base, ["l2.ways=" + str(base.l2.ways * 2)]).l2.size_per_slice \
+        == 2 * base.l2.size_per_slice
+    half = with_overrides(base, ["l1.size_bytes=" + str(base.l1.size_bytes // 2)])
+    assert half.l1.sets == base.l1.sets // 2 and half.l1.ways == base.l1.ways
+    with pytest.raises(ConfigError, match="l1.size_bytes"):  # both given and inconsistent
+        with_overrides(base, ["l1.sets=" + str(base.l1.sets * 2),
+                              "l1.size_bytes=" + str(base.l1.size_bytes)])
+    with pytest.raises(ConfigError, match="l1.size_bytes"):  # not a whole number of sets
+        with_overrides(base, ["l1.size_bytes=1000"])
+
+
+def test_preset_error_mentions_toml_paths():
+    r = gpusched("run", "--workload", "alpha", "--preset", "gtx9000")
+    assert r.returncode == 2 and ".toml" in r.stderr

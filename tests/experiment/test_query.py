@@ -65,7 +65,29 @@ def test_table_and_column_selection(cli, db):
     assert r.stdout.count("failed") == 4 and "cycles" not in r.stdout
 
 
+def test_where_compares_numbers(cli, db):
+    """``cycles>=N`` keeps exactly the done runs at or above N (a failed run has no cycles and is
+    outside every numeric range); ``!=`` is the complement of ``=``."""
+    runs = [r for r in stored(db).values() if r.status == "done"]
+    cycles = sorted(r.stats["cycles"] for r in runs)
+    middle = cycles[len(cycles) // 2]
+
+    def keys(*where):
+        args = [a for w in where for a in ("--where", w)]
+        r = cli("results", "query", "--db", db, "--format", "json", "--columns", "key", *args)
+        assert r.returncode == 0, r.stderr
+        return {row["key"] for row in json.loads(r.stdout)}
+
+    assert keys(f"cycles>={middle}") == {r.key for r in runs if r.stats["cycles"] >= middle}
+    assert keys(f"cycles<{middle}") == {r.key for r in runs if r.stats["cycles"] < middle}
+    assert keys(f"cycles>{cycles[-1]}") == set()
+    assert keys("seed!=0") == {k for k, r in stored(db).items() if r.point.seed != 0}
+    assert keys("seed!=0", f"cycles<={cycles[-1]}") == {r.key for r in runs if r.point.seed != 0}
+
+
 @pytest.mark.parametrize("args, fragment", [
+    (("--where", "cycles>=many"), "is not a number"),
+    (("--where", "cycles"), "numeric comparison"),
     (("--where", "nosuch=1"), "--where = 'nosuch'"),
     (("--format", "xml"), "--format = 'xml'"),
     (("--columns", "ipc,nosuch"), "--columns = 'nosuch'"),

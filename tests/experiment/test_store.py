@@ -79,3 +79,24 @@ def test_foreign_sqlite_and_garbage_files_are_refused(tmp_path):
     garbage.write_bytes(b"this is not a database, just text " * 100)
     with pytest.raises(ConfigError, match="not a usable SQLite results store"):
         ResultStore(garbage)
+
+
+def test_default_store_is_found_from_any_directory_of_a_project(tmp_path, monkeypatch):
+    """The store lives in the project's results/ whichever sub-directory a command runs from;
+    $GPUSCHED_RESULTS and $GPUSCHED_DB override it."""
+    from gpusched.experiment.store import default_db
+    monkeypatch.delenv("GPUSCHED_DB", raising=False)
+    monkeypatch.delenv("GPUSCHED_RESULTS", raising=False)
+    project = tmp_path / "proj"
+    deep = project / "a" / "b"
+    deep.mkdir(parents=True)
+    (project / "pyproject.toml").write_text("")
+    assert default_db(deep) == str(project.resolve() / "results" / "gpusched.sqlite")
+    (deep / "results").mkdir()
+    (deep / "results" / "gpusched.sqlite").write_text("")  # an existing store nearer wins
+    assert default_db(deep) == str(deep.resolve() / "results" / "gpusched.sqlite")
+    assert default_db(project / "a") == str(project.resolve() / "results" / "gpusched.sqlite")
+    monkeypatch.setenv("GPUSCHED_RESULTS", str(tmp_path / "elsewhere"))
+    assert default_db(deep) == str(tmp_path / "elsewhere" / "gpusched.sqlite")
+    monkeypatch.setenv("GPUSCHED_DB", str(tmp_path / "x.sqlite"))
+    assert default_db(deep) == str(tmp_path / "x.sqlite")
