@@ -53,7 +53,8 @@ def make_report(paper: str, quick: bool, db: str | None, out: str | None, jobs: 
     return failures
 
 
-def report(paper: str = typer.Argument(..., help="experiment module in experiments/"),
+def report(paper: str = typer.Argument(..., help="experiment module in experiments/, or "
+                                       "designspace (every mechanism's gain against its gates)"),
            quick: bool = typer.Option(False, "--quick", help="the small grid (minutes, not hours)"),
            db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
            out: Optional[str] = typer.Option(None, "--out", help=OUT_HELP),
@@ -62,8 +63,34 @@ def report(paper: str = typer.Argument(..., help="experiment module in experimen
                                     help="run missing points first (--no-run: stored ones only)"),
            plugin: Optional[List[str]] = typer.Option(None, "--plugin", help=PLUGIN_HELP),
            quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar")):
-    """Render reports/PAPER/report.md + headline.json + plots, running missing points."""
+    """Render reports/PAPER/report.md + headline.json + plots, running missing points.
+
+    ``gpusched report designspace``: every mechanism's stored headline against its RTL's gates
+    (reports/designspace/; runs nothing, synthesises blocks not yet priced)."""
+    if paper == DESIGNSPACE:
+        make_designspace(db, out, quiet)
+        return
     make_report(paper, quick, db, out, jobs, None, plugin_list(plugin), run=run, quiet=quiet)
+
+
+DESIGNSPACE = "designspace"
+
+
+def make_designspace(db: str | None, out: str | None, quiet: bool) -> None:
+    from gpusched.experiment.designspace import collect, synth_area, write
+    from gpusched.experiment.store import ResultStore, default_db
+    from synth.area import resolve_liberty
+    say = None if quiet else (lambda text: typer.echo(f"… {text}", err=True))
+    db = db or default_db()
+    if not Path(db).is_file():
+        raise ConfigError("--db", db, "no results store there: reproduce a paper first "
+                                      "(gpusched reproduce socgpu --quick) or pass --db")
+    with ResultStore(db) as store:
+        rows = collect(store, synth_area(resolve_liberty("auto"), progress=say))
+    files = write(rows, out or f"reports/{DESIGNSPACE}")
+    reproduced = sum(r.grid != "" for r in rows)
+    typer.echo(f"report {DESIGNSPACE}: {files[0]}, {files[1]}, {len(files) - 2} plots "
+               f"({reproduced}/{len(rows)} mechanisms reproduced)")
 
 
 def reproduce(paper: str = typer.Argument(..., help="experiment module in experiments/"),
