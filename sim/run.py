@@ -39,9 +39,28 @@ def make_memory(cfg: GPUConfig, kind: str = "fixed"):
     raise ConfigError("--memory", kind, "allowed: " + ", ".join(MEMORY_KINDS))
 
 
-def load_workload(name: str, seed: int = 0, scale: float = 1.0) -> Workload:
-    """A catalogue workload by name, or ``module:function`` / ``path/file.py:function``
-    returning a Workload (called with ``seed`` and ``scale``), e.g. hand-written kernels."""
+TRACE_PREFIX = "trace:"
+
+
+def trace_dir_of(name: str) -> Path | None:
+    """The Accel-Sim trace directory a workload name denotes: ``trace:DIR``, or a directory
+    holding ``kernelslist.g``; None for other names."""
+    if name.startswith(TRACE_PREFIX):
+        return Path(name[len(TRACE_PREFIX):])
+    path = Path(name)
+    return path if (path / "kernelslist.g").is_file() else None
+
+
+def load_workload(name: str, seed: int = 0, scale: float = 1.0,
+                  preset: str | None = None) -> Workload:
+    """A catalogue workload by name; ``module:function`` / ``path/file.py:function`` returning a
+    Workload (called with ``seed`` and ``scale``), e.g. hand-written kernels; or an Accel-Sim
+    trace directory (``trace:DIR`` or a directory with ``kernelslist.g``; seed and scale do not
+    apply; ``preset`` names the GPU for the architecture check). One name form for ``gpusched
+    run --workload``, sweep grids and experiments."""
+    if (trace := trace_dir_of(name)) is not None:
+        from sim.workload.accelsim import read_trace_dir
+        return read_trace_dir(trace, preset=preset)
     if ":" in name:
         mod, _, fn = name.rpartition(":")
         try:

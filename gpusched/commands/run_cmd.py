@@ -30,7 +30,8 @@ def _warp_families():
 
 def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or config .toml"),
         workload: Optional[str] = typer.Option(None, "--workload",
-                                               help="catalogue name, or module:function / file.py:function"),
+                                               help="catalogue name, module:function / file.py:function, or an "
+                                               "Accel-Sim trace directory (as in sweep grids)"),
         trace: Optional[str] = typer.Option(None, "--trace", help="Accel-Sim trace directory"),
         set_: Optional[List[str]] = typer.Option(None, "--set", help="section.field=value"),
         issue: Optional[str] = typer.Option(None, "--issue",
@@ -55,7 +56,7 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
                                 help="table | accelsim (Accel-Sim's key = value statistics)")):
     """Simulate a workload on a GPU preset and print the statistics."""
     from gpusched.commands.config_cmd import resolve_config
-    from sim.run import MEMORY_KINDS, Deadlock, load_workload, simulate
+    from sim.run import MEMORY_KINDS, TRACE_PREFIX, Deadlock, load_workload, simulate
 
     stage = [f"sm.issue={issue}"] + (["sm.ib_entries=8"] if issue == "socgpu" else [])
     chosen = [f"sm.warp_sched={warp_scheduler}"] if warp_scheduler else []
@@ -69,12 +70,10 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
     _check_limits(cfg, policies, watchdog)
     if (workload is None) == (trace is None):
         raise ConfigError("--workload/--trace", workload or trace, "give exactly one of them")
-    if trace is not None:
-        from sim.workload.accelsim import read_trace_dir, trace_warnings_to_stderr
-        with trace_warnings_to_stderr():
-            wl = read_trace_dir(trace, preset=cfg.name)
-    else:
-        wl = load_workload(workload, seed=seed, scale=scale)
+    from sim.workload.accelsim import trace_warnings_to_stderr
+    with trace_warnings_to_stderr():
+        name = TRACE_PREFIX + trace if trace is not None else workload
+        wl = load_workload(name, seed=seed, scale=scale, preset=cfg.name)
     try:
         with _progress_bar(_cta_total(wl)) as progress:
             result = simulate(cfg, wl, seed=seed, memory=memory, progress=progress, watchdog=watchdog,

@@ -35,6 +35,26 @@ def model_code_fingerprint() -> str:
     return h.hexdigest()[:16]
 
 
+def workload_digest(name: str) -> str | None:
+    """Content hash of a workload that lives in files (so editing it does not reuse old results):
+    the ``.py`` of ``file.py:function``, or an Accel-Sim trace directory's ``kernelslist.g`` and
+    kernel files (their hashes remembered per file stamp). None for catalogue names and modules
+    (their code is in the model fingerprint or versioned with the package)."""
+    mod = name.rpartition(":")[0]
+    if not name.startswith("trace:") and mod.endswith(".py"):
+        path = Path(mod)
+        return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+    from sim.run import trace_dir_of
+    trace = trace_dir_of(name)
+    if trace is None or not (trace / "kernelslist.g").is_file():
+        return None
+    from sim.workload.trace_store import cache_root, content_digest
+    h = hashlib.sha256((trace / "kernelslist.g").read_bytes())
+    for f in sorted(trace.glob("*.traceg*")):
+        h.update(f.name.encode() + content_digest(f, cache_root()).encode())
+    return h.hexdigest()
+
+
 def flatten(value: dict, prefix: str = "") -> dict:
     """Nested dicts → one level with dotted keys (``{"sm": {"count": 4}}`` → ``{"sm.count": 4}``)."""
     out = {}
@@ -92,6 +112,8 @@ class Point:
                     "model_code": model_code_fingerprint()}
         if self.preset.endswith(".toml") and Path(self.preset).is_file():
             material["preset_sha256"] = hashlib.sha256(Path(self.preset).read_bytes()).hexdigest()
+        if (digest := workload_digest(self.workload)) is not None:
+            material["workload_sha256"] = digest
         return hashlib.sha256(canonical_json(material).encode()).hexdigest()
 
     def __hash__(self) -> int:  # dict fields: hash the canonical inputs instead

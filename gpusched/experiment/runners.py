@@ -102,7 +102,7 @@ def check_model(point: Point) -> None:
     cfg = resolve_config(point.preset, override_strings(point.overrides))
     try:
         known = _model_parameters()
-        from sim.workload.catalogue import get_workload
+        from sim.run import load_workload
     except ImportError as e:
         raise ConfigError("kind", "model", f"the GPU model is not importable yet ({e})") from None
     for name, value in point.params.items():
@@ -113,7 +113,8 @@ def check_model(point: Point) -> None:
             allowed(value)
         elif allowed is not None and value not in allowed:
             raise ConfigError(name, value, "allowed: " + ", ".join(allowed))
-    get_workload(point.workload, seed=point.seed, scale=point.params.get("scale", 1.0))
+    load_workload(point.workload, seed=point.seed, scale=point.params.get("scale", 1.0),
+                  preset=cfg.name)
     import sim.run
     watchdog = point.params.get("watchdog", getattr(sim.run, "DEFAULT_WATCHDOG", 100_000))
     if isinstance(watchdog, int) and watchdog >= 1:
@@ -123,16 +124,16 @@ def check_model(point: Point) -> None:
 
 
 def run_model(point: Point) -> dict:
-    """Build the config, fetch the workload from the catalogue and simulate it (with the full
-    memory hierarchy unless the point names another memory)."""
+    """Build the config, load the workload (a catalogue name, ``file.py:function`` or an
+    Accel-Sim trace directory: sim.run.load_workload) and simulate it (with the full memory
+    hierarchy unless the point names another memory)."""
     from gpusched.commands.config_cmd import resolve_config
-    from sim.run import simulate
-    from sim.workload.catalogue import get_workload
+    from sim.run import load_workload, simulate
     cfg = resolve_config(point.preset, override_strings(point.overrides))
     params = dict(point.params)
     scale = float(params.pop("scale", 1.0))
     params.setdefault("memory", "hierarchy")
-    workload = get_workload(point.workload, seed=point.seed, scale=scale)
+    workload = load_workload(point.workload, seed=point.seed, scale=scale, preset=cfg.name)
     return simulate(cfg, workload, seed=point.seed, **params)
 
 
