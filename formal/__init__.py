@@ -2,7 +2,7 @@
 block in ``formal/props_*.py``, a port-level mutant per block that the prover must catch.
 
 Proofs run at small parameters (the invariants do not depend on the sizes) so that depth 20
-is reached in seconds to a minute — except cta_sched, whose 6 launch set-up cycles plus the
+is reached in seconds to two minutes — except cta_sched, whose 6 launch set-up cycles plus the
 dispatch bookkeeping stop at depth 12 (depth 20 ran > 5 min); see docs/formal.md.
 """
 
@@ -23,6 +23,7 @@ class Case:
     mutant: Callable                # corrupt(m, inner) -> {port: value}
     mutant_doc: str
     depth: int = 20                 # the depth gpusched verify proves it to
+    make_mutant: Callable | None = None   # a mutant block of its own (instead of a port shell)
 
 
 def _cases() -> list[Case]:
@@ -30,6 +31,8 @@ def _cases() -> list[Case]:
     from formal.props_perf_sat import PerfSatProps, mutant_si_overshoots
     from formal.props_warp_sched import WarpSchedProps, mutant_grant_launching
     from formal.props_swm import SwmProps, mutant_sample_withdrawn
+    from formal.props_socgpu import SocgpuIssueIgnoringDM, SocgpuProps
+    from hdl.socgpu_issue import SocgpuIssue
     from hdl.cta_sched import CtaSched
     from hdl.onac import OnacCtrl
     from hdl.perf_sat import PerfSatCtrl
@@ -49,6 +52,11 @@ def _cases() -> list[Case]:
     cases.append(Case("perf_sat", "n_bits=3 tb_bits=4 period_bits=6 stall_bits=8",
                       lambda: PerfSatCtrl(3, 4, 6, 8), PerfSatProps, mutant_si_overshoots,
                       mutant_si_overshoots.__doc__))
+    soc = dict(N=4, S=2, D=1, RW=3, PW=4, W=1)
+    cases.append(Case("socgpu_issue", "N=4 S=2 D=1 RW=3 PW=4 W=1 policy=first dual=on",
+                      lambda: SocgpuIssue(**soc), SocgpuProps, None,
+                      SocgpuIssueIgnoringDM.__doc__,
+                      make_mutant=lambda: SocgpuIssueIgnoringDM(**soc)))
     return cases
 
 
@@ -66,9 +74,12 @@ def cases_for(block: str) -> list[Case]:
 def build(case: Case, mutant: bool = False):
     """The properties wrapper of ``case`` around the block (or around its mutant)."""
     from formal.mutant import Mutant
-    dut = case.make_dut()
-    if mutant:
-        dut = Mutant(dut, case.mutant, case.mutant_doc)
+    if mutant and case.make_mutant is not None:
+        dut = case.make_mutant()
+    elif mutant:
+        dut = Mutant(case.make_dut(), case.mutant, case.mutant_doc)
+    else:
+        dut = case.make_dut()
     if case.props is None:        # cta_sched: the wrapper needs the shape
         from formal.props_cta_sched import CtaSchedProps
         return CtaSchedProps(dut, 2, 4)

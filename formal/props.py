@@ -43,6 +43,11 @@ class PropsTop(wiring.Component):
     def properties(self, m: Module, dut: wiring.Component) -> None:
         raise NotImplementedError
 
+    def instance(self, platform):
+        """What goes in as the ``dut`` submodule: the block itself; a wrapper that needs the
+        block's internal state elaborates it here and keeps what it needs."""
+        return self.dut
+
     def trace_ports(self) -> list[str]:
         """Ports shown in a counterexample (dotted VCD names)."""
         return [f"dut.{n}" for n in self.dut.signature.members]
@@ -59,7 +64,8 @@ class PropsTop(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.dut = dut = self.dut
+        m.submodules.dut = self.instance(platform)
+        dut = self.dut
         for pname, member in dut.signature.members.items():
             if member.flow == In:
                 port = getattr(dut, pname)

@@ -63,6 +63,7 @@ class SocgpuIssue(wiring.Component):
         p, n = self.p, self.p.N
         counters = p.policy in ("most_ready", "least_ready")
         st = IbState(stage("ib_view"), p, counters)
+        self.ib_state = st      # the registered IB and DM state, for formal/props_socgpu.py
 
         # Random policy: 16-bit Fibonacci LFSR seeded with slot + 1, advanced every cycle (§2.4).
         lfsr = Signal(LFSR_BITS, init=p.slot + 1)

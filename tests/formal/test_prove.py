@@ -72,3 +72,26 @@ def test_full_depth(block):
     for case in cases_for(block):
         assert prove(build(case), case.depth).status == "proved"
         assert prove(build(case, mutant=True), case.depth).status == "failed"
+
+
+def test_socgpu_dependence_matrix_invariants_hold_and_the_ignoring_mutant_is_caught():
+    """The DM invariants (no issue with a row bit set, exact column clearing on write-back, rows
+    name only live older entries, the DM equals the operand overlaps) hold; a block that issues
+    every pending entry regardless of its DM row is caught at its first issue."""
+    case = _case("socgpu_issue")
+    res = prove(build(case), 6)
+    assert res.status == "proved"
+    assert "a write-back clears exactly its column" in res.invariants
+    assert "the DM agrees with the stored operands" in res.invariants
+    bad = prove(build(case, mutant=True), 6)
+    assert bad.status == "failed" and bad.failed == "no entry issues while a bit of its DM row is set"
+    assert bad.trace["dut.grant"][bad.step] == 1
+
+
+def test_the_solver_is_boolector_when_its_wheel_is_installed(monkeypatch):
+    from formal.bmc import solver
+    monkeypatch.delenv("GPUSCHED_SOLVER", raising=False)
+    name, path = solver()
+    assert name == "boolector"
+    monkeypatch.setenv("GPUSCHED_SOLVER", "z3")
+    assert solver()[0] == "z3"
