@@ -53,6 +53,7 @@ class SocgpuProps(PropsTop):
     name = "socgpu_issue"
 
     def instance(self, platform):
+        self.dut._MustUse__silence = True      # elaborated here, not by Amaranth: not unused
         inner = self.dut.elaborate(platform)
         self.state = self.dut.ib_state
         return inner
