@@ -4,8 +4,8 @@ paper measures it, against what its RTL costs in gates, with the paper's own cla
 Gains come from the stored reproductions (the runs of each experiment's full grid, else its quick
 grid, read from the results store and evaluated with the experiment's own headline rows), so the
 view follows every re-run. Costs come from ``synth.area`` (cached), priced per SM: a block that
-exists once per GPU is divided over the SMs, one per sub-core or per warp multiplied, and the
-baseline block a mechanism takes the place of is subtracted. The share
+exists once per GPU is divided over the SMs, one per sub-core or per warp multiplied; the table
+also gives the cost over the baseline block a mechanism takes the place of. The share
 of an SM uses an estimate of the SM from its preset: one NAND2 equivalent per bit of register
 file, shared memory and L1 (an SRAM bit cell with its periphery is about one NAND2; logic is left
 out, so the share is an upper bound).
@@ -103,9 +103,10 @@ class Row:
     unit: str
     gain: float | None      # %
     paper_gain: float | None
-    ge_per_sm: float | None
+    ge_per_sm: float | None       # the mechanism's blocks
     um2_per_sm: float | None
-    sm_share: float | None  # %
+    sm_share: float | None        # % of the SM estimate
+    net_ge_per_sm: float | None   # minus the baseline blocks it replaces (may be negative)
     note: str = ""
 
 
@@ -156,7 +157,8 @@ def collect(store, price: AreaFn, mechanisms=MECHANISMS) -> list[Row]:
         label, head = headline_of(mech, store)
         ours = head["ours"] if head else None
         paper = head["paper"] if head else None
-        ge, um2 = cost_per_sm(mech, cfg, price)
+        ge, um2 = cost_per_sm(mech.cost, cfg, price)
+        replaced, _ = cost_per_sm(mech.replaces, cfg, price)
         if head is None:
             declared = next(h for h in exp.headline if h.metric == mech.metric)
             paper, unit = declared.paper, declared.unit
@@ -165,20 +167,19 @@ def collect(store, price: AreaFn, mechanisms=MECHANISMS) -> list[Row]:
             unit, note = head["unit"], head["note"] if ours is None else ""
         out.append(Row(mech, preset, label, ours, paper, unit,
                        gain_percent(ours, mech.better), gain_percent(paper, mech.better),
-                       ge, um2, 100 * ge / sm_estimate_ge(cfg), note))
+                       ge, um2, 100 * ge / sm_estimate_ge(cfg), ge - replaced, note))
     return out
 
 
-def cost_per_sm(mech: Mechanism, cfg: GPUConfig, price: AreaFn) -> tuple[float, float | None]:
-    """(GE, µm²) per SM of the mechanism's blocks minus the baseline blocks they replace; µm²
-    None when the liberty gives none."""
+def cost_per_sm(blocks: tuple[Priced, ...], cfg: GPUConfig,
+                price: AreaFn) -> tuple[float, float | None]:
+    """(GE, µm²) per SM of ``blocks``; µm² None when the liberty gives none."""
     ge, um2 = 0.0, 0.0
-    for sign, blocks in ((1, mech.cost), (-1, mech.replaces)):
-        for p in blocks:
-            res = price(p.block, block_params(p, cfg))
-            n = sign * instances_per_sm(p.per, cfg)
-            ge += res["ge"] * n
-            um2 = None if um2 is None or res.get("um2") is None else um2 + res["um2"] * n
+    for p in blocks:
+        res = price(p.block, block_params(p, cfg))
+        n = instances_per_sm(p.per, cfg)
+        ge += res["ge"] * n
+        um2 = None if um2 is None or res.get("um2") is None else um2 + res["um2"] * n
     return ge, um2
 
 
@@ -189,14 +190,16 @@ def _fmt(value: float | None, spec: str) -> str:
 
 def table_md(rows: list[Row]) -> list[str]:
     lines = ["| mechanism | preset | grid | ours | paper | gain ours (%) | gain paper (%) | "
-             "GE per SM | µm² per SM | share of SM storage (%) | note |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "GE per SM | µm² per SM | share of SM storage (%) | GE per SM over the replaced "
+             "baseline | note |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         link = f"[{r.mechanism.name}](../../docs/mechanisms/{r.mechanism.page}.md)"
         lines.append(f"| {link} | {r.preset} | {r.grid or '—'} | {_fmt(r.ours, '.4g')} {r.unit} | "
                      f"{_fmt(r.paper, '.4g')} | {_fmt(r.gain, '+.1f')} | "
                      f"{_fmt(r.paper_gain, '+.1f')} | {_fmt(r.ge_per_sm, ',.0f')} | "
-                     f"{_fmt(r.um2_per_sm, ',.0f')} | {_fmt(r.sm_share, '.3f')} | {r.note} |")
+                     f"{_fmt(r.um2_per_sm, ',.0f')} | {_fmt(r.sm_share, '.3f')} | "
+                     f"{_fmt(r.net_ge_per_sm, '+,.0f')} | {r.note} |")
     return lines
 
 
@@ -233,15 +236,17 @@ def write(rows: list[Row], out_dir: str | Path) -> list[Path]:
              "metric": r.mechanism.metric, "preset": r.preset, "grid": r.grid, "ours": r.ours,
              "paper": r.paper, "unit": r.unit, "gain_pct": r.gain, "paper_gain_pct": r.paper_gain,
              "ge_per_sm": r.ge_per_sm, "um2_per_sm": r.um2_per_sm, "sm_share_pct": r.sm_share,
+             "net_ge_per_sm": r.net_ge_per_sm,
              "note": r.note} for r in rows]
     (out / "designspace.json").write_text(jsonout.dumps(data, indent=1) + "\n")
     images = plot(rows, out / "designspace.png")
     md = ["# Design space: gain against gates", "",
           "Each mechanism's headline (from the stored reproductions; `grid` says which) beside "
           "the paper's, as a gain in % over the paper's baseline, and its RTL's cost per SM "
-          "(Yosys; blocks once per GPU divided over the SMs; minus the baseline block a "
-          "mechanism replaces: LRR for GTO, the in-order issue stage for SOCGPU, round-robin "
-          "CTA issue for IKRA). The SM share divides by the "
+          "(Yosys; blocks once per GPU divided over the SMs), and that cost over the baseline "
+          "block the mechanism replaces (LRR for GTO, the in-order issue stage for SOCGPU, "
+          "round-robin CTA issue for IKRA; negative where ours is smaller). The SM share "
+          "divides by the "
           "SM's storage (register file, shared memory, L1 at one NAND2 equivalent per bit), "
           "so it is an upper bound.", "", *table_md(rows), "",
           "![gain against gates](designspace.png)", "",

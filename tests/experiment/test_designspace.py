@@ -38,8 +38,8 @@ def test_gain_and_cost_come_from_the_stored_runs_and_the_blocks(cli, tmp_path):
     assert row.grid == "quick" and row.ours == pytest.approx(headline["ours"])
     assert row.gain == pytest.approx((headline["ours"] - 1) * 100)
     assert row.paper == 1.5 and row.paper_gain == pytest.approx(50.0)
-    per_subcore = (GE["gto"] - GE["lrr"]) * cfg.sm.subcores
-    assert row.ge_per_sm == pytest.approx(per_subcore + GE["onac"] / cfg.sm.count)
+    assert row.ge_per_sm == pytest.approx(GE["gto"] * cfg.sm.subcores + GE["onac"] / cfg.sm.count)
+    assert row.net_ge_per_sm == pytest.approx(row.ge_per_sm - GE["lrr"] * cfg.sm.subcores)
     assert row.um2_per_sm == pytest.approx(3.75 * row.ge_per_sm)
     assert row.sm_share == pytest.approx(100 * row.ge_per_sm / sm_estimate_ge(cfg))
     w = cfg.sm.warps_per_sm // cfg.sm.subcores
