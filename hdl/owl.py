@@ -6,14 +6,16 @@ Four parts, one concern each:
 1. ``GroupFormation``: Algorithm 1 for the launching CTA, combinational (no FSM: every loop of
    Algorithm 1 is a count of true comparisons against constants).
 2. Group priority: a sticky current group with RR advance (CTA-aware, TL), a fixed priority
-   encoder (Locality) or one rotated to start at ``sm_id mod g_core`` (BLP).
+   encoder (Locality) or one rotated to start at the top group ``sm_id mod g_core`` (BLP),
+   latched at each launch (g_pri is fixed per kernel, as Algorithm 1 computes it).
 3. Warp → group map: a group-id register per warp slot written when its CTA launches (TL:
    constant wiring by slot), giving one W-bit member mask per group.
 4. Two-level select: ``group_ready[g] = OR(ready & member_g)``, level 2 picks the group, level 1
    is a round-robin arbiter over the W slots masked by that group, after the group's own
    last-grant pointer.
 The grant is a same-cycle function of the inputs and the registers; the registers (group map,
-g_core, RR pointers, current group) change at the clock edge, only on a grant or a launch.
+BLP's top group, RR pointers, current group) change at the clock edge, only on a grant or a
+launch.
 """
 
 from __future__ import annotations
@@ -80,7 +82,7 @@ class OwlSched(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         w, gn = self.n_warps, self.n_groups
-        member, g_core = self._group_map(m)
+        member, g_core = self._group_map(m)     # g_core: of the launching kernel
         group_ready = Signal(gn)
         m.d.comb += group_ready.eq(Cat((self.ready & member[g]).any() for g in range(gn)))
 
@@ -89,11 +91,14 @@ class OwlSched(wiring.Component):
         if self.policy in STICKY:
             chosen = self._first_from(m, group_ready, cur, gn, "group_from_cur")
         elif self.policy == "owl_blp":
-            top = Signal(_bits(gn))
+            # g_pri is fixed per kernel (Algorithm 1): the top group is latched at each launch
+            top, top_next = Signal(_bits(gn)), Signal(_bits(gn))
             with m.Switch(g_core):
-                for c in range(1, gn + 1):
+                for c in range(2, gn + 1):
                     with m.Case(c):
-                        m.d.comb += top.eq(self.sm_id % c)
+                        m.d.comb += top_next.eq(self._mod_const(m, self.sm_id, c))
+            with m.If(self.launch.any()):
+                m.d.sync += top.eq(top_next)
             chosen = self._first_from(m, group_ready, top, gn, "group_from_top")
         else:
             chosen = first_one_hot(m, group_ready, gn, "group_first")
@@ -122,6 +127,21 @@ class OwlSched(wiring.Component):
         return m
 
     @staticmethod
+    def _mod_const(m: Module, value: Value, c: int) -> Value:
+        """``value mod c`` for a small constant c: each bit adds its residue 2^i mod c, then the
+        small sum is reduced by a lookup (a shallow adder tree, not a divider)."""
+        total = sum((value[i] * ((1 << i) % c) for i in range(len(value))), Const(0, 1))
+        bound = sum((1 << i) % c for i in range(len(value))) + 1
+        partial = Signal(range(bound), name=f"sm_residue_sum_{c}")
+        m.d.comb += partial.eq(total)
+        out = Signal(range(c), name=f"sm_mod_{c}")
+        with m.Switch(partial):
+            for v in range(bound):
+                with m.Case(v):
+                    m.d.comb += out.eq(v % c)
+        return out
+
+    @staticmethod
     def _or_masks(member: list, chosen: Signal, w: int) -> Value:
         acc = Const(0, w)
         for g, mask in enumerate(member):
@@ -129,7 +149,8 @@ class OwlSched(wiring.Component):
         return acc
 
     def _group_map(self, m: Module) -> tuple[list, Value]:
-        """3: per-group W-bit member masks and g_core (1 group register set per launch)."""
+        """3: per-group W-bit member masks (a group register per slot, set at its launch) and
+        g_core of this cycle's launch (group formation unit)."""
         w, gn = self.n_warps, self.n_groups
         if self.policy not in CTA_GROUPED:          # TL: fixed groups of g_size slots
             masks = [Const(sum(1 << s for s in range(w) if s // self.g_size == g), w)
@@ -139,18 +160,15 @@ class OwlSched(wiring.Component):
         m.d.comb += [form.k.eq(self.warps_per_cta), form.n_ctas.eq(self.resident_ctas),
                      form.cta.eq(self.launch_cta)]
         group = [Signal(_bits(gn), name=f"group_of_{s}") for s in range(w)]
-        g_core = Signal(range(gn + 1), init=1)
         for s in range(w):
             with m.If(self.launch[s]):
                 m.d.sync += group[s].eq(form.group)
-        with m.If(self.launch.any()):
-            m.d.sync += g_core.eq(form.g_core)
         masks = []
         for g in range(gn):
             mask = Signal(w, name=f"member_{g}")
             m.d.comb += mask.eq(Cat(group[s] == g for s in range(w)))
             masks.append(mask)
-        return masks, g_core
+        return masks, form.g_core
 
     @staticmethod
     def _first_from(m: Module, vec: Signal, start: Signal, width: int, name: str) -> Signal:

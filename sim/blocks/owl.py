@@ -3,8 +3,8 @@ two-level scheduler of [44] (owl.md §3.2, §4-§6), with identical port timing.
 defaults chosen where the paper is silent are in hdl/params/owl.py.
 
 State: the group of every warp slot (set when a CTA launches, from its CTA slot; TL: fixed by
-slot), g_core of the last launch, one RR pointer per group (the slot it last granted) and, for
-the sticky policies, the current group.
+slot), g_core and BLP's top group of the last launch, one RR pointer per group (the slot it last
+granted) and, for the sticky policies, the current group.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ class OwlSchedTwin(WarpSchedulerTwin):
         self.last = [n_warps - 1] * self.n_groups
         self.cur = 0
         self.g_core = 1
+        self.top = 0
         self.masks = self._masks()
 
     def _masks(self) -> list[int]:
@@ -38,14 +39,14 @@ class OwlSchedTwin(WarpSchedulerTwin):
             masks[g] |= 1 << w
         return masks
 
-    def top(self, sm_id: int) -> int:
-        """First group in priority order (g_pri = 0)."""
-        return top_group(self.policy, sm_id, self.g_core)
+    def top_at_launch(self, sm_id: int, g_core: int) -> int:
+        """The group with g_pri = 0 for a kernel with ``g_core`` groups (latched at launch)."""
+        return top_group(self.policy, sm_id, g_core)
 
-    def chosen_group(self, ready: int, sm_id: int) -> int:
+    def chosen_group(self, ready: int) -> int:
         """Level 2: the group that issues this cycle, or -1 when no warp is ready."""
         masks, n = self.masks, self.n_groups
-        start = self.cur if self.sticky else self.top(sm_id)
+        start = self.cur if self.sticky else self.top
         for i in range(n):
             g = (start + i) % n
             if ready & masks[g]:
@@ -63,7 +64,7 @@ class OwlSchedTwin(WarpSchedulerTwin):
 
     def choose(self, inputs: dict) -> int:
         ready = inputs.get("ready", 0)
-        g = self.chosen_group(ready, inputs.get("sm_id", 0))
+        g = self.chosen_group(ready)
         return -1 if g < 0 else self.rr_pick(ready, g)
 
     def advance(self, inputs: dict, g: int) -> None:
@@ -76,6 +77,7 @@ class OwlSchedTwin(WarpSchedulerTwin):
             k, n_ctas = inputs.get("warps_per_cta", 0), inputs.get("resident_ctas", 0)
             grp = group_of_cta(inputs.get("launch_cta", 0), n_ctas, k, self.g_size, self.n_groups)
             self.g_core = groups_on_core(n_ctas, k, self.g_size, self.n_groups)
+            self.top = self.top_at_launch(inputs.get("sm_id", 0), self.g_core)
             for w in range(self.n_warps):
                 if launch >> w & 1:
                     self.group[w] = grp
@@ -99,7 +101,7 @@ def group_rule_violation(twin: OwlSchedTwin, inputs: dict, g: int) -> str | None
         if ready & masks[twin.cur] and grp != twin.cur:
             return f"slot {g} of group {grp} granted while current group {twin.cur} has a ready warp"
         return None
-    top = twin.top(sm_id)
+    top = top_group(twin.policy, sm_id, twin.g_core)
     if ready & masks[top] and grp != top:
         return f"slot {g} of group {grp} granted while top group {top} has a ready warp"
     if grp < twin.g_core:

@@ -165,7 +165,7 @@ def test_random_lockstep_other_sizes(policy, w, g_size, groups):
 class BlpWithoutCoreOffset(OwlSchedTwin):
     """Mutation: BLP's g_pri = g mod g_core, i.e. every SM prioritises group 0 (Locality)."""
 
-    def top(self, sm_id: int) -> int:
+    def top_at_launch(self, sm_id: int, g_core: int) -> int:
         return 0
 
 
