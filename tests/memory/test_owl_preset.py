@@ -54,3 +54,13 @@ def test_perfect_l2_turns_every_l1_miss_into_an_l2_hit():
     (a, b, c), st = _latencies(config("owl", l2={"perfect": True}))
     assert a == c == base[2] and b == base[1]          # first touch now costs an L2 hit
     assert st["l2.hits"] == 2 and st["dram.reads"] == 0
+
+
+def test_perfect_modes_refuse_the_fixed_memory_stand_in():
+    import pytest
+
+    from gpusched.config import ConfigError
+    from sim.run import make_memory
+    for section in ("l1", "l2"):
+        with pytest.raises(ConfigError, match=f"{section}.perfect.*--memory hierarchy"):
+            make_memory(config("owl", **{section: {"perfect": True}}), "fixed")
