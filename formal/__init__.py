@@ -57,7 +57,18 @@ def _cases() -> list[Case]:
                       lambda: SocgpuIssue(**soc), SocgpuProps, None,
                       SocgpuIssueIgnoringDM.__doc__,
                       make_mutant=lambda: SocgpuIssueIgnoringDM(**soc)))
+    cases += _owl_cases()
     return cases
+
+
+def _owl_cases() -> list[Case]:
+    """OWL's schedulers at W=4, g_size=2, G=2 (two groups of CTAs reachable in two launches)."""
+    from formal.props_owl import OwlProps, mutant_ignore_groups
+    from hdl.owl import OwlSched
+    return [Case("warp_sched", f"W=4 policy={pol} g_size=2 G=2",
+                 lambda pol=pol: OwlSched(4, pol, 2, 2), OwlProps, mutant_ignore_groups,
+                 mutant_ignore_groups.__doc__)
+            for pol in ("owl_cta", "owl_locality", "owl_blp")]
 
 
 def proof_blocks() -> list[str]:

@@ -31,6 +31,10 @@ def make_memory(cfg: GPUConfig, kind: str = "fixed"):
     """The memory system behind the SMs: ``fixed`` (latency/bandwidth stand-in) or
     ``hierarchy`` (L1/MSHR, interconnect, L2 slices, DRAM banks). Imported lazily."""
     if kind == "fixed":
+        for section in ("l1", "l2"):        # Perfect-L1/L2 modes live in the hierarchy
+            if getattr(cfg, section).perfect:
+                raise ConfigError(f"{section}.perfect", True,
+                                  "needs --memory hierarchy (the fixed stand-in has no caches)")
         from sim.memory.fixed import FixedMemory
         return FixedMemory(cfg)
     if kind == "hierarchy":

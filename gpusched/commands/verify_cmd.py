@@ -20,6 +20,8 @@ from gpusched.config import ConfigError
 # (block, parameters) soaked in lockstep: every warp-scheduler policy, two-level at three sizes
 SOAKS = [("warp_sched", {"policy": p, "W": 32}) for p in ("lrr", "gto", "old")] + \
     [("warp_sched", {"policy": "two_level", "W": w, "N": n}) for w, n in ((8, 4), (16, 6), (32, 8))]
+SOAKS += [("warp_sched", {"policy": p, "W": 32}) for p in
+          ("owl_cta", "owl_locality", "owl_blp", "tl_narasiman")]     # OWL (hdl/params/owl.py)
 SOAK_CYCLES = 100_000
 
 

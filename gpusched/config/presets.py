@@ -143,7 +143,43 @@ THESIS = GPUConfig(
     kernels=KernelConfig(max_concurrent=16),
 )
 
+# owl.md §2 Table 1 "owl": GPGPU-Sim 2.1.2b, 28 cores at 1300 MHz, 8 MCs × 4 banks, GDDR3.
+OWL = GPUConfig(
+    name="owl",
+    core_clock_mhz=1300.0,
+    # 1024 threads = 32 warps, 32 KB smem, 32 K regs (Table 1's "32684" read as 32768) [P/S];
+    # 8 CTA slots [X/S, §2.4]; SIMT width 8: one warp issued every 4 cycles (§2.2) [D]; one
+    # scheduler per core, RR baseline [P].
+    sm=SMConfig(count=28, subcores=1, warps_per_sm=32, threads_per_sm=1024, regs_per_sm=32768,
+                smem_per_sm=32768, max_ctas_per_sm=8, warp_sched="lrr", issue_interval=4),
+    # a warp holds an 8-lane unit 4 cycles (ii 4); latencies: 5-stage pipeline (choice)
+    units=UnitsConfig(alu_latency=5, alu_ii=4, sfu_latency=20, sfu_ii=16, ldst_ii=4,
+                      div_latency=39, idiv_latency=145, smem_latency=5),
+    # 32 KB, 8-way, 64 B lines (64 sets), write-back, 32 MSHRs [P]; hit = one pipeline stage of a
+    # warp, 4 core cycles (owl.md A10: "about 1 pipeline stage") (choice)
+    l1=L1Config(size_bytes=32768, line_bytes=64, ways=8, sets=64, hit_latency=4, mshrs=32,
+                write_policy="write_back"),
+    # 512 KB per MC, 16-way, 64 B lines (512 sets), one slice per MC [P]; 20-cycle access (A10)
+    l2=L2Config(slices=8, size_per_slice=524288, line_bytes=64, ways=16, sets=512,
+                hit_latency=20, mshrs=64),
+    # 32 B channels at 650 MHz = 16 B per core cycle [P/D]; 6x6 mesh ≈ 4 hops × 2 icnt cycles
+    # = 16 core cycles one way (A9 choice)
+    icnt=IcntConfig(latency=16, bytes_per_cycle=16),
+    # 8 MCs × 4 banks, 2 KB rows, FR-FCFS, 128 requests per MC, GDDR3 800 MHz with tCL 10,
+    # tRP 10, tRAS 25, tRCD 12, tRRD 8 [P]; 16 B per DRAM clock (8 B DDR), 64 B = one burst of
+    # 8 (A7); row-contiguous map: column [10:6], channel [13:11], bank [15:14], row [..16] (A6).
+    # tRC 35 = tRAS + tRP holds by itself; tWR, tCDLR and write latency are not modelled.
+    # controller_latency 22 (choice): unloaded closed-row miss = 16 + 20 + 22 + 26 DRAM cycles
+    # (42.25) + 4 + 16 ≈ 120 core cycles, the paper's minimum L2 miss latency [P, §2.1].
+    dram=DRAMConfig(channels=8, banks=4, row_bytes=2048, clock_mhz=800.0, bus_bytes=8,
+                    data_rate=2, burst_length=8, tCL=10, tRCD=12, tRP=10, tRAS=25, tRRD=8,
+                    queue_size=128, channel_bit=11, bank_bit=14, row_bit=16,
+                    fixed_latency=120, controller_latency=22),
+    kernels=KernelConfig(max_concurrent=1),         # kernels run one after another [P, §2.3]
+)
+
 PRESETS: dict[str, GPUConfig] = {c.name: c for c in (TINY, GTX480, GP102, TITANX, IKRA_15CU, THESIS)}
+PRESETS[OWL.name] = OWL
 
 
 def get_preset(name: str) -> GPUConfig:

@@ -114,6 +114,9 @@ class L1Config:
     self_invalidate: bool = rule(False, doc="with keep_across_kernels: at a kernel launch drop "
                                             "clean sectors outside the kernel's readonly_regions "
                                             "(DeNovo acquire, ikra.md §2.8)")
+    perfect: bool = rule(False, doc="Perfect-L1 mode (owl.md §13.3, PMEM): every global load "
+                                    "and atomic hits (hit_latency), stores are accepted at once; "
+                                    "nothing goes below the L1")
 
 
 @dataclass(frozen=True)
@@ -130,6 +133,8 @@ class L2Config:
     sets: int = rule(16, lo=1, pow2=True, doc="sets per slice", unit="sets")
     hit_latency: int = rule(40, lo=1, doc="slice access latency", unit="core cycles")
     mshrs: int = rule(32, lo=1, doc="outstanding missed lines per slice", unit="lines")
+    perfect: bool = rule(False, doc="Perfect-L2 mode (owl.md §13.3): every L1 miss hits in its "
+                                    "L2 slice; nothing goes to DRAM")
 
 
 @dataclass(frozen=True)

@@ -36,10 +36,12 @@ from __future__ import annotations
 from gpusched.blocks import Param
 
 from . import Ports, port
+from .owl import G_DEFAULT, G_SIZE_DEFAULT, MAX_G, MAX_G_SIZE, OWL_POLICIES, check_owl
 
 # policies with RTL (``policy`` parameter of the block); the model-level names and their
 # parameter syntax are in sim/policies/warp_sched.py
 POLICIES = ("lrr", "gto", "old", "two_level")
+POLICIES += OWL_POLICIES        # OWL's schedulers and two-level [44] (hdl/params/owl.py)
 EVERY_CYCLE = frozenset({"two_level"})
 MIN_W, MAX_W = 2, 64
 CTA_BITS, KERNEL_BITS, WPC_BITS, RESIDENT_BITS, SM_BITS = 6, 8, 7, 7, 8
@@ -49,10 +51,15 @@ PARAMS = {
     "policy": Param(str, "gto", "one of " + ", ".join(POLICIES), lambda v: v in POLICIES),
     "N": Param(int, 4, "an integer >= 1 (two_level: active warps per scheduler, <= W)",
                lambda v: v >= 1),
+    "g_size": Param(int, G_SIZE_DEFAULT, f"an integer in 1..{MAX_G_SIZE} (OWL policies: minimum "
+                    "warps per group, owl.md §12 A1)", lambda v: 1 <= v <= MAX_G_SIZE),
+    "G": Param(int, G_DEFAULT, f"an integer in 2..{MAX_G} (OWL policies: group registers)",
+               lambda v: 2 <= v <= MAX_G),
 }
 
 
-def check_params(n_warps: int, policy: str, n_active: int = 1) -> None:
+def check_params(n_warps: int, policy: str, n_active: int = 1, g_size: int = G_SIZE_DEFAULT,
+                 n_groups: int = G_DEFAULT) -> None:
     """Shared parameter check for the RTL and the twins."""
     if policy not in POLICIES:
         raise ValueError(f"policy = {policy!r}: allowed: {', '.join(POLICIES)}")
@@ -60,6 +67,8 @@ def check_params(n_warps: int, policy: str, n_active: int = 1) -> None:
         raise ValueError(f"W = {n_warps}: allowed: {MIN_W}..{MAX_W}")
     if policy == "two_level" and not 1 <= n_active <= n_warps:
         raise ValueError(f"N = {n_active}: allowed: 1..W = {n_warps} (baselines.md §1.3)")
+    if policy in OWL_POLICIES:
+        check_owl(policy, n_warps, g_size, n_groups)
 
 
 def idx_width(n_warps: int) -> int:

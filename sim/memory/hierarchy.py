@@ -87,6 +87,7 @@ class MemoryHierarchy:
         self._refused: list[dict[int, tuple[Any, dict[int, int], int, int, bool, int]]] = [
             {} for _ in range(n_sm)]
         self.smem_latency, self.smem_banks = cfg.units.smem_latency, cfg.units.smem_banks
+        self.perfect_l1, self.l1_hit_latency = cfg.l1.perfect, cfg.l1.hit_latency
         self.smem_free = [0] * n_sm
         self.smem_accesses = self.smem_cycles = 0
         self.loads = self.load_latency_sum = self.stores = self.atomics = 0
@@ -112,6 +113,8 @@ class MemoryHierarchy:
             if op == _LDS or op == _STS:
                 return self._smem(now, sm_id, instr, token)
             lines = coalesce(instr.addrs or (), instr.size, self.line_bytes, self.sector_bytes)
+            if self.perfect_l1:
+                return self._perfect_l1(now, sm_id, op, len(lines), token)
         if op == _STG:
             ok = l1.store(now, lines)
             if ok:
@@ -131,6 +134,24 @@ class MemoryHierarchy:
             del pending[id(instr)]
             self._watch_queue(sm_id)
         return ok
+
+    def _perfect_l1(self, now: int, sm_id: int, op: int, n_lines: int, token: object) -> bool:
+        """Perfect-L1 mode (``l1.perfect``, owl.md §13.3): the access hits in every line; a load
+        or atomic returns after ``l1.hit_latency``, a store is accepted the next cycle."""
+        l1 = self.l1s[sm_id]
+        if op == _STG:
+            self.stores += 1
+            l1.store_hits += n_lines
+            self.ev.at(now + 1, self._finish_token_cb, (sm_id, token))
+            return True
+        l1.hits += n_lines
+        if op == _ATOM:
+            self.atomics += 1
+        else:
+            self.loads += 1
+            self.load_latency_sum += self.l1_hit_latency
+        self.ev.at(now + self.l1_hit_latency, self._finish_token_cb, (sm_id, token))
+        return True
 
     def watch_stalls(self, sm_id: int, fn) -> None:
         """``fn()`` is called whenever what a refused access of ``sm_id`` waits on changes (an

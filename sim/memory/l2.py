@@ -45,6 +45,7 @@ class L2Slice:
         self.dram_input, self.dram_input_size = dram_input, dram_input_size
         self.cache = SectorCache(c.sets, c.ways, c.line_bytes, line_map=line_map)
         self.hit_latency, self.n_mshrs = c.hit_latency, c.mshrs
+        self.perfect = c.perfect
         self.to_dram, self.reply = to_dram, reply
         self._access_cb: Callable[[int, MemRequest], None] = self.access   # bound once (hot event)
         self.mshr: dict[int, _Mshr] = {}
@@ -86,6 +87,8 @@ class L2Slice:
     def _access(self, now: int, req: MemRequest) -> bool:
         """Process one request; False (and nothing done) when it needs an MSHR and none is free."""
         kind, addr, mask = req.kind, req.line, req.mask
+        if self.perfect:
+            return self._perfect(now, req)
         if kind == READ or kind == ATOM or kind == PREFETCH:
             cache = self.cache          # cache.touch, inlined
             s = cache.sets[cache.index(addr)]
@@ -136,6 +139,23 @@ class L2Slice:
         # WRITE / WRITEBACK from an L1: write-allocate without fetch
         self.writes += 1
         self._install(now, addr, mask, mask, False)
+        return True
+
+    def _perfect(self, now: int, req: MemRequest) -> bool:
+        """Perfect-L2 mode (``l2.perfect``, owl.md §13.3): reads and atomics hit, writes are
+        absorbed, prefetches have nothing to do; no tag state, no DRAM traffic."""
+        kind = req.kind
+        if kind == PREFETCH:
+            return True
+        if kind == READ or kind == ATOM:
+            self.hits += 1
+            self.sector_accesses += req.mask.bit_count()
+            if kind == ATOM:
+                self.atomics += 1
+            self.reply(now, req)
+        else:
+            self.writes += 1
+            self.sector_accesses += req.mask.bit_count()
         return True
 
     def prefetch(self, now: int, req: MemRequest) -> bool:

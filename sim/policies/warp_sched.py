@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from gpusched.config import ConfigError
+from hdl.params.owl import G_DEFAULT, G_SIZE_DEFAULT, MAX_G, MAX_G_SIZE
+from sim.blocks.owl import OwlSchedTwin
 from sim.blocks.two_level import TwoLevelActiveTwin
 from sim.blocks.warp_sched import WarpSchedTwin
 from sim.blocks.youngest import YoungestTwin
@@ -20,6 +22,16 @@ from sim.policies.names import Arg, Family, describe, parse
 
 def _arbiter(policy: str):
     return lambda n_slots, args: WarpSchedTwin(n_slots, policy)
+
+
+def _owl(policy: str):
+    return lambda n_slots, a: OwlSchedTwin(n_slots, policy, a["g_size"], a["G"])
+
+
+_OWL_ARGS = (Arg("g_size", lo=1, hi=MAX_G_SIZE, default=G_SIZE_DEFAULT,
+                 doc="minimum warps per group (owl.md §12 A1; TL: warps per fetch group)"),
+             Arg("G", lo=2, hi=MAX_G, default=G_DEFAULT,
+                 doc="group registers: CTAs beyond G groups join the last (hdl/params/owl.py)"))
 
 
 WARP_SCHEDULERS: dict[str, Family] = {f.name: f for f in (
@@ -39,6 +51,13 @@ WARP_SCHEDULERS: dict[str, Family] = {f.name: f for f in (
            extra={"rtl": "two_level", "every_cycle": True}),
     Family("youngest", lambda n_slots, a: YoungestTwin(n_slots),
            "youngest ready warp first (model only; the docs' worked example)"),
+    *(Family(name, _owl(name), doc, args=_OWL_ARGS, extra={"rtl": name}) for name, doc in (
+        ("owl_cta", "OWL CTA-aware: groups along CTA boundaries, sticky group, RR in and across "
+                    "groups (owl.md §4)"),
+        ("owl_locality", "OWL CTA-aware-Locality: strict group priority g_pri = g (owl.md §5)"),
+        ("owl_blp", "OWL CTA-aware-Locality-BLP: g_pri = (g - SM id) mod g_core (owl.md §6)"),
+        ("tl_narasiman", "two-level of Narasiman et al. [44]: groups of g_size warp slots, "
+                         "sticky, RR (owl.md §3.2)"))),
 )}
 MAX_SLOTS = 64      # warp slots per scheduler the twins and the RTL take (hdl/params/warp_sched.py)
 
