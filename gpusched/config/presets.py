@@ -6,7 +6,7 @@ unless a field says otherwise (DRAM timing is in DRAM command-clock cycles).
 
 from __future__ import annotations
 
-
+import dataclasses
 
 from .errors import ConfigError
 from .schema import (DRAMConfig, GPUConfig, IcntConfig, KernelConfig, L1Config,
@@ -79,7 +79,8 @@ TITANX = GPUConfig(
     # trace_opcode_latency_initiation sp/int 4,1, sfu 20,4, dp 20,8 [ext] + 5 pipeline cycles.
     units=UnitsConfig(alu_latency=9, alu_ii=1, sfu_latency=25, sfu_ii=4, fp64_latency=25, fp64_ii=8,
                       div_latency=39, idiv_latency=145, div_ii=4, ldst_shared=True, smem_latency=24),
-    l1=GP102.l1,
+    # stores complete at the L2's ack (GPGPU-Sim: a warp exits only when its stores are done)
+    l1=dataclasses.replace(GP102.l1, store_ack=True),
     # 12 channels × 2 sub-partitions, 64 sets × 128 B × 16 ways = 128 KB each [ext].
     l2=L2Config(slices=24, size_per_slice=131072, line_bytes=128, ways=16, sets=64,
                 hit_latency=97, mshrs=64),

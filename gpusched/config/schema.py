@@ -114,6 +114,10 @@ class L1Config:
     self_invalidate: bool = rule(False, doc="with keep_across_kernels: at a kernel launch drop "
                                             "clean sectors outside the kernel's readonly_regions "
                                             "(DeNovo acquire, ikra.md §2.8)")
+    store_ack: bool = rule(False, doc="write-through stores complete when the L2 acknowledges "
+                                      "them (a header-only reply), so a warp's exit and fences "
+                                      "wait for its stores (GPGPU-Sim's stores_done); False: "
+                                      "a store completes once the L1 accepts it")
 
 
 @dataclass(frozen=True)
