@@ -69,16 +69,18 @@ GP102 = GPUConfig(
 # commits): gp102's SM with the TITAN X Pascal's clock and memory system [ext], and latencies
 # calibrated on Accel-Sim itself with the parity suite's one-warp probes (docs/validation.md):
 # a dependent ALU/SFU op issues 9/25 cycles after its producer there (4/20 execute +
-# 5 pipeline cycles: operand collector, dispatch, write-back), which this model, having no
-# operand-collector stage, folds into the unit latency; an L2 hit returns in 176 cycles and a DRAM
-# miss in 283 (lat_l2, lat_dram), set by l2.hit_latency and dram.controller_latency.
+# 5 pipeline cycles: operand collector, dispatch, write-back = units.operand_latency); an L2 hit
+# returns in 176 cycles and a DRAM miss in 283 (lat_l2, lat_dram), set by l2.hit_latency and
+# dram.controller_latency; stores complete at the L2's ack (l1.store_ack).
 TITANX = GPUConfig(
     name="titanx",
     core_clock_mhz=1417.0,
     sm=GP102.sm,
-    # trace_opcode_latency_initiation sp/int 4,1, sfu 20,4, dp 20,8 [ext] + 5 pipeline cycles.
-    units=UnitsConfig(alu_latency=9, alu_ii=1, sfu_latency=25, sfu_ii=4, fp64_latency=25, fp64_ii=8,
-                      div_latency=39, idiv_latency=145, div_ii=4, ldst_shared=True, smem_latency=24),
+    # trace_opcode_latency_initiation sp/int 4,1, sfu 20,4, dp 20,8 [ext]; a dependent op issues
+    # 5 cycles later than that (operand collector, dispatch, write-back: lat_alu/lat_sfu probes).
+    units=UnitsConfig(alu_latency=4, alu_ii=1, sfu_latency=20, sfu_ii=4, fp64_latency=20, fp64_ii=8,
+                      div_latency=39, idiv_latency=145, div_ii=4, ldst_shared=True, smem_latency=24,
+                      operand_latency=5),
     # stores complete at the L2's ack (GPGPU-Sim: a warp exits only when its stores are done)
     l1=dataclasses.replace(GP102.l1, store_ack=True),
     # 12 channels × 2 sub-partitions, 64 sets × 128 B × 16 ways = 128 KB each [ext].

@@ -90,6 +90,11 @@ class UnitsConfig:
     ldst_shared: bool = rule(False, doc="one LD/ST unit per SM instead of one per sub-core")
     smem_latency: int = rule(24, lo=1, doc="shared-memory access latency", unit="core cycles")
     smem_banks: int = rule(32, lo=1, pow2=True, doc="shared-memory banks (4 bytes wide)", unit="banks")
+    operand_latency: int = rule(0, lo=0, doc="read-operands stage: cycles from issue until an "
+                                             "ALU/SFU/FP64/DIV instruction starts executing "
+                                             "(GPGPU-Sim's operand collector, dispatch and "
+                                             "write-back); its result is ready operand_latency "
+                                             "+ latency after issue", unit="core cycles")
 
 
 @dataclass(frozen=True)

@@ -100,3 +100,25 @@ def test_issue_slots_add_up():
     cfg = config()
     assert sum(r["issue"].values()) == r["cycles"] * cfg.sm.count * cfg.sm.subcores
     assert r["issue"]["issued"] == r["warp_insts"] == 6 * 3 * (30 + 5 + 1)
+
+
+@pytest.mark.parametrize("op,field", [(Op.ALU, "alu_latency"), (Op.SFU, "sfu_latency"), (Op.DIV, "div_latency")])
+def test_operand_stage_delays_each_dependent_op_but_not_throughput(op, field):
+    # units.operand_latency: every op reads its operands first, so a dependent op issues
+    # operand_latency + latency after its producer; independent ops still issue one per ii
+    lat, n, oc = getattr(config().units, field), 12, "units.operand_latency=5"
+    def extra(*ov):
+        return cycles(lambda c, w: dependent_chain(2 * n, op), "tiny", *ov) - \
+            cycles(lambda c, w: dependent_chain(n, op), "tiny", *ov)
+    assert extra() == n * lat
+    assert extra(oc) == n * (lat + 5)
+    one = cycles(lambda c, w: independent(n), "tiny", oc) - cycles(lambda c, w: independent(n), "tiny")
+    two = cycles(lambda c, w: independent(2 * n), "tiny", oc) - cycles(lambda c, w: independent(2 * n), "tiny")
+    assert one == two == 5          # the stage adds its cycles to the last result only
+
+
+def test_titanx_reads_operands_as_accelsim():
+    units = config("titanx").units       # SM6_TITANX: 4/20 execute, 5 read-operand/dispatch/wb
+    assert (units.alu_latency, units.sfu_latency, units.operand_latency) == (4, 20, 5)
+    for name in ("tiny", "gtx480", "gp102", "ikra_15cu", "thesis"):
+        assert config(name).units.operand_latency == 0
