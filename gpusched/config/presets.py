@@ -80,7 +80,7 @@ TITANX = GPUConfig(
     # 5 cycles later than that (operand collector, dispatch, write-back: lat_alu/lat_sfu probes).
     units=UnitsConfig(alu_latency=4, alu_ii=1, sfu_latency=20, sfu_ii=4, fp64_latency=20, fp64_ii=8,
                       div_latency=39, idiv_latency=145, div_ii=4, ldst_shared=True, smem_latency=24,
-                      operand_latency=5),
+                      operand_latency=5, ldst_sector_cycles=1),
     # stores complete at the L2's ack (GPGPU-Sim: a warp exits only when its stores are done)
     l1=dataclasses.replace(GP102.l1, store_ack=True),
     # 12 channels × 2 sub-partitions, 64 sets × 128 B × 16 ways = 128 KB each [ext].

@@ -95,6 +95,11 @@ class UnitsConfig:
                                              "(GPGPU-Sim's operand collector, dispatch and "
                                              "write-back); its result is ready operand_latency "
                                              "+ latency after issue", unit="core cycles")
+    ldst_sector_cycles: int = rule(0, lo=0, doc="cycles a global load/store/atomic holds the LD/ST "
+                                                "unit per 32-byte sector it touches (GPGPU-Sim's "
+                                                "LD/ST unit sends one sector request per cycle), "
+                                                "at least ldst_ii; 0: ldst_ii per instruction",
+                                   unit="core cycles")
 
 
 @dataclass(frozen=True)
