@@ -94,7 +94,8 @@ TITANX = GPUConfig(
                     queue_size=64,
                     channel_bit=8, bank_bit=15, row_bit=19, fixed_latency=180,
                     controller_latency=102),
-    kernels=KernelConfig(max_concurrent=128),
+    # Accel-Sim starts a kernel only when its CUDA stream is idle (accel-sim.cc busy_streams)
+    kernels=KernelConfig(max_concurrent=128, stream_order=True),
 )
 
 # ikra.md §3 "ikra_15cu": 15 CUs at 700 MHz, 128 KB L1 (hit 1), 4 MB L2 in 16 banks, 64 B lines.

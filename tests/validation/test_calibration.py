@@ -94,3 +94,13 @@ def test_store_ack_completes_a_store_after_its_round_trip_to_the_l2(n_lines):
     last_up = n_lines * up - 1 + icnt.latency
     expect = last_up + cfg.l2.hit_latency + down - 1 + icnt.latency
     assert store_completion(cfg, n_lines) == expect
+
+
+def test_stream_order_only_in_titanx_and_traces_carry_their_stream(tmp_path):
+    for name in ("tiny", "gtx480", "gp102", "ikra_15cu", "thesis"):
+        assert get_preset(name).kernels.stream_order is False
+    assert get_preset("titanx").kernels.stream_order is True
+    from sim.workload.accelsim import read_trace_dir
+    from sim.workload.trace_parity import write_case
+    wl = read_trace_dir(write_case("sg_srad", tmp_path), preset="titanx", cache=tmp_path / "cache")
+    assert [k.meta["cuda stream"] for k in wl.kernels] == ["0"] * 4     # the writer's one stream
