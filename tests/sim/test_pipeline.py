@@ -117,11 +117,12 @@ def test_operand_stage_delays_each_dependent_op_but_not_throughput(op, field):
     assert one == two == 5          # the stage adds its cycles to the last result only
 
 
-def test_titanx_reads_operands_as_accelsim():
-    units = config("titanx").units       # SM6_TITANX: 4/20 execute, 5 read-operand/dispatch/wb
+@pytest.mark.parametrize("preset", ["titanx", "gp102"])
+def test_accelsim_presets_read_operands_as_accelsim(preset):
+    units = config(preset).units         # SM6_TITANX: 4/20 execute, 5 read-operand/dispatch/wb
     assert (units.alu_latency, units.sfu_latency, units.operand_latency) == (4, 20, 5)
     assert units.ldst_sector_cycles == 1        # one sector request per cycle (shader.cc)
-    for name in ("tiny", "gtx480", "gp102", "ikra_15cu", "thesis"):
+    for name in ("tiny", "gtx480", "ikra_15cu", "thesis"):
         assert config(name).units.operand_latency == 0
         assert config(name).units.ldst_sector_cycles == 0
 

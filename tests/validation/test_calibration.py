@@ -76,10 +76,10 @@ def store_completion(cfg, n_lines: int) -> int:
     return done["st"]
 
 
-def test_store_ack_is_off_by_default_in_every_existing_preset():
-    for name in ("tiny", "gtx480", "gp102", "ikra_15cu", "thesis"):
+def test_store_ack_is_off_except_in_the_accelsim_presets():
+    for name in ("tiny", "gtx480", "ikra_15cu", "thesis"):
         assert get_preset(name).l1.store_ack is False
-    assert get_preset("titanx").l1.store_ack is True
+    assert get_preset("titanx").l1.store_ack is get_preset("gp102").l1.store_ack is True
 
 
 @pytest.mark.parametrize("n_lines", [1, 2, 4])
@@ -96,10 +96,10 @@ def test_store_ack_completes_a_store_after_its_round_trip_to_the_l2(n_lines):
     assert store_completion(cfg, n_lines) == expect
 
 
-def test_stream_order_only_in_titanx_and_traces_carry_their_stream(tmp_path):
-    for name in ("tiny", "gtx480", "gp102", "ikra_15cu", "thesis"):
+def test_stream_order_only_in_the_accelsim_presets_and_traces_carry_their_stream(tmp_path):
+    for name in ("tiny", "gtx480", "ikra_15cu", "thesis"):
         assert get_preset(name).kernels.stream_order is False
-    assert get_preset("titanx").kernels.stream_order is True
+    assert get_preset("titanx").kernels.stream_order is get_preset("gp102").kernels.stream_order is True
     from sim.workload.accelsim import read_trace_dir
     from sim.workload.trace_parity import write_case
     wl = read_trace_dir(write_case("sg_srad", tmp_path), preset="titanx", cache=tmp_path / "cache")
