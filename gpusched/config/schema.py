@@ -229,7 +229,6 @@ class KernelConfig:
                                          "scheduler")
 
 
-
 @dataclass(frozen=True)
 class GPUConfig:
     """A whole GPU. ``name`` is the preset it came from; ``core_clock_mhz`` sets the time base."""
