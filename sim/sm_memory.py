@@ -34,6 +34,8 @@ class SMMemory:
     subcores: list[SubCore]
     smem_latency: int
     smem_banks: int
+    ldst_sector_cycles: int
+    sector_shift: int
     state: int
     wake: int
     core_wake: int
@@ -84,7 +86,7 @@ class SMMemory:
         self.mem_out += 1
         token = (w, dst)
         if self.memory.issue(now, self.sm_id, d.instr, token):
-            unit.free_at = now + unit.ii
+            unit.free_at = now + self.ldst_hold(d.instr, unit.ii)
         else:
             unit.stalled = (d.instr, token)
             unit.free_at = NEVER
@@ -104,7 +106,7 @@ class SMMemory:
             instr, token = unit.stalled
             if issue(now, sm_id, instr, token):
                 unit.stalled = None
-                unit.free_at = now + unit.ii
+                unit.free_at = now + self.ldst_hold(instr, unit.ii)
                 for sc in self.subcores:    # the schedulers that feed this unit re-check
                     if sc.units[LDST] is unit:
                         sc.wake = 0
@@ -127,6 +129,16 @@ class SMMemory:
                 self.wake = now
                 if not gpu.in_tick:     # the GPU loop may have passed this SM: let it re-check
                     gpu.policy_acted = True
+
+    def ldst_hold(self, instr: Any, ii: int) -> int:
+        """Cycles an accepted global access holds its LD/ST unit: ``ii``, or with
+        ``units.ldst_sector_cycles`` that many per distinct sector it touches, if more."""
+        per = self.ldst_sector_cycles
+        if not per or not instr.addrs:
+            return ii
+        shift = self.sector_shift
+        hold = per * len({a >> shift for a in instr.addrs})
+        return hold if hold > ii else ii
 
     def bank_passes(self, instr: Any) -> int:
         """Shared-memory passes: the most distinct 4-byte words that fall in one bank."""

@@ -42,18 +42,23 @@ NEVER: Final = 1 << 62   # "no event" cycle
 
 
 class Unit:
-    """A pipelined functional unit: accepts one warp instruction every ``ii`` cycles."""
+    """A pipelined functional unit: accepts one warp instruction every ``ii`` cycles. An
+    instruction first spends ``operand`` cycles reading its operands (``units.operand_latency``),
+    then ``latency`` executing: its result is ready ``result`` = operand + latency after issue."""
 
-    __slots__ = ("kind", "name", "latency", "ii", "free_at", "stalled")
+    __slots__ = ("kind", "name", "latency", "ii", "free_at", "stalled", "operand", "result")
     kind: int
     name: str
     latency: int
     ii: int
     free_at: int
     stalled: Any
+    operand: int
+    result: int
 
-    def __init__(self, kind: int, latency: int, ii: int):
+    def __init__(self, kind: int, latency: int, ii: int, operand: int = 0):
         self.kind, self.name, self.latency, self.ii = kind, UNIT_NAMES[kind], latency, ii
+        self.operand, self.result = operand, operand + latency
         self.free_at = 0
         self.stalled = None     # LD/ST only: (instr, token) refused by the memory system
 
@@ -313,7 +318,7 @@ class SubCore:
             if dst:
                 w.pending |= dst
                 sm.wb_seq += 1
-                heappush(sm.wb, (now + unit.latency, sm.wb_seq, w, dst))
+                heappush(sm.wb, (now + unit.result, sm.wb_seq, w, dst))
         elif kind == LDST:
             ldst = self.units[LDST]
             assert ldst is not None
@@ -328,8 +333,11 @@ class SubCore:
 
 
 def make_units(units_cfg, shared_ldst: Unit | None) -> list:
-    """The functional units of one sub-core from ``UnitsConfig`` (LD/ST possibly SM-shared)."""
+    """The functional units of one sub-core from ``UnitsConfig`` (LD/ST possibly SM-shared; its
+    operand reads are inside the memory latencies)."""
     u = units_cfg
     ldst = shared_ldst or Unit(LDST, u.smem_latency, u.ldst_ii)
-    return [Unit(ALU, u.alu_latency, u.alu_ii), Unit(1, u.sfu_latency, u.sfu_ii),
-            Unit(2, u.fp64_latency, u.fp64_ii), Unit(DIV, u.div_latency, u.div_ii), ldst, None]
+    oc = u.operand_latency
+    return [Unit(ALU, u.alu_latency, u.alu_ii, oc), Unit(1, u.sfu_latency, u.sfu_ii, oc),
+            Unit(2, u.fp64_latency, u.fp64_ii, oc), Unit(DIV, u.div_latency, u.div_ii, oc), ldst,
+            None]

@@ -46,7 +46,10 @@ def workloads_cmd(as_json: bool = typer.Option(False, "--json", help="print a JS
                                                        help="write this entry as a trace dir"),
                   out: Optional[str] = typer.Option(None, "--out", help="directory for --export"),
                   arch: str = typer.Option("volta", "--arch",
-                                           help="SASS family of --export: pascal | volta | turing | ampere")):
+                                           help="SASS family of --export: pascal | volta | turing | ampere"),
+                  predicates: bool = typer.Option(True, "--predicates/--no-predicates",
+                                                  help="--export: list predicate registers (a real "
+                                                       "tracer does not)")):
     """List the synthetic workload catalogue (or the kernels of an Accel-Sim trace dir)."""
     if export is not None:
         from gpusched.config import ConfigError
@@ -57,7 +60,8 @@ def workloads_cmd(as_json: bool = typer.Option(False, "--json", help="print a JS
             raise ConfigError("--out", out, "a directory to write the trace into")
         if arch not in FAMILIES:
             raise ConfigError("--arch", arch, "allowed: " + ", ".join(FAMILIES))
-        d = write_trace_dir(out, get_workload(export, seed=seed, scale=scale), family=arch)
+        d = write_trace_dir(out, get_workload(export, seed=seed, scale=scale), family=arch,
+                            predicates=predicates)
         typer.echo(f"wrote {d}")
         return
     if trace is not None:

@@ -6,8 +6,6 @@ unless a field says otherwise (DRAM timing is in DRAM command-clock cycles).
 
 from __future__ import annotations
 
-
-
 from .errors import ConfigError
 from .schema import (DRAMConfig, GPUConfig, IcntConfig, KernelConfig, L1Config,
                      L2Config, SMConfig, UnitsConfig)
@@ -47,11 +45,15 @@ GP102 = GPUConfig(
     sm=SMConfig(count=28, subcores=4, warps_per_sm=64, threads_per_sm=2048, regs_per_sm=65536,
                 smem_per_sm=98304, max_ctas_per_sm=32, warp_sched="gto", dual_issue=True,
                 fetch_per_cycle=4),
+    # Accel-Sim behaviour measured on its SM6_TITANX (docs/validation.md): a dependent op issues 5
+    # cycles after the execute latency (operand_latency), the LD/ST unit sends one sector request
+    # per cycle (ldst_sector_cycles), stores complete at the L2's ack, a stream's kernels in order.
     units=UnitsConfig(alu_latency=4, alu_ii=1, sfu_latency=20, sfu_ii=4, fp64_latency=8, fp64_ii=8,
-                      div_latency=39, idiv_latency=145, div_ii=4, ldst_shared=True, smem_latency=24),
+                      div_latency=39, idiv_latency=145, div_ii=4, ldst_shared=True, smem_latency=24,
+                      operand_latency=5, ldst_sector_cycles=1),
     # 48 KB, 128 B lines, sectored, latency 82, global loads bypass L1 [ext]; 64 × 6-way (choice).
     l1=L1Config(size_bytes=49152, line_bytes=128, ways=6, sets=64, hit_latency=82, mshrs=64,
-                bypass_global_loads=True),
+                bypass_global_loads=True, store_ack=True),
     # 11 partitions × 2 slices × 128 KB, 16-way [doc/ext]; L2 hit ≈ 220 = 20 + 180 + 20 (choice).
     l2=L2Config(slices=22, size_per_slice=131072, line_bytes=128, ways=16, sets=64,
                 hit_latency=180, mshrs=64),
@@ -62,23 +64,25 @@ GP102 = GPUConfig(
                     data_rate=8, burst_length=16, tCL=12, tRCD=12, tRP=12, tRAS=28, queue_size=64,
                     channel_bit=8, bank_bit=15, row_bit=19, fixed_latency=180,
                     controller_latency=146),
-    kernels=KernelConfig(max_concurrent=128),
+    kernels=KernelConfig(max_concurrent=128, stream_order=True),
 )
 
 # Accel-Sim's SM6_TITANX (GPGPU-Sim 4.x tested config + trace.config; data/accelsim/ names the
 # commits): gp102's SM with the TITAN X Pascal's clock and memory system [ext], and latencies
 # calibrated on Accel-Sim itself with the parity suite's one-warp probes (docs/validation.md):
 # a dependent ALU/SFU op issues 9/25 cycles after its producer there (4/20 execute +
-# 5 pipeline cycles: operand collector, dispatch, write-back), which this model, having no
-# operand-collector stage, folds into the unit latency; an L2 hit returns in 176 cycles and a DRAM
-# miss in 283 (lat_l2, lat_dram), set by l2.hit_latency and dram.controller_latency.
+# 5 pipeline cycles: operand collector, dispatch, write-back = units.operand_latency); an L2 hit
+# returns in 176 cycles and a DRAM miss in 283 (lat_l2, lat_dram), set by l2.hit_latency and
+# dram.controller_latency; stores complete at the L2's ack (l1.store_ack).
 TITANX = GPUConfig(
     name="titanx",
     core_clock_mhz=1417.0,
     sm=GP102.sm,
-    # trace_opcode_latency_initiation sp/int 4,1, sfu 20,4, dp 20,8 [ext] + 5 pipeline cycles.
-    units=UnitsConfig(alu_latency=9, alu_ii=1, sfu_latency=25, sfu_ii=4, fp64_latency=25, fp64_ii=8,
-                      div_latency=39, idiv_latency=145, div_ii=4, ldst_shared=True, smem_latency=24),
+    # trace_opcode_latency_initiation sp/int 4,1, sfu 20,4, dp 20,8 [ext]; a dependent op issues
+    # 5 cycles later than that (operand collector, dispatch, write-back: lat_alu/lat_sfu probes).
+    units=UnitsConfig(alu_latency=4, alu_ii=1, sfu_latency=20, sfu_ii=4, fp64_latency=20, fp64_ii=8,
+                      div_latency=39, idiv_latency=145, div_ii=4, ldst_shared=True, smem_latency=24,
+                      operand_latency=5, ldst_sector_cycles=1),
     l1=GP102.l1,
     # 12 channels × 2 sub-partitions, 64 sets × 128 B × 16 ways = 128 KB each [ext].
     l2=L2Config(slices=24, size_per_slice=131072, line_bytes=128, ways=16, sets=64,
@@ -91,7 +95,8 @@ TITANX = GPUConfig(
                     queue_size=64,
                     channel_bit=8, bank_bit=15, row_bit=19, fixed_latency=180,
                     controller_latency=102),
-    kernels=KernelConfig(max_concurrent=128),
+    # Accel-Sim starts a kernel only when its CUDA stream is idle (accel-sim.cc busy_streams)
+    kernels=KernelConfig(max_concurrent=128, stream_order=True),
 )
 
 # ikra.md §3 "ikra_15cu": 15 CUs at 700 MHz, 128 KB L1 (hit 1), 4 MB L2 in 16 banks, 64 B lines.

@@ -90,6 +90,16 @@ class UnitsConfig:
     ldst_shared: bool = rule(False, doc="one LD/ST unit per SM instead of one per sub-core")
     smem_latency: int = rule(24, lo=1, doc="shared-memory access latency", unit="core cycles")
     smem_banks: int = rule(32, lo=1, pow2=True, doc="shared-memory banks (4 bytes wide)", unit="banks")
+    operand_latency: int = rule(0, lo=0, doc="read-operands stage: cycles from issue until an "
+                                             "ALU/SFU/FP64/DIV instruction starts executing "
+                                             "(GPGPU-Sim's operand collector, dispatch and "
+                                             "write-back); its result is ready operand_latency "
+                                             "+ latency after issue", unit="core cycles")
+    ldst_sector_cycles: int = rule(0, lo=0, doc="cycles a global load/store/atomic holds the LD/ST "
+                                                "unit per 32-byte sector it touches (GPGPU-Sim's "
+                                                "LD/ST unit sends one sector request per cycle), "
+                                                "at least ldst_ii; 0: ldst_ii per instruction",
+                                   unit="core cycles")
 
 
 @dataclass(frozen=True)
@@ -117,6 +127,10 @@ class L1Config:
     perfect: bool = rule(False, doc="Perfect-L1 mode (owl.md §13.3, PMEM): every global load "
                                     "and atomic hits (hit_latency), stores are accepted at once; "
                                     "nothing goes below the L1")
+    store_ack: bool = rule(False, doc="write-through stores complete when the L2 acknowledges "
+                                      "them (a header-only reply), so a warp's exit and fences "
+                                      "wait for its stores (GPGPU-Sim's stores_done); False: "
+                                      "a store completes once the L1 accepts it")
 
 
 @dataclass(frozen=True)
@@ -213,6 +227,11 @@ class KernelConfig:
     tb_launch_latency: int = rule(0, lo=0, doc="per CTA of the kernel, added to the kernel's "
                                   "launch cost (GPGPU-Sim's per-block launch latency)",
                                   unit="core cycles")
+    stream_order: bool = rule(False, doc="a kernel with a CUDA stream (a trace's 'cuda stream "
+                                         "id') takes a kernel slot only when the earlier kernels "
+                                         "of its stream have finished (Accel-Sim launches a "
+                                         "kernel only into an idle stream); FIFO kernel "
+                                         "scheduler")
 
 
 @dataclass(frozen=True)

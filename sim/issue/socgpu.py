@@ -308,7 +308,7 @@ class SocgpuSubCore(SubCore):
             w.pending |= bit
             st.inflight |= bit
             sm.wb_seq += 1
-            heappush(sm.wb, (now + unit.latency, sm.wb_seq, w, bit))
+            heappush(sm.wb, (now + unit.result, sm.wb_seq, w, bit))
         elif kind == LDST:
             st.inflight |= bit
             unit = self.units[LDST]

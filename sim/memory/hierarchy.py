@@ -11,7 +11,9 @@ Path of a global load that misses everywhere (unloaded), in core cycles:
 An L1 hit takes ``l1.hit_latency``; an L2 hit skips the DRAM term. Shared-memory accesses
 (LDS/STS) take ``units.smem_latency`` plus one cycle per extra bank-conflict cycle, one access at
 a time per SM. Stores are accepted (``on_complete``) one cycle after issue; their packets still
-consume interconnect, L2 and DRAM bandwidth. Everything is driven by one event queue, so an idle
+consume interconnect, L2 and DRAM bandwidth. With ``l1.store_ack`` a write-through store instead
+completes when the L2 has acknowledged each of its packets (a header-only reply after the tag
+stage), so the warp's exit and fences wait for it. Everything is driven by one event queue, so an idle
 hierarchy has ``next_event() is None`` and ``tick`` costs nothing. A refused access is remembered
 with the state it waits on: MSHR frees when the MSHRs bind, else also the SM's queued packets.
 Re-offered while that has not moved it is refused at once without side effects, and
@@ -44,7 +46,7 @@ from .icnt import Crossbar
 from .interface import CompletionCallback
 from .l1 import ATOMIC, L1, LOAD, STORE, LoadRecord
 from .l2 import L2Slice
-from .request import ATOM, PREFETCH, READ, MemRequest
+from .request import ATOM, PREFETCH, READ, WRITE, MemRequest
 
 _DATA_UP: Final = (False, True, True, True, False)    # request carries data: write, atom, writeback
 _DATA_DOWN: Final = (True, False, True, False, True)  # reply carries data: read, atom, prefetch
@@ -82,6 +84,7 @@ class MemoryHierarchy:
         self._slice_of, self._dram_enqueue = self.map.slice_of, self.dram.enqueue
         self._l1_fill = [l1.fill for l1 in self.l1s]
         self._l1_atomic_done = [l1.atomic_done for l1 in self.l1s]
+        self.store_ack = cfg.l1.store_ack
         # refused accesses per SM, by id(instr): (instr, lines, MSHR frees and queued packets at
         # the refusal, whether the MSHRs bound, access kind for L1.blocked)
         self._refused: list[dict[int, tuple[Any, dict[int, int], int, int, bool, int]]] = [
@@ -116,10 +119,12 @@ class MemoryHierarchy:
             if self.perfect_l1:
                 return self._perfect_l1(now, sm_id, op, len(lines), token)
         if op == _STG:
-            ok = l1.store(now, lines)
+            rec = LoadRecord(token, sm_id, now) if self.store_ack else None
+            ok = l1.store(now, lines, rec)
             if ok:
                 self.stores += 1
-                self.ev.at(now + 1, self._finish_token_cb, (sm_id, token))
+                if rec is None or rec.remaining == 0:   # accepted; else done at its last ack
+                    self.ev.at(now + 1, self._finish_token_cb, (sm_id, token))
         elif op == _ATOM:
             ok = l1.atomic(now, lines, token)
             if ok:
@@ -264,8 +269,21 @@ class MemoryHierarchy:
         self.down.send(now, req.slice, req.sm, nbytes, req)
 
     def _at_sm(self, arrival: int, req: MemRequest) -> None:
-        """The reply reaches its L1 at ``arrival``: an atomic's completion, else a fill."""
-        self.ev.at(arrival, (self._l1_atomic_done if req.kind == ATOM else self._l1_fill)[req.sm], req)
+        """The reply reaches its L1 at ``arrival``: an atomic's completion, a store's ack, else a
+        fill."""
+        kind = req.kind
+        if kind == WRITE:
+            self.ev.at(arrival, self._store_acked, req)
+        else:
+            self.ev.at(arrival, (self._l1_atomic_done if kind == ATOM else self._l1_fill)[req.sm], req)
+
+    def _store_acked(self, now: int, req: MemRequest) -> None:
+        """The L2's acknowledgement of one write-through packet of a store (``l1.store_ack``):
+        the store completes with its last one."""
+        rec = req.waiter
+        rec.remaining -= 1
+        if rec.remaining == 0:
+            self.callbacks[rec.sm](rec.token, now)
 
     def _to_dram(self, now: int, req: MemRequest) -> None:
         m, addr = self.map, req.line        # map.locate, inlined

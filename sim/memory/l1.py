@@ -214,9 +214,10 @@ class L1:
             self.send(now, MemRequest(WRITEBACK, self.sm, victim[0], victim[1].dirty, now))
 
     # --- stores and atomics ----------------------------------------------------------------
-    def store(self, now: int, lines: dict[int, int]) -> bool:
+    def store(self, now: int, lines: dict[int, int], rec: LoadRecord | None = None) -> bool:
         """Write-through: one packet per line. Write-back: packets only for evicted dirty lines
-        (at most one per line), so the room check is the same."""
+        (at most one per line), so the room check is the same. ``rec`` (store acks): the
+        write-through packets carry it and the store completes when the L2 has acked them all."""
         if self._store_blocked(lines):
             self.refused_on_mshrs = False
             return False
@@ -239,7 +240,9 @@ class L1:
                 if self.write_back:
                     self._install(now, addr, mask, mask, False)
             if not self.write_back:
-                self.send(now, MemRequest(WRITE, self.sm, addr, mask, now))
+                if rec is not None:
+                    rec.remaining += 1
+                self.send(now, MemRequest(WRITE, self.sm, addr, mask, now, waiter=rec))
         return True
 
     def atomic(self, now: int, lines: dict[int, int], token: object) -> bool:

@@ -139,6 +139,8 @@ class L2Slice:
         # WRITE / WRITEBACK from an L1: write-allocate without fetch
         self.writes += 1
         self._install(now, addr, mask, mask, False)
+        if req.waiter is not None:      # a store waiting for its ack (l1.store_ack)
+            self.reply(now, req)
         return True
 
     def _perfect(self, now: int, req: MemRequest) -> bool:

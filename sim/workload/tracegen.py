@@ -8,6 +8,9 @@ the active lanes are contiguous with a constant stride, else 2 = base + deltas),
 Opcodes are real SASS of every supported family (``opcodes.OP_TO_SASS``; a divide is written as
 MUFU.RCP), with the access width in the opcode as Accel-Sim reads it (``LDG.E.64``: 8 bytes);
 ``family`` sets the ``-binary version`` header (``opcodes.VERSION_OF_FAMILY``).
+``predicates=False`` leaves predicate registers (P0–P7) out of the register lists, as a real
+NVBit tracer does (Accel-Sim's parser reads only ``R`` registers); the default keeps them, so
+traces written before stay byte-identical.
 """
 
 from __future__ import annotations
@@ -44,10 +47,13 @@ def opcode_of(ins: Instr) -> str:
     return name
 
 
-def format_line(ins: Instr, address_format: str | int = "auto") -> str:
-    """One instruction as a trace-v4 line."""
-    t = [f"{ins.pc:04x}", f"{ins.mask:08x}", str(len(ins.dst)), *map(reg_name, ins.dst),
-         opcode_of(ins), str(len(ins.src)), *map(reg_name, ins.src)]
+def format_line(ins: Instr, address_format: str | int = "auto", predicates: bool = True) -> str:
+    """One instruction as a trace-v4 line (``predicates=False``: without P registers)."""
+    dst, src = ins.dst, ins.src
+    if not predicates:
+        dst, src = tuple(r for r in dst if r < 256), tuple(r for r in src if r < 256)
+    t = [f"{ins.pc:04x}", f"{ins.mask:08x}", str(len(dst)), *map(reg_name, dst),
+         opcode_of(ins), str(len(src)), *map(reg_name, src)]
     if ins.addrs is None:
         t.append("0")
         return " ".join(t)
@@ -69,7 +75,8 @@ def format_line(ins: Instr, address_format: str | int = "auto") -> str:
 
 
 def write_kernel(path: Path, kernel: Kernel, kernel_id: int, address_format: str | int = "auto",
-                 ctas: Iterable[int] | None = None, family: str = "volta") -> None:
+                 ctas: Iterable[int] | None = None, family: str = "volta",
+                 predicates: bool = True) -> None:
     """Write one ``kernel-N.traceg`` (all CTAs unless ``ctas`` is given)."""
     gx, gy, gz = kernel.grid
     bx, by, bz = kernel.block
@@ -85,7 +92,7 @@ def write_kernel(path: Path, kernel: Kernel, kernel_id: int, address_format: str
             x, y, z = kernel.cta_dim3(cta)
             f.write(f"#BEGIN_TB\n\nthread block = {x},{y},{z}\n\n")
             for w in range(kernel.warps_per_cta()):
-                lines = [format_line(ins, address_format) for ins in kernel.stream(cta, w)]
+                lines = [format_line(ins, address_format, predicates) for ins in kernel.stream(cta, w)]
                 f.write(f"warp = {w}\ninsts = {len(lines)}\n")
                 f.write("\n".join(lines))
                 f.write("\n\n")
@@ -93,14 +100,16 @@ def write_kernel(path: Path, kernel: Kernel, kernel_id: int, address_format: str
 
 
 def write_trace_dir(path: str | Path, workload: Workload | list[Kernel],
-                    address_format: str | int = "auto", family: str = "volta") -> Path:
+                    address_format: str | int = "auto", family: str = "volta",
+                    predicates: bool = True) -> Path:
     """Write ``kernelslist.g`` (with a Memcpy line, as real traces have) and one file per kernel."""
     d = Path(path)
     d.mkdir(parents=True, exist_ok=True)
     kernels = workload.kernels if isinstance(workload, Workload) else list(workload)
     listing = ["MemcpyHtoD,0x00007f2000000000,4096"]
     for i, k in enumerate(kernels, 1):
-        write_kernel(d / f"kernel-{i}.traceg", k, i, address_format, family=family)
+        write_kernel(d / f"kernel-{i}.traceg", k, i, address_format, family=family,
+                     predicates=predicates)
         listing.append(f"kernel-{i}.traceg")
     (d / "kernelslist.g").write_text("\n".join(listing) + "\n")
     return d

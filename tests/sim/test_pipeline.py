@@ -100,3 +100,82 @@ def test_issue_slots_add_up():
     cfg = config()
     assert sum(r["issue"].values()) == r["cycles"] * cfg.sm.count * cfg.sm.subcores
     assert r["issue"]["issued"] == r["warp_insts"] == 6 * 3 * (30 + 5 + 1)
+
+
+@pytest.mark.parametrize("op,field", [(Op.ALU, "alu_latency"), (Op.SFU, "sfu_latency"), (Op.DIV, "div_latency")])
+def test_operand_stage_delays_each_dependent_op_but_not_throughput(op, field):
+    # units.operand_latency: every op reads its operands first, so a dependent op issues
+    # operand_latency + latency after its producer; independent ops still issue one per ii
+    lat, n, oc = getattr(config().units, field), 12, "units.operand_latency=5"
+    def extra(*ov):
+        return cycles(lambda c, w: dependent_chain(2 * n, op), "tiny", *ov) - \
+            cycles(lambda c, w: dependent_chain(n, op), "tiny", *ov)
+    assert extra() == n * lat
+    assert extra(oc) == n * (lat + 5)
+    one = cycles(lambda c, w: independent(n), "tiny", oc) - cycles(lambda c, w: independent(n), "tiny")
+    two = cycles(lambda c, w: independent(2 * n), "tiny", oc) - cycles(lambda c, w: independent(2 * n), "tiny")
+    assert one == two == 5          # the stage adds its cycles to the last result only
+
+
+@pytest.mark.parametrize("preset", ["titanx", "gp102"])
+def test_accelsim_presets_read_operands_as_accelsim(preset):
+    units = config(preset).units         # SM6_TITANX: 4/20 execute, 5 read-operand/dispatch/wb
+    assert (units.alu_latency, units.sfu_latency, units.operand_latency) == (4, 20, 5)
+    assert units.ldst_sector_cycles == 1        # one sector request per cycle (shader.cc)
+    for name in ("tiny", "gtx480", "ikra_15cu", "thesis"):
+        assert config(name).units.operand_latency == 0
+        assert config(name).units.ldst_sector_cycles == 0
+
+
+
+def global_loads(n: int, stride: int) -> list[Instr]:
+    """n independent global loads of 32 threads, ``stride`` bytes apart (distinct lines)."""
+    return [Instr(Op.LDG, dst=(2 + i,), src=(0,),
+                  addrs=tuple(i * 4096 + t * stride for t in range(32))) for i in range(n)]
+
+
+class RecordingMemory:
+    """Accepts every access and completes it 10 cycles later; records the issue cycles."""
+
+    def __init__(self):
+        self.issued: list[int] = []
+        self.due: list[tuple[int, int, object]] = []
+        self.cb = {}
+
+    def connect(self, sm_id, on_complete):
+        self.cb[sm_id] = on_complete
+
+    def issue(self, now, sm_id, instr, token):
+        self.issued.append(now)
+        self.due.append((now + 10, sm_id, token))
+        return True
+
+    def tick(self, now):
+        for d in [d for d in self.due if d[0] <= now]:
+            self.due.remove(d)
+            self.cb[d[1]](d[2], d[0])
+
+    def next_event(self):
+        return min(d[0] for d in self.due) if self.due else None
+
+    def kernel_boundary(self, now, finished, next_kernel):
+        pass
+
+    def busy(self):
+        return bool(self.due)
+
+    def stats(self):
+        return {}
+
+
+@pytest.mark.parametrize("stride,sectors", [(4, 4), (1, 1), (8, 8)])
+@pytest.mark.parametrize("per", [0, 1, 2])
+def test_ldst_sector_cycles_hold_the_unit_per_sector(stride, sectors, per):
+    # units.ldst_sector_cycles: the LD/ST unit sends one sector request per cycle, so each load
+    # of ``sectors`` 32-byte sectors keeps the next one out for that many cycles (at least ii)
+    mem = RecordingMemory()
+    run(workload(make_kernel("k", lambda c, w: global_loads(6, stride))), "tiny",
+        f"units.ldst_sector_cycles={per}", memory=mem)
+    gaps = {b - a for a, b in zip(mem.issued, mem.issued[1:])}
+    ii = config().units.ldst_ii
+    assert gaps == {max(ii, per * sectors)}

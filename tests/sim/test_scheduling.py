@@ -141,3 +141,28 @@ def test_sm_partition_runs_kernels_side_by_side():
     last_b = max(y["start"] for y in rows_b)
     assert {x["sm"] for x in rows_a if x["start"] <= last_b} == {0}
     assert r["kernels"][1]["start"] == r["kernels"][0]["start"] == 0
+
+
+def _chain_kernel(name: str, stream):
+    k = make_kernel(name, lambda c, w: dependent_chain(20))
+    if stream is not None:
+        k.meta["cuda stream"] = stream
+    return k
+
+
+@pytest.mark.parametrize("streams,serial", [(("0", "0"), True), (("0", "1"), False),
+                                            ((None, None), False)])
+def test_stream_order_runs_a_streams_kernels_one_after_another(streams, serial):
+    # kernels.stream_order (Accel-Sim: a kernel starts only in an idle CUDA stream): kernels of one
+    # stream wait for each other; other streams and stream-less kernels still overlap (tiny: 2
+    # SMs, one kernel each)
+    wl = workload(*[_chain_kernel(f"k{i}", s) for i, s in enumerate(streams)])
+    free = run(wl, "tiny")["kernels"]
+    assert all(k["start"] == 0 for k in free)              # without the option all overlap
+    ks = run(wl, "tiny", "kernels.stream_order=true")["kernels"]
+    if serial:
+        for a, b in zip(ks, ks[1:]):
+            assert b["start"] > a["end"]
+            assert b["cycles"] == a["cycles"]
+    else:
+        assert [k["start"] for k in ks] == [0, 0] and ks == free

@@ -57,3 +57,50 @@ def test_a_trrd_beyond_the_watchdog_is_refused_naming_the_field():
     with pytest.raises(ConfigError, match=r"^dram.tRRD = 100000000: gives a delay"):
         check_watchdog(with_dram("tiny", tRRD=100_000_000), 100_000)
     check_watchdog(with_dram("tiny", tRRD=8), 100_000)
+
+
+def with_l1(preset: str, **fields):
+    cfg = get_preset(preset)
+    return validate(dataclasses.replace(cfg, l1=dataclasses.replace(cfg.l1, **fields)))
+
+
+def store_completion(cfg, n_lines: int) -> int:
+    """Cycle a warp store of 32 words spread over ``n_lines`` lines, issued at 0, completes."""
+    mem, done = MemoryHierarchy(cfg), {}
+    mem.connect(0, lambda token, cycle: done.__setitem__(token, cycle))
+    per = 32 // n_lines
+    addrs = tuple(line * cfg.l1.line_bytes * 4 + 4 * i for line in range(n_lines) for i in range(per))
+    assert mem.issue(0, 0, Instr(Op.STG, (), (1, 2), addrs), "st")
+    while mem.busy():
+        mem.tick(mem.next_event())
+    return done["st"]
+
+
+def test_store_ack_is_off_except_in_the_accelsim_presets():
+    for name in ("tiny", "gtx480", "ikra_15cu", "thesis"):
+        assert get_preset(name).l1.store_ack is False
+    assert get_preset("titanx").l1.store_ack is get_preset("gp102").l1.store_ack is True
+
+
+@pytest.mark.parametrize("n_lines", [1, 2, 4])
+def test_store_ack_completes_a_store_after_its_round_trip_to_the_l2(n_lines):
+    cfg = with_l1("tiny", store_ack=True)
+    assert store_completion(with_l1("tiny", store_ack=False), n_lines) == 1     # posted
+    icnt, bw = cfg.icnt, cfg.icnt.bytes_per_cycle
+    data = 32 * 4 // n_lines                   # bytes of each line's packet
+    up = -(-(icnt.header_bytes + -(-data // 32) * 32) // bw)       # flits of one write packet
+    down = -(-icnt.header_bytes // bw)                              # the ack: header only
+    # the last line's packet leaves after the others' flits, then the slice's tag stage, the ack
+    last_up = n_lines * up - 1 + icnt.latency
+    expect = last_up + cfg.l2.hit_latency + down - 1 + icnt.latency
+    assert store_completion(cfg, n_lines) == expect
+
+
+def test_stream_order_only_in_the_accelsim_presets_and_traces_carry_their_stream(tmp_path):
+    for name in ("tiny", "gtx480", "ikra_15cu", "thesis"):
+        assert get_preset(name).kernels.stream_order is False
+    assert get_preset("titanx").kernels.stream_order is get_preset("gp102").kernels.stream_order is True
+    from sim.workload.accelsim import read_trace_dir
+    from sim.workload.trace_parity import write_case
+    wl = read_trace_dir(write_case("sg_srad", tmp_path), preset="titanx", cache=tmp_path / "cache")
+    assert [k.meta["cuda stream"] for k in wl.kernels] == ["0"] * 4     # the writer's one stream

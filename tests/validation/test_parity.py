@@ -24,8 +24,7 @@ OVERRIDES: list[str] = []      # titanx has kernel launch latency 0, as Accel-Si
 TOLERANCE = 0.10
 MAE_TARGET = 0.05
 # ours/Accel-Sim cycles of the cases not yet within TOLERANCE, as measured (docs/validation.md)
-NOT_YET = {"mem_stream": 0.669, "atomics": 0.867, "sg_gemm_train": 0.788, "sg_conv_train": 0.770,
-           "sg_backprop": 0.565, "sg_hotspot": 0.882, "sg_srad": 0.324}
+NOT_YET = {"mem_stream": 0.705, "atomics": 0.869, "sg_backprop": 0.836, "sg_srad": 0.645}
 
 
 @pytest.fixture(scope="module")

@@ -102,3 +102,20 @@ def test_lineinfo_column_is_skipped(tmp_path):
     s = list(read_trace_dir(d).kernels[0].stream(0, 0))
     assert [(i.op, i.pc) for i in s] == [(Op.ALU, 0), (Op.EXIT, 0x10)]
     assert list(read_trace_dir(d).kernels[0].stream(0, 1))[0].op == Op.EXIT   # absent warp
+
+
+def test_writer_can_omit_predicate_registers_as_a_real_tracer_does(tmp_path):
+    from sim.workload.kernel import Instr
+    ins = Instr(Op.ALU, dst=(256 + 1,), src=(10,))          # P1 <- R10
+    br = Instr(Op.BRA, dst=(), src=(256 + 1, 3))            # branch on P1 (and R3)
+    assert format_line(ins).split()[2:6] == ["1", "P1", "FFMA", "1"]
+    assert format_line(ins, predicates=False).split()[2:5] == ["0", "FFMA", "1"]
+    assert format_line(br, predicates=False).split()[2:6] == ["0", "BRA", "1", "R3"]
+    k = build_kernel(rich_spec(), seed=11)
+    kept, dropped = write_trace_dir(tmp_path / "p", [k]), write_trace_dir(tmp_path / "n", [k], predicates=False)
+    assert "P" in "".join(l.split()[3] for l in (kept / "kernel-1.traceg").read_text().splitlines()
+                          if l[:1].isdigit() and l.split()[2] != "0")
+    text = (dropped / "kernel-1.traceg").read_text()
+    assert not any(t.startswith("P") and t[1:].isdigit() for t in text.split())
+    a, b = read_trace_dir(kept), read_trace_dir(dropped)            # same work, fewer registers
+    assert a.meta["warp_insts"] == b.meta["warp_insts"]
