@@ -1,15 +1,22 @@
 """Block entry: warp scheduler of one sub-core — LRR / GTO / oldest arbiter (hdl/warp_sched.py)
-and the two-level active scheduler (hdl/two_level.py); twins in sim/blocks/."""
+and the two-level active scheduler (hdl/two_level.py); the phase-aware select and the two-level
+ready/active/pending queues (hdl/phase_select.py, hdl/phase_queues.py); twins in sim/blocks/."""
 
 from __future__ import annotations
 
 from gpusched.blocks import BlockSpec
 from hdl.params import inputs_of, outputs_of
-from hdl.params.warp_sched import PARAMS, check_params, ports
+from hdl.params.warp_sched import PARAMS, TWO_LEVEL_QUEUES, check_params, ports
 
 
 def make_rtl(p: dict):
     check_params(p["W"], p["policy"], p["N"])
+    if p["policy"] == "phase":
+        from hdl.phase_select import PhaseAwareSelect
+        return PhaseAwareSelect(p["W"])
+    if p["policy"] in TWO_LEVEL_QUEUES:
+        from hdl.phase_queues import TwoLevelQueues
+        return TwoLevelQueues(p["W"], p["N"], p["policy"])
     if p["policy"] == "two_level":
         from hdl.two_level import TwoLevelActive
         return TwoLevelActive(p["W"], p["N"])
@@ -19,6 +26,12 @@ def make_rtl(p: dict):
 
 def make_twin(p: dict):
     check_params(p["W"], p["policy"], p["N"])
+    if p["policy"] == "phase":
+        from sim.blocks.phase_select import PhaseAwareSelectTwin
+        return PhaseAwareSelectTwin(p["W"])
+    if p["policy"] in TWO_LEVEL_QUEUES:
+        from sim.blocks.phase_queues import TwoLevelQueuesTwin
+        return TwoLevelQueuesTwin(p["W"], p["N"], p["policy"])
     if p["policy"] == "two_level":
         from sim.blocks.two_level import TwoLevelActiveTwin
         return TwoLevelActiveTwin(p["W"], p["N"])

@@ -15,11 +15,22 @@ from gpusched.config import ConfigError
 from sim.blocks.two_level import TwoLevelActiveTwin
 from sim.blocks.warp_sched import WarpSchedTwin
 from sim.blocks.youngest import YoungestTwin
+from sim.blocks.phase_select import PhaseAwareSelectTwin
+from sim.blocks.phase_queues import TwoLevelQueuesTwin
 from sim.policies.names import Arg, Family, describe, parse
 
 
 def _arbiter(policy: str):
     return lambda n_slots, args: WarpSchedTwin(n_slots, policy)
+
+
+def _queues(policy: str, doc: str) -> Family:
+    """A two-level ready/active/pending-queue family (thesis.md §1.8): ``NAME[:<N>]``."""
+    return Family(policy, lambda n_slots, a: TwoLevelQueuesTwin(n_slots, a["N"], policy), doc,
+                  args=(Arg("N", lo=1, default=6,
+                            doc="ready-queue entries per scheduler (<= its warp slots; "
+                                "Table 3.1: 6)"),),
+                  extra={"rtl": policy, "every_cycle": True, "phase_inputs": True})
 
 
 WARP_SCHEDULERS: dict[str, Family] = {f.name: f for f in (
@@ -39,6 +50,15 @@ WARP_SCHEDULERS: dict[str, Family] = {f.name: f for f in (
            extra={"rtl": "two_level", "every_cycle": True}),
     Family("youngest", lambda n_slots, a: YoungestTwin(n_slots),
            "youngest ready warp first (model only; the docs' worked example)"),
+    Family("phase", lambda n_slots, a: PhaseAwareSelectTwin(n_slots),
+           "phase-aware: smallest phase distance of the next instruction, ties by age "
+           "(thesis.md §1.7)", extra={"rtl": "phase", "phase_inputs": True}),
+    _queues("tlrr", "two-level RR: ready/active/pending queues, FIFO active queue, RR inside "
+            "the ready queue (thesis.md §1.8)"),
+    _queues("tlgto", "two-level GTO: active queue by age, GTO inside the ready queue "
+            "(thesis.md §1.8)"),
+    _queues("tlphase", "two-level phase-aware: active queue by the length of the phase each "
+            "warp resumes in, ties by age; GTO inside (thesis.md §1.8, §9.1)"),
 )}
 MAX_SLOTS = 64      # warp slots per scheduler the twins and the RTL take (hdl/params/warp_sched.py)
 
@@ -57,6 +77,14 @@ def make_warp_scheduler(n_slots: int, policy: str):
 def every_cycle(policy: str) -> bool:
     """Must the model step this policy every cycle (while its SM holds a CTA)?"""
     return bool(parse_warp_scheduler(policy)[0].extra.get("every_cycle"))
+
+
+def phase_inputs(policy: str):
+    """The function giving this policy's sub-core the port's phase inputs, or None."""
+    if not parse_warp_scheduler(policy)[0].extra.get("phase_inputs"):
+        return None
+    from sim.workload.phases import port_inputs
+    return port_inputs
 
 
 def check_warp_scheduler(policy: str, slots_per_scheduler: int) -> None:
