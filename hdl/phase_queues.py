@@ -36,24 +36,27 @@ class TwoLevelQueues(wiring.Component):
         w = n_warps
         # internal signals the properties read (formal/props_phase.py)
         self.rq_now = Signal(w, name="rq_now")        # the ready queue after demotion
+        self.rq = Signal(w, name="rq")                # the ready queue (registered)
         self.act = Signal(w, name="act")              # the active queue (registered)
+        self.pend = Signal(w, name="pend", init=(1 << w) - 1)   # the pending queue
+        self.keys = [Signal(DIST_BITS, name=f"key_{i}") for i in range(w)]   # tlphase
         self.released = Signal(w, name="released")    # pending → active at this edge
         self.head = Signal(w, name="head")            # the active queue's head under the key
         self.promoted = Signal(w, name="promoted")    # active → ready at this edge
 
     def elaborate(self, platform):
         m = Module()
-        w, full = self.n_warps, (1 << self.n_warps) - 1
-        rq, act = Signal(w, name="rq"), self.act
+        w = self.n_warps
+        rq, act = self.rq, self.act
         rq_now, released, promoted = self.rq_now, self.released, self.promoted
-        pend = Signal(w, name="pend", init=full)
+        pend = self.pend
         last = Signal(idx_width(w), name="last", init=w - 1 if self.policy == "tlrr" else 0)
 
         wait = Signal(w)
         m.d.comb += [
             wait.eq(~self.valid | self.mem_wait | self.barrier),
             rq_now.eq(rq & ~wait),
-            released.eq(pend & self.valid & ~self.long_out & ~self.mem_wait & ~self.barrier),
+            released.eq(self._release(pend)),
         ]
 
         age = order_matrix(m, self.launch, w, "age")
@@ -81,6 +84,11 @@ class TwoLevelQueues(wiring.Component):
             m.d.sync += last.eq(self.grant_idx)
         return m
 
+    def _release(self, pend: Signal):
+        """Pending warps that join the active queue at this edge: all long-latency operations
+        complete, the next instruction not waiting, not at a barrier."""
+        return pend & self.valid & ~self.long_out & ~self.mem_wait & ~self.barrier
+
     def _key_order(self, m: Module, age: list, released: Signal):
         """``first(i, j)``: slot i before slot j in the active queue under the policy's key."""
         w = self.n_warps
@@ -89,7 +97,7 @@ class TwoLevelQueues(wiring.Component):
         if self.policy == "tlrr":
             seq = order_matrix(m, released, w, "ins")
             return lambda i, j: seq[j][i]
-        key = [Signal(DIST_BITS, name=f"key_{i}") for i in range(w)]
+        key = self.keys
         for i, d in enumerate(distance_fields(self, w)):
             with m.If(released[i]):
                 m.d.sync += key[i].eq(d)
