@@ -26,10 +26,11 @@ def _arbiter(policy: str):
 
 def _queues(policy: str, doc: str) -> Family:
     """A two-level ready/active/pending-queue family (thesis.md §1.8): ``NAME[:<N>]``."""
-    return Family(policy, lambda n_slots, a: TwoLevelQueuesTwin(n_slots, a["N"], policy), doc,
+    return Family(policy, lambda n_slots, a: TwoLevelQueuesTwin(n_slots, min(a["N"], n_slots),
+                                                                policy), doc,
                   args=(Arg("N", lo=1, default=6,
                             doc="ready-queue entries per scheduler (<= its warp slots; "
-                                "Table 3.1: 6)"),),
+                                "Table 3.1: 6; left out: 6, or all slots if fewer)"),),
                   extra={"rtl": policy, "every_cycle": True, "phase_inputs": True})
 
 
@@ -95,7 +96,7 @@ def check_warp_scheduler(policy: str, slots_per_scheduler: int) -> None:
                           f"warp slots per scheduler (sm.warps_per_sm / sm.subcores) must be "
                           f"<= {MAX_SLOTS}, the warp schedulers' limit")
     n = args.get("N")
-    if n is not None and n > max(2, slots_per_scheduler):
+    if n is not None and ":" in policy and n > max(2, slots_per_scheduler):
         raise ConfigError("sm.warp_sched", policy,
                           f"<N> = {n} exceeds the {slots_per_scheduler} warp slots of a scheduler "
                           f"(sm.warps_per_sm / sm.subcores; baselines.md §1.3)")
