@@ -76,3 +76,33 @@ def test_workloads_phases_prints_the_table(cli):
         info.n_phases, max(info.lengths), min(info.lengths))
     r = cli("workloads", "--phases", "no_such_entry")
     assert r.returncode == 2 and "workload" in r.stderr
+
+
+# Tables 3.2/3.3 (thesis.md §1.10): entry → (threads/CTA, CTAs/core, phases, longest, shortest)
+TABLES = {"bp_k1_like": (256, 6, 5, 206, 26), "bp_k2_like": (256, 5, 5, 99, 14),
+          "heartwall_like": (256, 4, 45, 212, 41), "km_like": (256, 6, 2, 48, 14),
+          "lud_like": (256, 6, 3, 150, 7), "srad_like": (256, 6, 4, 218, 31),
+          "cfd_like": (192, 3, 9, 985, 86), "dwt_like": (512, 3, 2, 144, 44),
+          "dxtc_like": (256, 4, 3, 1159, 24), "fwt_like": (512, 3, 2, 174, 45),
+          "hist_like": (192, 6, 2, 44, 24), "mco_like": (256, 5, 2, 284, 38)}
+
+
+def test_ch3_kernels_match_tables_3_2_and_3_3_on_the_ch3_machine():
+    from gpusched.config import get_preset
+    from sim.cta import occupancy_limit
+    cfg = get_preset("thesis_ch3")
+    assert (cfg.sm.count, cfg.sm.warps_per_sm, cfg.sm.max_ctas_per_sm, cfg.sm.subcores,
+            cfg.sm.issue_interval, cfg.core_clock_mhz) == (16, 48, 8, 2, 2, 1300.0)
+    for name, (threads, per_core, phases, longest, shortest) in TABLES.items():
+        k = get_workload(name, seed=0, scale=1.0).kernels[0]
+        assert k.threads_per_cta == threads, name
+        assert occupancy_limit(cfg.sm, k, cfg.sm.count, clamp_small_grid=False).limit == \
+            per_core, name
+        t = kernel_phases(k).table()
+        assert t["phases"] == phases, name
+        # lengths to a few cycles (whole ALU ops of 4 cycles, fixed parts); heartwall's 45
+        # lengths are drawn from 41..212 by the seed; bp_k2's 14-cycle first phase cannot
+        # hold its 4 index ops and 2 loads (20)
+        assert abs(t["longest"] - longest) <= (12 if name == "heartwall_like" else 2), name
+        assert abs(t["shortest"] - shortest) <= {"heartwall_like": 8, "bp_k2_like": 6}.get(
+            name, 2), name
