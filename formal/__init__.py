@@ -58,6 +58,23 @@ def _cases() -> list[Case]:
                       SocgpuIssueIgnoringDM.__doc__,
                       make_mutant=lambda: SocgpuIssueIgnoringDM(**soc)))
     cases += _owl_cases()
+    cases += _phase_cases()
+    return cases
+
+
+def _phase_cases() -> list[Case]:
+    """The phase-aware schedulers (formal/props_phase.py), proved as warp_sched policies."""
+    from formal.props_phase import PhaseSelectProps, QueuesProps, early_release_queues
+    from formal.props_warp_sched import mutant_grant_launching
+    from hdl.phase_queues import TwoLevelQueues
+    from hdl.phase_select import PhaseAwareSelect
+    cases = [Case("warp_sched", "W=4 policy=phase", lambda: PhaseAwareSelect(4), PhaseSelectProps,
+                  mutant_grant_launching, mutant_grant_launching.__doc__)]
+    for pol in ("tlrr", "tlgto", "tlphase"):
+        cases.append(Case("warp_sched", f"W=4 N=2 policy={pol}",
+                          lambda pol=pol: TwoLevelQueues(4, 2, pol), QueuesProps,
+                          None, early_release_queues.__doc__, depth=12,
+                          make_mutant=lambda pol=pol: early_release_queues(4, 2, pol)))
     return cases
 
 

@@ -70,7 +70,7 @@ class SubCore:
     __slots__ = ("sm", "index", "sched", "slots", "masks", "unit_masks", "units", "pipes", "in_use",
                  "next_issue", "issue_interval", "dual_issue", "launch_bits", "counts", "n_insts",
                  "wake", "grant", "n_dual", "n_fetches", "tick_always", "launch_cta",
-                 "launch_kernel", "launch_wpc", "launch_ctas", "multi")
+                 "launch_kernel", "launch_wpc", "launch_ctas", "multi", "phase_inputs")
     sm: SM
     index: int
     sched: Any
@@ -96,6 +96,7 @@ class SubCore:
     launch_wpc: int
     launch_ctas: int
     multi: int
+    phase_inputs: Any       # slots -> {distance, long_out} for the phase-aware policies, or None
 
     def __init__(self, sm: SM, index: int, scheduler: Any, n_slots: int, units: list[Unit | None],
                  issue_interval: int, dual_issue: bool):
@@ -103,6 +104,7 @@ class SubCore:
         fast = getattr(scheduler, "grant_fast", None)
         self.grant = fast if fast is not None else self._port_grant
         self.tick_always = False        # build_subcores sets it from the policy's registry entry
+        self.phase_inputs = None        # … and this (sim.workload.phases.port_inputs)
         self.launch_cta = self.launch_kernel = self.launch_wpc = self.launch_ctas = 0
         self.multi = 0      # warps whose candidate unit can change by itself (SOCGPU)
         self.slots = [None] * n_slots
@@ -203,12 +205,14 @@ class SubCore:
         proxies, twins that read more than ready and launch)."""
         m = self.masks
         sm = self.sm
+        pi = self.phase_inputs
+        extra: dict[str, int] = pi(self.slots) if pi is not None else {}
         out = self.sched.step(
             ready=ready, launch=launch,
             valid=m[WS_READY] | m[WS_SCOREBOARD] | m[WS_MEMORY] | m[WS_BARRIER] | m[WS_FETCH],
             mem_wait=m[WS_MEMORY], barrier=m[WS_BARRIER], launch_cta=self.launch_cta,
             launch_kernel=self.launch_kernel, warps_per_cta=self.launch_wpc,
-            resident_ctas=self.launch_ctas, sm_id=sm.sm_id & 255)
+            resident_ctas=self.launch_ctas, sm_id=sm.sm_id & 255, **extra)
         return out["grant_idx"] if out["grant_valid"] else -1
 
     # -- one cycle --------------------------------------------------------------------------

@@ -1,13 +1,14 @@
 """Block entry: warp scheduler of one sub-core — LRR / GTO / oldest arbiter (hdl/warp_sched.py),
-the two-level active scheduler (hdl/two_level.py) and OWL's group schedulers (hdl/owl.py); twins
-in sim/blocks/."""
+the two-level active scheduler (hdl/two_level.py), OWL's group schedulers (hdl/owl.py), the
+phase-aware select and the two-level ready/active/pending queues (hdl/phase_select.py,
+hdl/phase_queues.py); twins in sim/blocks/."""
 
 from __future__ import annotations
 
 from gpusched.blocks import BlockSpec
 from hdl.params import inputs_of, outputs_of
 from hdl.params.owl import G_DEFAULT, G_SIZE_DEFAULT, OWL_POLICIES
-from hdl.params.warp_sched import PARAMS, check_params, ports
+from hdl.params.warp_sched import PARAMS, TWO_LEVEL_QUEUES, check_params, ports
 
 
 def _check(p: dict) -> None:
@@ -20,6 +21,12 @@ def make_rtl(p: dict):
     if p["policy"] in OWL_POLICIES:
         from hdl.owl import OwlSched
         return OwlSched(p["W"], p["policy"], p["g_size"], p["G"])
+    if p["policy"] == "phase":
+        from hdl.phase_select import PhaseAwareSelect
+        return PhaseAwareSelect(p["W"])
+    if p["policy"] in TWO_LEVEL_QUEUES:
+        from hdl.phase_queues import TwoLevelQueues
+        return TwoLevelQueues(p["W"], p["N"], p["policy"])
     if p["policy"] == "two_level":
         from hdl.two_level import TwoLevelActive
         return TwoLevelActive(p["W"], p["N"])
@@ -32,6 +39,12 @@ def make_twin(p: dict):
     if p["policy"] in OWL_POLICIES:
         from sim.blocks.owl import OwlSchedTwin
         return OwlSchedTwin(p["W"], p["policy"], p["g_size"], p["G"])
+    if p["policy"] == "phase":
+        from sim.blocks.phase_select import PhaseAwareSelectTwin
+        return PhaseAwareSelectTwin(p["W"])
+    if p["policy"] in TWO_LEVEL_QUEUES:
+        from sim.blocks.phase_queues import TwoLevelQueuesTwin
+        return TwoLevelQueuesTwin(p["W"], p["N"], p["policy"])
     if p["policy"] == "two_level":
         from sim.blocks.two_level import TwoLevelActiveTwin
         return TwoLevelActiveTwin(p["W"], p["N"])
@@ -46,7 +59,8 @@ def spec() -> BlockSpec:
         name="warp_sched",
         doc="warp scheduler of one sub-core: LRR, GTO, oldest, two-level active "
             "(baselines.md §1.1-§1.3); OWL CTA-aware, Locality, BLP and two-level [44] "
-            "(owl.md §3.2, §4-§6)",
+            "(owl.md §3.2, §4-§6); phase-aware, TLRR, TLGTO, two-level phase-aware "
+            "(thesis.md §1.7-§1.8)",
         params=PARAMS,
         make_rtl=make_rtl,
         make_twin=make_twin,

@@ -7,6 +7,12 @@ with probability ``p_long``, lasting 20–400 cycles. Now and then a group of sl
 at a barrier for a few cycles, or exits and is relaunched, which drives ``launch`` with its CTA
 slot, kernel and size and reorders ages. Some cycles use fully random masks to hit patterns no
 realistic core would produce.
+
+The phase-aware inputs come from a second generator (so the other inputs' sequence per seed is
+what it was before they existed): ``distance`` per slot counts down as the warp issues and
+jumps to a new phase length at zero, with frequent ties; ``long_out`` covers every long stall
+and stays set for up to 60 cycles after it (loads the warp does not wait on yet), plus a few
+independent and fully random bits.
 """
 
 from __future__ import annotations
@@ -27,6 +33,40 @@ class WarpSchedStimulus:
         self.pending_launch = 0
         self.barrier, self.barrier_left = 0, 0
         self.launch_info = (0, 0, 1, 1)
+        self.rng2 = random.Random(seed * 7919 + 17)
+        self.dist = [self._new_phase() for _ in range(n_warps)]
+        self.was_long = [False] * n_warps
+        self.tail = [0] * n_warps
+
+    def _new_phase(self) -> int:
+        r = self.rng2
+        return r.choice((4, 8, 12)) if r.random() < 0.3 else r.randrange(512)
+
+    def phase_inputs(self, prev_out: dict | None, valid: int) -> dict:
+        """``distance`` and ``long_out`` for this cycle (after the other inputs)."""
+        r, w = self.rng2, self.w
+        if prev_out and prev_out.get("grant_valid"):
+            g = prev_out["grant_idx"]
+            self.dist[g] -= r.choice((0, 2, 4, 4, 5, 20))
+            if self.dist[g] <= 0:
+                self.dist[g] = self._new_phase()
+        long_out = distance = 0
+        for s in range(w):
+            if self.long[s] and not self.was_long[s]:
+                self.tail[s] = r.randint(0, 60)
+            elif not self.long[s] and self.tail[s]:
+                self.tail[s] -= 1
+            elif r.random() < 0.002:
+                self.tail[s] = r.randint(1, 40)
+            self.was_long[s] = self.long[s]
+            if self.long[s] or self.tail[s]:
+                long_out |= 1 << s
+            distance |= self.dist[s] << (9 * s)
+        if r.random() < 0.03:
+            long_out = r.getrandbits(w)
+        if r.random() < 0.02:
+            distance = r.getrandbits(9 * w)
+        return {"distance": distance, "long_out": long_out & (valid | r.getrandbits(w))}
 
     def next(self, prev_out: dict | None) -> dict:
         rng, w = self.rng, self.w
@@ -82,4 +122,5 @@ class WarpSchedStimulus:
         cta, kernel, wpc, resident = self.launch_info
         return {"ready": ready, "launch": launch, "valid": valid, "mem_wait": mem_wait,
                 "barrier": barrier, "launch_cta": cta, "launch_kernel": kernel,
-                "warps_per_cta": wpc, "resident_ctas": resident, "sm_id": self.sm_id}
+                "warps_per_cta": wpc, "resident_ctas": resident, "sm_id": self.sm_id,
+                **self.phase_inputs(prev_out, valid)}

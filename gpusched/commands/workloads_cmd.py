@@ -5,7 +5,10 @@ One row per catalogue entry: name, benchmark mimicked, kernels, CTAs and approxi
 instructions (all warps of a few CTAs per kernel, extrapolated). ``--trace DIR`` instead lists
 the kernels of an Accel-Sim trace directory; ``--export NAME --out DIR`` writes catalogue entry
 NAME (at ``--scale``/``--seed``) as an Accel-Sim trace directory of real SASS opcodes, with the
-binary version of ``--arch`` (pascal 61, volta 70, turing 75, ampere 86).
+binary version of ``--arch`` (pascal 61, volta 70, turing 75, ampere 86). ``--phases NAME``
+prints the phase table of each kernel of catalogue entry NAME (or, with ``--trace DIR``, of the
+trace's kernels): total phases, longest, shortest (thesis.md §1.4, Tables 3.2/3.3) and the
+static code-size overhead of the phase hints (§1.14).
 """
 
 from __future__ import annotations
@@ -37,6 +40,32 @@ def _trace_rows(path: str) -> list[dict]:
             for k in wl.kernels]
 
 
+def _phase_rows(kernels) -> list[dict]:
+    from sim.workload.phases import code_size_overhead, kernel_phases
+    rows = []
+    for k in kernels:
+        info = kernel_phases(k)
+        rows.append({"kernel": k.name, **info.table(), "lengths": list(info.lengths),
+                     "overhead_pct": {key: round(v, 3) for key, v in
+                                      code_size_overhead(info).items() if key != "over_511"},
+                     "distances_over_511": int(code_size_overhead(info).get("over_511", 0))})
+    return rows
+
+
+def _print_phases(rows: list[dict]) -> None:
+    width = max([len("kernel")] + [len(r["kernel"]) for r in rows])
+    typer.echo(f"{'kernel':{width}}  {'phases':>6}  {'longest':>7}  {'shortest':>8}  "
+               f"{'instr':>6}  {'1-level hints':>13}  {'2-level hints':>13}")
+    for r in rows:
+        o = r["overhead_pct"]
+        typer.echo(f"{r['kernel']:{width}}  {r['phases']:>6}  {r['longest']:>7}  "
+                   f"{r['shortest']:>8}  {r['instructions']:>6}  {o['single_9bit']:>12.2f}%  "
+                   f"{o['two_level_9bit']:>12.2f}%")
+    typer.echo("phase lengths are summed instruction costs in cycles (sim/workload/phases.py); "
+               "hints: 9-bit distance per instruction (plus one per distance > 511) / 9-bit "
+               "length per phase, vs 8-byte instructions (thesis.md §1.14: 12.5 % / < 1 %)")
+
+
 def workloads_cmd(as_json: bool = typer.Option(False, "--json", help="print a JSON list"),
                   scale: float = typer.Option(1.0, help="grid/loop scale factor (> 0)"),
                   seed: int = typer.Option(0, help="workload seed"),
@@ -49,8 +78,25 @@ def workloads_cmd(as_json: bool = typer.Option(False, "--json", help="print a JS
                                            help="SASS family of --export: pascal | volta | turing | ampere"),
                   predicates: bool = typer.Option(True, "--predicates/--no-predicates",
                                                   help="--export: list predicate registers (a real "
-                                                       "tracer does not)")):
+                                                       "tracer does not)"),
+                  phases: Optional[str] = typer.Option(
+                      None, "--phases", help="phase table of this catalogue entry's kernels "
+                      "(thesis.md §1.4); with --trace DIR give any value, e.g. --phases all")):
     """List the synthetic workload catalogue (or the kernels of an Accel-Sim trace dir)."""
+    if phases is not None:
+        if trace is not None:
+            from sim.workload.accelsim import read_trace_dir, trace_warnings_to_stderr
+            with trace_warnings_to_stderr():
+                kernels = read_trace_dir(trace).kernels
+        else:
+            from sim.workload.catalogue import get_workload
+            kernels = get_workload(phases, seed=seed, scale=scale).kernels
+        rows = _phase_rows(kernels)
+        if as_json:
+            typer.echo(jsonout.dumps(rows))
+        else:
+            _print_phases(rows)
+        return
     if export is not None:
         from gpusched.config import ConfigError
         from sim.workload.catalogue import get_workload

@@ -6,6 +6,8 @@ unless a field says otherwise (DRAM timing is in DRAM command-clock cycles).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .errors import ConfigError
 from .schema import (DRAMConfig, GPUConfig, IcntConfig, KernelConfig, L1Config,
                      L2Config, SMConfig, UnitsConfig)
@@ -183,8 +185,15 @@ OWL = GPUConfig(
     kernels=KernelConfig(max_concurrent=1),         # kernels run one after another [P, §2.3]
 )
 
-PRESETS: dict[str, GPUConfig] = {c.name: c for c in (TINY, GTX480, GP102, TITANX, IKRA_15CU, THESIS)}
-PRESETS[OWL.name] = OWL
+# thesis.md §1.9 Table 3.1 (the ch.3 "Tesla M2090"): the ONAC platform's Fermi core with 16
+# cores and a 1850 MHz DRAM clock (12 × 32-bit × 2 × 1850 MHz = 177.6 GB/s [P: 177]); 2
+# schedulers per core dispatching every 2 cycles, 48 warps, 8 CTAs per core [P]. The ready-queue
+# size (6, Table 3.1) is the two-level schedulers' N (``tlrr``/``tlgto``/``tlphase`` default).
+THESIS_CH3 = replace(THESIS, name="thesis_ch3", sm=replace(THESIS.sm, count=16),
+                     dram=replace(THESIS.dram, clock_mhz=1850.0))
+
+PRESETS: dict[str, GPUConfig] = {c.name: c for c in (TINY, GTX480, GP102, TITANX, IKRA_15CU, THESIS,
+                                                      OWL, THESIS_CH3)}
 
 
 def get_preset(name: str) -> GPUConfig:

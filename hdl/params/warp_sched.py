@@ -20,6 +20,12 @@ Per launch (valid in a cycle with ``launch`` non-zero; one CTA per SM per cycle)
   256); ``warps_per_cta``: warps per CTA of that kernel; ``resident_ctas``: how many CTAs of that
   kernel an SM holds when full (its occupancy limit, baselines.md §1.5: OWL's N).
 Per SM: ``sm_id`` (mod 256).
+Phase-aware inputs (thesis.md §1.7-§1.8, §9.1; appended after the outputs, read only by the
+``phase`` and two-level-queue policies):
+- ``distance``: per slot the phase distance of the warp's next instruction (sim/workload/
+  phases.py), ``DIST_BITS`` bits per slot (slot w at bits w*DIST_BITS…), saturated at 511.
+- ``long_out``: per slot, the warp has long-latency results outstanding (any global load or
+  atomic not yet written back), whether or not its next instruction needs one.
 
 Outputs: ``grant`` (one-hot), ``grant_valid``, ``grant_idx``: the warp that issues, a same-cycle
 pick from the inputs and the registered state (as GPGPU-Sim's scheduler cycle); state updates at
@@ -42,14 +48,19 @@ from .owl import G_DEFAULT, G_SIZE_DEFAULT, MAX_G, MAX_G_SIZE, OWL_POLICIES, che
 # parameter syntax are in sim/policies/warp_sched.py
 POLICIES = ("lrr", "gto", "old", "two_level")
 POLICIES += OWL_POLICIES        # OWL's schedulers and two-level [44] (hdl/params/owl.py)
+POLICIES += ("phase", "tlrr", "tlgto", "tlphase")        # thesis.md §1.7-§1.8 (hdl/phase_*.py)
 EVERY_CYCLE = frozenset({"two_level"})
+EVERY_CYCLE |= {"tlrr", "tlgto", "tlphase"}
+TWO_LEVEL_QUEUES = ("tlrr", "tlgto", "tlphase")          # sort key rr / gto / phase
+DIST_BITS = 9
 MIN_W, MAX_W = 2, 64
 CTA_BITS, KERNEL_BITS, WPC_BITS, RESIDENT_BITS, SM_BITS = 6, 8, 7, 7, 8
 
 PARAMS = {
     "W": Param(int, 32, f"an integer in {MIN_W}..{MAX_W}", lambda v: MIN_W <= v <= MAX_W),
     "policy": Param(str, "gto", "one of " + ", ".join(POLICIES), lambda v: v in POLICIES),
-    "N": Param(int, 4, "an integer >= 1 (two_level: active warps per scheduler, <= W)",
+    "N": Param(int, 4, "an integer >= 1 (two_level: active warps per scheduler; tlrr, tlgto, "
+                       "tlphase: ready-queue entries; <= W)",
                lambda v: v >= 1),
     "g_size": Param(int, G_SIZE_DEFAULT, f"an integer in 1..{MAX_G_SIZE} (OWL policies: minimum "
                     "warps per group, owl.md §12 A1)", lambda v: 1 <= v <= MAX_G_SIZE),
@@ -65,7 +76,7 @@ def check_params(n_warps: int, policy: str, n_active: int = 1, g_size: int = G_S
         raise ValueError(f"policy = {policy!r}: allowed: {', '.join(POLICIES)}")
     if not MIN_W <= n_warps <= MAX_W:
         raise ValueError(f"W = {n_warps}: allowed: {MIN_W}..{MAX_W}")
-    if policy == "two_level" and not 1 <= n_active <= n_warps:
+    if policy in ("two_level",) + TWO_LEVEL_QUEUES and not 1 <= n_active <= n_warps:
         raise ValueError(f"N = {n_active}: allowed: 1..W = {n_warps} (baselines.md §1.3)")
     if policy in OWL_POLICIES:
         check_owl(policy, n_warps, g_size, n_groups)
@@ -91,6 +102,8 @@ def ports(n_warps: int) -> Ports:
         "grant": port("out", w),
         "grant_valid": port("out", 1),
         "grant_idx": port("out", idx_width(w)),
+        "distance": port("in", w * DIST_BITS),
+        "long_out": port("in", w),
     }
 
 

@@ -18,11 +18,13 @@ from sim.subcore import SubCore, make_units
 
 def build_subcores(sm, cfg, make_scheduler, shared_ldst) -> list:
     """The sub-cores of ``sm``; for SOCGPU also installs its fetch as ``sm.fetcher``."""
-    from sim.policies.warp_sched import every_cycle
+    from sim.policies.warp_sched import every_cycle, phase_inputs
     subcores = _build(sm, cfg, make_scheduler, shared_ldst)
     tick = every_cycle(cfg.sm.warp_sched)
+    hints = phase_inputs(cfg.sm.warp_sched)
     for sc in subcores:
         sc.tick_always = tick
+        sc.phase_inputs = hints
     return subcores
 
 

@@ -14,6 +14,8 @@ from typing import Any
 from gpusched.config import ConfigError
 from hdl.params.owl import G_DEFAULT, G_SIZE_DEFAULT, MAX_G, MAX_G_SIZE
 from sim.blocks.owl import OwlSchedTwin
+from sim.blocks.phase_queues import TwoLevelQueuesTwin
+from sim.blocks.phase_select import PhaseAwareSelectTwin
 from sim.blocks.two_level import TwoLevelActiveTwin
 from sim.blocks.warp_sched import WarpSchedTwin
 from sim.blocks.youngest import YoungestTwin
@@ -32,6 +34,16 @@ _OWL_ARGS = (Arg("g_size", lo=1, hi=MAX_G_SIZE, default=G_SIZE_DEFAULT,
                  doc="minimum warps per group (owl.md §12 A1; TL: warps per fetch group)"),
              Arg("G", lo=2, hi=MAX_G, default=G_DEFAULT,
                  doc="group registers: CTAs beyond G groups join the last (hdl/params/owl.py)"))
+
+
+def _queues(policy: str, doc: str) -> Family:
+    """A two-level ready/active/pending-queue family (thesis.md §1.8): ``NAME[:<N>]``."""
+    return Family(policy, lambda n_slots, a: TwoLevelQueuesTwin(n_slots, min(a["N"], n_slots),
+                                                                policy), doc,
+                  args=(Arg("N", lo=1, default=6,
+                            doc="ready-queue entries per scheduler (<= its warp slots; "
+                                "Table 3.1: 6; left out: 6, or all slots if fewer)"),),
+                  extra={"rtl": policy, "every_cycle": True, "phase_inputs": True})
 
 
 WARP_SCHEDULERS: dict[str, Family] = {f.name: f for f in (
@@ -58,6 +70,15 @@ WARP_SCHEDULERS: dict[str, Family] = {f.name: f for f in (
         ("owl_blp", "OWL CTA-aware-Locality-BLP: g_pri = (g - SM id) mod g_core (owl.md §6)"),
         ("tl_narasiman", "two-level of Narasiman et al. [44]: groups of g_size warp slots, "
                          "sticky, RR (owl.md §3.2)"))),
+    Family("phase", lambda n_slots, a: PhaseAwareSelectTwin(n_slots),
+           "phase-aware: smallest phase distance of the next instruction, ties by age "
+           "(thesis.md §1.7)", extra={"rtl": "phase", "phase_inputs": True}),
+    _queues("tlrr", "two-level RR: ready/active/pending queues, FIFO active queue, RR inside "
+            "the ready queue (thesis.md §1.8)"),
+    _queues("tlgto", "two-level GTO: active queue by age, GTO inside the ready queue "
+            "(thesis.md §1.8)"),
+    _queues("tlphase", "two-level phase-aware: active queue by the length of the phase each "
+            "warp resumes in, ties by age; GTO inside (thesis.md §1.8, §9.1)"),
 )}
 MAX_SLOTS = 64      # warp slots per scheduler the twins and the RTL take (hdl/params/warp_sched.py)
 
@@ -78,6 +99,14 @@ def every_cycle(policy: str) -> bool:
     return bool(parse_warp_scheduler(policy)[0].extra.get("every_cycle"))
 
 
+def phase_inputs(policy: str):
+    """The function giving this policy's sub-core the port's phase inputs, or None."""
+    if not parse_warp_scheduler(policy)[0].extra.get("phase_inputs"):
+        return None
+    from sim.workload.phases import port_inputs
+    return port_inputs
+
+
 def check_warp_scheduler(policy: str, slots_per_scheduler: int) -> None:
     """Config-level check of ``sm.warp_sched`` against the sub-core's slot count."""
     fam, args = parse_warp_scheduler(policy)
@@ -86,7 +115,7 @@ def check_warp_scheduler(policy: str, slots_per_scheduler: int) -> None:
                           f"warp slots per scheduler (sm.warps_per_sm / sm.subcores) must be "
                           f"<= {MAX_SLOTS}, the warp schedulers' limit")
     n = args.get("N")
-    if n is not None and n > max(2, slots_per_scheduler):
+    if n is not None and ":" in policy and n > max(2, slots_per_scheduler):
         raise ConfigError("sm.warp_sched", policy,
                           f"<N> = {n} exceeds the {slots_per_scheduler} warp slots of a scheduler "
                           f"(sm.warps_per_sm / sm.subcores; baselines.md §1.3)")

@@ -53,28 +53,50 @@ _ENTRIES: dict[str, Entry] = {
     # thesis.md §1.10/§10.2 phase kernels
     "bp_k2_like": _e("Rodinia backprop K2 (ch.3 type A)", "5 phases, shortest (14 cyc) first, "
                      "then a 99-cycle one: GTO beats RR",
-                     lambda c: pk.phase_kernel(c, "bpnn_adjust_weights", [14, 99, 60, 40, 30])),
+                     lambda c: pk.phase_kernel(c, "bpnn_adjust_weights", [14, 99, 60, 40, 30],
+                                               regs=24)),
     "srad_like": _e("Rodinia SRAD (ch.3 type A)", "4 phases, two ~31-cycle phases between long "
-                    "ones: GTO beats RR", lambda c: pk.phase_kernel(c, "srad", [218, 31, 31, 150])),
+                    "ones: GTO beats RR", lambda c: pk.phase_kernel(c, "srad", [218, 31, 31, 150], regs=20)),
     "btree_like": _e("Rodinia b+tree K1/K2 (ch.3 type A)", "many phases < 20 cycles with "
                      "branch-back loop: GTO beats RR",
                      lambda c: pk.phase_kernel(c, "findK", [20, 12, 8],
-                                               loop=(3, [12, 4, 16, 8, 20]))),
+                                               loop=(3, [12, 4, 16, 8, 20]), regs=24)),
     "lud_like": _e("Rodinia LUD (ch.3 tail effect)", "3 phases ending in a 7-cycle phase",
-                   lambda c: pk.phase_kernel(c, "lud_internal", [150, 60, 7])),
-    "cfd_like": _e("Rodinia CFD (ch.3 type B)", "9 phases averaging 290 cycles, max 985, 3 CTAs "
+                   lambda c: pk.phase_kernel(c, "lud_internal", [150, 60, 7], regs=20)),
+    "cfd_like": _e("Rodinia CFD (ch.3 type B)", "9 phases averaging 290 cycles, 86 to 985, 3 CTAs "
                    "× 6 warps: RR beats GTO",
                    lambda c: pk.phase_kernel(c, "cuda_compute_flux",
-                                             [290, 150, 985, 200, 350, 120, 300, 175, 40],
-                                             threads=192, ctas=90, loads=4)),
+                                             [290, 150, 985, 200, 350, 120, 300, 130, 86],
+                                             threads=192, ctas=90, loads=4, regs=56)),
     "fwt_like": _e("SDK fastWalshTransform (ch.3 type B)", "2 phases of 45 and 174 cycles, "
                    "16-warp CTAs: RR beats GTO",
                    lambda c: pk.phase_kernel(c, "fwtBatch2", [45, 174], threads=512, ctas=90,
-                                             loads=4)),
+                                             loads=4, regs=20)),
     "heartwall_like": _e("Rodinia heartwall (ch.3 type B)", "45 phases of 41–212 cycles, 56 "
                          "CTAs: RR beats GTO",
                          lambda c: pk.phase_kernel(c, "heartwall", pk.heartwall_cycles(c.seed),
                                                    ctas=56)),
+    # thesis.md §1.10 Tables 3.2/3.3: the remaining ch.3 kernels (phase lists: the tables'
+    # count, longest and shortest; the middle phases and the order are our choice, short phase
+    # first for the type A kernels whose shortest phase is at the start, §1.10)
+    "bp_k1_like": _e("Rodinia backprop K1 (ch.3 tail effect)", "5 phases, 206 longest, ending "
+                     "in a 26-cycle phase; 6 CTAs/core",
+                     lambda c: pk.phase_kernel(c, "bpnn_layerforward", [120, 206, 60, 40, 26],
+                                               regs=20)),
+    "km_like": _e("Rodinia kmeans (ch.3 tail effect)", "2 phases of 48 and 14 cycles; 6 "
+                  "CTAs/core", lambda c: pk.phase_kernel(c, "kmeansPoint", [48, 14], regs=20)),
+    "dwt_like": _e("SDK dwtHaar1D (ch.3 type A)", "2 phases, 44 then 144; 512-thread CTAs, 3 "
+                   "CTAs/core", lambda c: pk.phase_kernel(c, "dwtHaar1D", [44, 144], threads=512,
+                                                          ctas=90, regs=20)),
+    "dxtc_like": _e("SDK DXTC compress (ch.3 type A)", "3 phases, 24 first, one of 1159; 4 "
+                    "CTAs/core", lambda c: pk.phase_kernel(c, "compress", [24, 1159, 200],
+                                                           regs=32)),
+    "hist_like": _e("SDK histogram64 (ch.3 type A)", "2 phases, 24 then 44; 192-thread CTAs, 6 "
+                    "CTAs/core", lambda c: pk.phase_kernel(c, "histogram64Kernel", [24, 44],
+                                                           threads=192, regs=28)),
+    "mco_like": _e("SDK MonteCarlo (ch.3 type A)", "2 phases, 38 then 284; 5 CTAs/core",
+                   lambda c: pk.phase_kernel(c, "MonteCarloOneBlockPerOption", [38, 284],
+                                             regs=24)),
     # thesis.md §3.6 ONAC
     "onac_tp_like": _e("SDK transpose (ONAC type A, N_opt≈8)", "bandwidth bound, r=6 ALU per "
                        "128-B load", lambda c: pk.onac(c, "transpose", 6, 4)),

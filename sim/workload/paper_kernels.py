@@ -28,15 +28,39 @@ def _phases(c: Ctx, cycles: list[int], loads: int) -> tuple:
 
 
 def phase_kernel(c: Ctx, name: str, cycles: list[int], threads: int = 256, ctas: int = 180,
-                 loads: int = 2, loop: tuple[int, list[int]] | None = None) -> list[Kernel]:
+                 loads: int = 2, loop: tuple[int, list[int]] | None = None,
+                 regs: int = 32) -> list[Kernel]:
     """thesis.md §10.2: a list of phases; ``loop`` = (trips, cycles) adds a branch-back section
-    of short phases (B+Tree-like) after the first phase."""
+    of short phases (B+Tree-like) after the first phase. ``regs``: registers per thread (with
+    ``threads``, the CTAs per core of Tables 3.2/3.3 on the ``thesis_ch3`` preset)."""
+    if loop is None:
+        return _fitted_phase_kernel(c, name, cycles, threads, ctas, loads, regs)
     body = [Ins(Op.ALU, 4, dep="free")] + list(_phases(c, cycles[:1], loads))
-    if loop is not None:
-        body.append(Loop(_phases(c, loop[1], 1), trips=loop[0]))
+    body.append(Loop(_phases(c, loop[1], 1), trips=loop[0]))
     body += list(_phases(c, cycles[1:], loads))
     body.append(Ins(Op.STG, 1, Stream(c.region())))
-    return [c.kernel(KernelSpec(name, c.n(ctas), threads, tuple(body), regs=Regs(raw_mean=2.0)))]
+    return [c.kernel(KernelSpec(name, c.n(ctas), threads, tuple(body), regs=Regs(raw_mean=2.0),
+                                regs_per_thread=regs))]
+
+
+def _fitted_phase_kernel(c: Ctx, name: str, cycles: list[int], threads: int, ctas: int,
+                         loads: int, regs: int) -> list[Kernel]:
+    """Phases whose lengths under the phase analysis's costs (sim/workload/phases.py) are the
+    given ones, to ±2 cycles: each phase's ALU count leaves room for its fixed parts (phase 1:
+    4 index ops; later phases: the consumer that begins them; loads at their issue cost; the
+    last phase: the store) and the last phase has no loads, so the store joins it instead of
+    forming a phase of its own."""
+    from .phases import COST, ISSUE_COST
+    alu = COST[Op.ALU]
+    body: list = [Ins(Op.ALU, 4, dep="free")]
+    for i, cyc in enumerate(cycles):
+        last = i == len(cycles) - 1
+        n_loads = 0 if last else loads
+        fixed = (4 * alu if i == 0 else alu) + n_loads * ISSUE_COST + (ISSUE_COST if last else 0)
+        body.append(Phase(n_loads, max(0, round((cyc - fixed) / alu)), Stream(c.region())))
+    body.append(Ins(Op.STG, 1, Stream(c.region())))
+    return [c.kernel(KernelSpec(name, c.n(ctas), threads, tuple(body), regs=Regs(raw_mean=2.0),
+                                regs_per_thread=regs))]
 
 
 def heartwall_cycles(seed: int) -> list[int]:

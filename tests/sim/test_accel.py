@@ -29,8 +29,10 @@ def _run(pure: bool, overrides: tuple[str, ...] = ()) -> dict:
     return json.loads(out.stdout)
 
 
-@pytest.mark.parametrize("overrides", [(), ("sm.issue=socgpu", "sm.ib_entries=8")],
-                         ids=["inorder", "socgpu"])     # socgpu: interpreted subclass of SubCore
+@pytest.mark.parametrize("overrides", [(), ("sm.issue=socgpu", "sm.ib_entries=8"),
+                                       ("sm.warp_sched=tlphase",)],
+                         ids=["inorder", "socgpu", "phase"])     # socgpu: interpreted subclass of
+                                                                 # SubCore; phase: port inputs
 def test_compiled_and_plain_python_give_identical_results(overrides):
     if not (accel.build_dir() / "ok").is_file():
         if os.environ.get("CI"):

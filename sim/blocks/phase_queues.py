@@ -1,0 +1,113 @@
+"""Twin of ``hdl.phase_queues.TwoLevelQueues``: the two-level scheduler of thesis.md §1.8 with a
+ready queue (the fetch group), an active queue and a pending queue; the active queue's sort key
+is the policy (tlrr: insertion order, FIFO; tlgto: launch age; tlphase: the length of the phase
+the warp resumes in, ties by age, §9.1). Same port timing; the rules are the RTL's:
+
+Every warp slot is in exactly one of the three queues; at start-up all are pending. Each cycle,
+combinationally:
+1. Demote: a ready-queue warp that waits — not ``valid``, ``mem_wait`` (its next instruction
+   needs a long-latency result) or ``barrier`` — leaves the ready queue for the pending queue.
+2. Release: a warp that was pending at the start of the cycle and is ``valid`` with no
+   ``long_out`` (all its long-latency operations complete), no ``mem_wait`` and no ``barrier``
+   joins the active queue at the clock edge, with its key (tlphase: its ``distance`` now).
+3. Promote: if the ready queue (after 1) has fewer than N warps, the active queue's head under
+   the key moves into it at the edge (one promotion per cycle: a hardware choice, the thesis
+   gives none).
+4. Issue, from the ready queue after 1 only: tlrr by loose round-robin over the slots after the
+   last issuer, tlgto and tlphase greedy-then-oldest (§9.1: GTO inside the fetch group).
+"""
+
+from __future__ import annotations
+
+from hdl.params.warp_sched import TWO_LEVEL_QUEUES, check_params
+
+from .phase_select import slot_distance
+from .warp_sched import WarpSchedulerTwin
+
+
+class TwoLevelQueuesTwin(WarpSchedulerTwin):
+    """Ready / active / pending queues over ``n_warps`` slots, ``n_ready`` ready entries."""
+
+    every_cycle = True
+
+    def __init__(self, n_warps: int, n_ready: int, policy: str):
+        check_params(n_warps, policy, n_ready)
+        if policy not in TWO_LEVEL_QUEUES:
+            raise ValueError(f"policy = {policy!r}: this twin implements "
+                             + ", ".join(TWO_LEVEL_QUEUES))
+        super().__init__(n_warps)
+        self.n_ready, self.policy = n_ready, policy
+        self.full = (1 << n_warps) - 1
+        self.rq, self.act, self.pend = 0, 0, self.full
+        self.seq = list(range(n_warps))         # insertion order into the active queue (tlrr)
+        self.next_seq = n_warps
+        self.key = [0] * n_warps                # distance captured on insertion (tlphase)
+        self.last = n_warps - 1 if policy == "tlrr" else 0
+
+    # -- the sort key ------------------------------------------------------------------------
+    def sort_key(self, w: int) -> tuple:
+        if self.policy == "tlrr":
+            return (self.seq[w],)
+        if self.policy == "tlgto":
+            return (self.age[w],)
+        return (self.key[w], self.age[w])
+
+    def head(self, act: int) -> int:
+        """The active queue's head under the sort key, or -1."""
+        best, best_key = -1, None
+        while act:
+            low = act & -act
+            w = low.bit_length() - 1
+            k = self.sort_key(w)
+            if best_key is None or k < best_key:
+                best, best_key = w, k
+            act ^= low
+        return best
+
+    # -- one cycle ---------------------------------------------------------------------------
+    def queues(self, inputs: dict) -> tuple[int, int, int, int]:
+        """(ready queue after demotion, demoted, released, promoted one-hot) for these inputs."""
+        valid, mem_wait = inputs.get("valid", 0), inputs.get("mem_wait", 0)
+        barrier, long_out = inputs.get("barrier", 0), inputs.get("long_out", 0)
+        wait = (~valid & self.full) | mem_wait | barrier
+        demoted = self.rq & wait
+        rq = self.rq & ~wait
+        released = self.released(valid, long_out, mem_wait, barrier)
+        promoted = 0
+        if rq.bit_count() < self.n_ready:
+            h = self.head(self.act)
+            promoted = 0 if h < 0 else 1 << h
+        return rq, demoted, released, promoted
+
+    def released(self, valid: int, long_out: int, mem_wait: int, barrier: int) -> int:
+        return self.pend & valid & ~long_out & ~mem_wait & ~barrier
+
+    def choose(self, inputs: dict) -> int:
+        ready = inputs.get("ready", 0) & self.queues(inputs)[0]
+        if not ready:
+            return -1
+        if self.policy == "tlrr":
+            upper = ready >> (self.last + 1)
+            if upper:
+                return self.last + 1 + ((upper & -upper).bit_length() - 1)
+            return (ready & -ready).bit_length() - 1
+        if ready >> self.last & 1:
+            return self.last
+        return self.oldest(ready)
+
+    def advance(self, inputs: dict, g: int) -> None:
+        rq, demoted, released, promoted = self.queues(inputs)
+        self.rq = rq | promoted
+        self.act = (self.act & ~promoted) | released
+        self.pend = (self.pend & ~released) | demoted
+        distance = inputs.get("distance", 0)
+        while released:                     # lower slot first among one cycle's insertions
+            low = released & -released
+            w = low.bit_length() - 1
+            self.seq[w] = self.next_seq
+            self.next_seq += 1
+            self.key[w] = slot_distance(distance, w)
+            released ^= low
+        if g >= 0:
+            self.last = g
+        super().advance(inputs, g)
