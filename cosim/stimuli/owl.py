@@ -22,6 +22,7 @@ class OwlStimulus:
                  **_ignored):
         self.w = n_warps
         self.rng = random.Random(seed)
+        self.noise = random.Random(seed + 1)     # inputs OWL ignores, apart from rng's stream
         self.sm_id = self.rng.randrange(256)
         self.p_ready, self.p_long = p_ready, p_long
         self.stall = [0] * n_warps
@@ -108,4 +109,6 @@ class OwlStimulus:
             cta, wpc, resident = rng.randrange(64), rng.randrange(128), rng.randrange(128)
         return {"ready": ready, "launch": launch, "valid": valid, "mem_wait": mem_wait,
                 "barrier": barrier, "launch_cta": cta, "launch_kernel": kernel,
-                "warps_per_cta": wpc, "resident_ctas": resident, "sm_id": self.sm_id}
+                "warps_per_cta": wpc, "resident_ctas": resident, "sm_id": self.sm_id,
+                # the phase-aware policies' inputs: random here, OWL's schedulers ignore them
+                "distance": self.noise.getrandbits(9 * w), "long_out": self.noise.getrandbits(w)}
