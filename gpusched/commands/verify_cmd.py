@@ -22,6 +22,9 @@ SOAKS = [("warp_sched", {"policy": p, "W": 32}) for p in ("lrr", "gto", "old")] 
     [("warp_sched", {"policy": "two_level", "W": w, "N": n}) for w, n in ((8, 4), (16, 6), (32, 8))]
 SOAKS += [("warp_sched", {"policy": p, "W": 32}) for p in
           ("owl_cta", "owl_locality", "owl_blp", "tl_narasiman")]     # OWL (hdl/params/owl.py)
+# OWL's prefetch engine: both stop schemes at the paper's size, and a small odd-sized one
+SOAKS += [("owl_prefetch", {"SCHEME": s}) for s in ("a", "b")] + \
+    [("owl_prefetch", {"BANKS": 3, "LINES": 8, "LOWER": 2, "HIGHER": 5})]
 SOAK_CYCLES = 100_000
 
 
