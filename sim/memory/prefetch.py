@@ -82,9 +82,13 @@ class OwlPrefetcher:
     """One engine per channel plus the controller logic; wired into ``DRAM`` as ``dram.pf``."""
 
     def __init__(self, scheme: str, m: AddressMap, line_bytes: int, sector_bytes: int,
-                 in_l2: Callable[[int], bool], slice_of: Callable[[int], int]):
+                 in_l2: Callable[[int], bool], slice_of: Callable[[int], int],
+                 scheduler: str = "frfcfs"):
         if scheme not in SCHEMES:
             raise ConfigError("dram.prefetch", scheme, "expected off, owl_a or owl_b")
+        if scheduler != "frfcfs":
+            raise ConfigError("dram.prefetch", scheme, "needs dram.scheduler = frfcfs (the "
+                              "prefetcher is part of the FR-FCFS controller)")
         self.rows = RowMap(m, line_bytes)
         lines = 8
         while lines < self.rows.lines:

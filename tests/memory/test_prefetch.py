@@ -116,6 +116,8 @@ def test_bad_option_is_a_one_line_error():
     m = AddressMap(cfg.dram, 16, cfg.l2.slices)       # 16 B lines: 128+ lines per row
     with pytest.raises(ConfigError, match="up to 64"):
         OwlPrefetcher("owl_b", m, 16, 16, lambda line: False, m.slice_of)
+    with pytest.raises(ConfigError, match="frfcfs"):
+        OwlPrefetcher("owl_a", m, 128, 32, lambda line: False, m.slice_of, "fifo")
 
 
 RUN = ("import json, sys; from gpusched.config import get_preset, with_overrides; "
