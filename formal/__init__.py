@@ -58,6 +58,14 @@ def _cases() -> list[Case]:
                       SocgpuIssueIgnoringDM.__doc__,
                       make_mutant=lambda: SocgpuIssueIgnoringDM(**soc)))
     cases += _owl_cases()
+    from formal.props_owl_prefetch import OwlPrefetchProps
+    from hdl.owl_prefetch import OwlPrefetch
+    for scheme in ("a", "b"):
+        cases.append(Case("owl_prefetch", f"BANKS=2 LINES=4 LOWER=2 HIGHER=3 SCHEME={scheme}",
+                          lambda s=scheme: OwlPrefetch(2, 4, 2, 3, s), OwlPrefetchProps, None,
+                          "a prefetcher that ignores pending demands (the RTL's ignore_demands)",
+                          depth=6,
+                          make_mutant=lambda s=scheme: OwlPrefetch(2, 4, 2, 3, s, ignore_demands=True)))
     return cases
 
 

@@ -44,8 +44,8 @@ def _pow2(v: int) -> bool:
 
 PARAMS = {
     "BANKS": Param(int, 4, "an integer in 1..16 (banks per memory controller)", lambda v: 1 <= v <= 16),
-    "LINES": Param(int, 32, "a power of two in 8..64 (lines per DRAM row)",
-                   lambda v: _pow2(v) and 8 <= v <= 64),
+    "LINES": Param(int, 32, "a power of two in 4..64 (lines per DRAM row)",
+                   lambda v: _pow2(v) and 4 <= v <= 64),
     "LOWER": Param(int, 8, "an integer in 1..64 (minimum degree C)", lambda v: 1 <= v <= 64),
     "HIGHER": Param(int, 16, "an integer in 1..64 (C when the queue is below its average)",
                     lambda v: 1 <= v <= 64),
