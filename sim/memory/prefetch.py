@@ -18,10 +18,9 @@ has left) and is installed in its L2 slice with the ``prefetched`` flag and no i
 the row-hit counters, BLP and latencies stay demand-only.
 
 Columns: a bank's row is the set of lines whose address maps to (channel, bank, row); its column
-index is the line's rank in address order. With channel or bank counts that are not powers of
-two (modulo mapping) that set depends on the row, so the tables are built per row residue
-(period channels × banks) on first use; LINES is the largest row rounded up to a power of two
-and indices beyond a row's end are skipped like lines already in the L2.
+index is the line's rank in address order (``RowMap``). With channel or bank counts that are not
+powers of two (modulo mapping) rows differ in length; LINES is the longest rounded up to a power
+of two and indices beyond a row's end are skipped like lines already in the L2.
 """
 
 from __future__ import annotations
@@ -39,43 +38,36 @@ SCHEMES = {"owl_a": "a", "owl_b": "b"}
 
 
 class RowMap:
-    """Column index ↔ line address of the lines of one bank's row, for any address mapping."""
+    """Column index ↔ line address of the lines of one bank's row, for any address mapping.
+
+    The channel and bank fields lie below ``row_bit`` (validated), so for a row base ``B`` and an
+    offset ``o`` inside the row, ``(B + o) >> f == (B >> f) + (o >> f)``: a row's (channel, bank)
+    labels are row 0's shifted by ``(B >> f) mod count``. One table (row 0) serves every row, and
+    a line's column does not depend on its row."""
 
     def __init__(self, m: AddressMap, line_bytes: int):
-        self.m, self.line_bytes = m, line_bytes
+        self.m = m
         self.span = 1 << m.row_bit
-        self.period = m.channels * m.banks
-        self._cols: dict[int, dict[int, int]] = {}             # residue → offset → column
-        self._lines: dict[int, list[list[int]]] = {}           # residue → [ch·banks + b] → offsets
-        self.lines = max(len(x) for r in range(self.period) for x in self._table(r))
-
-    def _table(self, residue: int) -> list[list[int]]:
-        got = self._lines.get(residue)
-        if got is not None:
-            return got
-        m = self.m
-        base = residue << m.row_bit
-        offsets: list[list[int]] = [[] for _ in range(m.channels * m.banks)]
-        cols: dict[int, int] = {}
-        for o in range(0, self.span, self.line_bytes):
-            ch, b, _ = m.locate(base + o)
-            group = offsets[ch * m.banks + b]
-            cols[o] = len(group)
+        self.shift = line_bytes.bit_length() - 1
+        self.groups: list[list[int]] = [[] for _ in range(m.channels * m.banks)]
+        self.cols: list[int] = []                               # offset >> shift → column
+        for o in range(0, self.span, line_bytes):
+            group = self.groups[((o >> m.channel_bit) % m.channels) * m.banks
+                                + (o >> m.bank_bit) % m.banks]
+            self.cols.append(len(group))
             group.append(o)
-        self._lines[residue], self._cols[residue] = offsets, cols
-        return offsets
+        self.lines = max(len(g) for g in self.groups)
 
     def column(self, line: int) -> int:
-        row = line >> self.m.row_bit
-        residue = row % self.period
-        if residue not in self._cols:
-            self._table(residue)
-        return self._cols[residue][line & (self.span - 1)]
+        return self.cols[(line & (self.span - 1)) >> self.shift]
 
     def line_at(self, channel: int, bank: int, row: int, col: int) -> int:
         """Address of column ``col`` of ``row`` in (channel, bank); -1 past the row's end."""
-        group = self._table(row % self.period)[channel * self.m.banks + bank]
-        return (row << self.m.row_bit) + group[col] if col < len(group) else -1
+        m = self.m
+        base = row << m.row_bit
+        rc, rb = (base >> m.channel_bit) % m.channels, (base >> m.bank_bit) % m.banks
+        group = self.groups[((channel - rc) % m.channels) * m.banks + (bank - rb) % m.banks]
+        return base + group[col] if col < len(group) else -1
 
 
 class OwlPrefetcher:
