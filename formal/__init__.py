@@ -58,6 +58,7 @@ def _cases() -> list[Case]:
                       SocgpuIssueIgnoringDM.__doc__,
                       make_mutant=lambda: SocgpuIssueIgnoringDM(**soc)))
     cases += _owl_cases()
+<<<<<<< HEAD
     cases += _phase_cases()
     return cases
 
@@ -75,6 +76,16 @@ def _phase_cases() -> list[Case]:
                           lambda pol=pol: TwoLevelQueues(4, 2, pol), QueuesProps,
                           None, early_release_queues.__doc__, depth=12,
                           make_mutant=lambda pol=pol: early_release_queues(4, 2, pol)))
+=======
+    from formal.props_owl_prefetch import OwlPrefetchProps
+    from hdl.owl_prefetch import OwlPrefetch
+    for scheme in ("a", "b"):
+        cases.append(Case("owl_prefetch", f"BANKS=2 LINES=4 LOWER=2 HIGHER=3 SCHEME={scheme}",
+                          lambda s=scheme: OwlPrefetch(2, 4, 2, 3, s), OwlPrefetchProps, None,
+                          "a prefetcher that ignores pending demands (the RTL's ignore_demands)",
+                          depth=6,
+                          make_mutant=lambda s=scheme: OwlPrefetch(2, 4, 2, 3, s, ignore_demands=True)))
+>>>>>>> h-pref
     return cases
 
 

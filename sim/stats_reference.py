@@ -30,6 +30,7 @@ ICNT, DRAM = "interconnect (sim/memory/hierarchy.py)", "DRAM (sim/memory/dram.py
 HIER, FIXED = "memory hierarchy (sim/memory/hierarchy.py)", "fixed memory (sim/memory/fixed.py)"
 ISSUE, ENERGY = "issue stage (sim/issue/)", "energy (sim/memory/energy.py, sim/stats.py)"
 RUN = "run (sim/run.py)"
+PREFETCH = "OWL prefetcher (sim/memory/prefetch.py)"
 
 _REASONS = {
     "issued": "slots in which the scheduler issued a warp instruction. A slot, not an instruction: "
@@ -191,6 +192,29 @@ STATS: list[Stat] = [
                                                        "/ core clock`: the bandwidth ceiling"),
         ("first_done", "core cycle", "first request completed (-1: none)"),
         ("last_done", "core cycle", "last request completed (-1: none)"))],
+    *[Stat(f"memory.dram.{k}", u, d, DRAM) for k, u, d in (
+        ("prefetch_reads", "requests", "OWL prefetch reads served (`dram.prefetch`; not in `reads`, "
+                                       "the row counters, BLP or the latencies, which stay demand-only)"),
+        ("prefetch_bytes", "bytes", "bytes of those prefetch reads (included in `bytes_read`)"),
+        ("row_hit_rate_with_prefetch", "fraction", "`(row_hits + prefetch_reads) / (row_hits + "
+         "row_closed + row_conflicts + prefetch_reads)`: RBL counting prefetches (every prefetch "
+         "is a row hit; OWL §10), aggregate over banks"))],
+    *[Stat(f"memory.prefetch.{k}", u, d + " (0 with `dram.prefetch = off`)", PREFETCH) for k, u, d in (
+        ("issued", "lines", "prefetch reads the engines issued into open rows (owl.md §7.6)"),
+        ("skipped_in_l2", "lines", "proposed lines skipped because the line was in its L2 slice "
+                                   "or an MSHR was fetching it"),
+        ("fills", "lines", "prefetched lines installed in an L2 slice (flag `prefetched`)"),
+        ("late", "lines", "prefetches whose data arrived while a demand for the line waited in an "
+                          "L2 MSHR (the prefetch serves it)"),
+        ("redundant", "lines", "prefetches whose line was already in the slice on arrival"),
+        ("used", "lines", "`l2.prefetch_hits + late`: prefetched lines a demand used"),
+        ("held_slots", "command slots", "slots in which scheme B's row-hold kept a conflicting "
+                                        "demand waiting and no other demand issued"),
+        ("accuracy", "fraction", "`used / issued` (owl.md §10 [S])"),
+        ("coverage", "fraction", "`l2.prefetch_hits / (l2.prefetch_hits + dram.reads)`: demand "
+                                 "DRAM reads avoided over those a run without prefetching would "
+                                 "make (owl.md §10 [S])"),
+        ("lateness", "fraction", "`late / used`: used prefetches that arrived after the demand"))],
     *[Stat(f"memory.mem.{k}", u, d, HIER) for k, u, d in (
         ("loads", "warp instructions", "global loads issued to the memory system"),
         ("stores", "warp instructions", "global stores issued to the memory system"),

@@ -24,6 +24,10 @@ SOAKS += [("warp_sched", {"policy": p, "W": 32}) for p in
           ("owl_cta", "owl_locality", "owl_blp", "tl_narasiman")]     # OWL (hdl/params/owl.py)
 SOAKS += [("warp_sched", {"policy": "phase", "W": 24})] + \
     [("warp_sched", {"policy": p, "W": 24, "N": 6}) for p in ("tlrr", "tlgto", "tlphase")]
+# other blocks' soaks (SOAKS stays the warp-scheduler set its test expects)
+# OWL's prefetch engine: both stop schemes at the paper's size, and a small odd-sized one
+BLOCK_SOAKS = [("owl_prefetch", {"SCHEME": s}) for s in ("a", "b")] + \
+    [("owl_prefetch", {"BANKS": 3, "LINES": 8, "LOWER": 2, "HIGHER": 5})]
 SOAK_CYCLES = 100_000
 
 
@@ -67,6 +71,9 @@ def _checks() -> dict[str, Callable[[], bool]]:
     for i, (block, params) in enumerate(SOAKS):
         name = f"lockstep-{block}-" + "-".join(str(v) for v in params.values())
         checks[name] = lambda b=block, p=params, i=i: _soak(b, p, seed=9000 + i)
+    for i, (block, params) in enumerate(BLOCK_SOAKS):
+        name = f"lockstep-{block}-" + "-".join(str(v) for v in params.values())
+        checks[name] = lambda b=block, p=params, i=i: _soak(b, p, seed=9200 + i)
     checks["fuzz-inputs"] = _fuzz_long
     return checks
 

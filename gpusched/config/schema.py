@@ -198,6 +198,9 @@ class DRAMConfig:
                                    unit="core cycles")
     fixed_latency: int = rule(100, lo=1, doc="stand-in memory: time for a DRAM access",
                               unit="core cycles")
+    prefetch: str = rule("off", choices=("off", "owl_a", "owl_b"),
+                         doc="OWL opportunistic prefetcher in each channel (owl.md §7): off, "
+                             "owl_a (stop on a conflicting demand) or owl_b (at least C lines)")
 
 
 @dataclass(frozen=True)

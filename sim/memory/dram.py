@@ -35,12 +35,12 @@ from __future__ import annotations
 
 from collections import deque
 from fractions import Fraction
-from typing import Callable
+from typing import Any, Callable
 
 from gpusched.config.schema import DRAMConfig
 
 from .events import EventQueue
-from .request import WRITE, WRITEBACK, MemRequest
+from .request import PREFETCH, WRITE, WRITEBACK, MemRequest
 
 
 class AddressMap:
@@ -129,6 +129,10 @@ class DRAM:
         self.first_done = self.last_done = -1
         self.max_overflow = 0
         self.queue_wait_sum = self.access_sum = 0   # core cycles, summed over requests
+        # OWL's memory-side prefetcher (sim/memory/prefetch.py), set by the hierarchy when
+        # ``dram.prefetch`` is on; its reads are counted apart from the demand counters
+        self.pf: Any = None
+        self.prefetch_reads = self.prefetch_bytes = 0
 
     # --- clock conversion -------------------------------------------------------------------
     def beat_of(self, cycle: int) -> int:
@@ -198,6 +202,9 @@ class DRAM:
         if ch.wake_at != now:
             return                      # superseded by an earlier wake-up
         ch.wake_at = -1
+        if self.pf is not None:
+            self.pf.schedule(self, now, ch)
+            return
         num, den, dr = self.beat_num, self.beat_den, self.dr
         c = -(-(-(-now * num // den)) // dr) * dr       # beat_of(now): the next command edge
         if c < ch.cmd_free:             # command bus taken this DRAM cycle
@@ -245,9 +252,11 @@ class DRAM:
         """Issue ``req`` at command edge ``c``: row commands, data burst, completion event."""
         b, row = req.bank, req.row
         open_row = ch.open_row
-        if open_row[b] == row:
+        activated = open_row[b] != row
+        if not activated:
             col = c
-            self.row_hits += 1
+            if req.kind != PREFETCH:
+                self.row_hits += 1
         else:
             if open_row[b] < 0:
                 act = c
@@ -265,6 +274,8 @@ class DRAM:
             ch.act_at[b] = act
             col = act + self.tRCD
             self.activations += 1
+        if self.pf is not None:
+            self.pf.note(ch.index, req, activated)
         burst = -(-(req.mask.bit_count() * self.sector_bytes) // self.burst_bytes) * self.burst_beats
         start = col + self.tCL
         if start < ch.bus_free:
@@ -282,6 +293,13 @@ class DRAM:
     def _done(self, now: int, req: MemRequest) -> None:
         """The request's last data beat has moved (traffic is counted here, not at issue)."""
         nbytes = req.mask.bit_count() * self.sector_bytes
+        if req.kind == PREFETCH:        # in no queue and no demand counter: traffic only
+            self.prefetch_reads += 1
+            self.prefetch_bytes += nbytes
+            self.bytes_read += nbytes
+            self.last_done = now
+            self.on_done(now, req)
+            return
         if req.kind == WRITE or req.kind == WRITEBACK:
             self.writes += 1
             self.bytes_written += nbytes
@@ -332,4 +350,8 @@ class DRAM:
             "dram.input_buffer_max": self.max_overflow,
             "dram.peak_bytes_per_cycle": self.peak_bytes_per_cycle,
             "dram.first_done": self.first_done, "dram.last_done": self.last_done,
+            "dram.prefetch_reads": self.prefetch_reads, "dram.prefetch_bytes": self.prefetch_bytes,
+            "dram.row_hit_rate_with_prefetch": ((self.row_hits + self.prefetch_reads)
+                                                / (accesses + self.prefetch_reads)
+                                                if accesses + self.prefetch_reads else 0.0),
         }

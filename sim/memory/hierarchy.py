@@ -21,10 +21,11 @@ Re-offered while that has not moved it is refused at once without side effects, 
 ``l1.stalls`` counts stall episodes: accesses refused at least once, however often re-offered.
 
 Beyond the protocol: ``watch_stalls`` (optional hook, see interface.py), ``prefetch_l1`` /
-``prefetch_l2`` (OWL-style prefetch ports), ``open_row``;
+``prefetch_l2`` (OWL-style prefetch ports), ``open_row``; with ``dram.prefetch`` on, OWL's
+memory-side prefetcher (prefetch.py) fills the L2 slices from open DRAM rows;
 SMs that model shared memory themselves can call ``coalescer.smem_conflict_cycles``. ``stats()``
 keys: ``l1.*``, ``l2.*`` (summed over SMs / slices), ``icnt.{up,down}.*``, ``dram.*``,
-``traffic.*`` (bytes L1↔L2, L2↔DRAM), ``mem.*`` (per-load latency), ``smem.*``, ``energy.*``.
+``traffic.*`` (bytes L1↔L2, L2↔DRAM), ``prefetch.*``, ``mem.*`` (per-load latency), ``smem.*``, ``energy.*``.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from .icnt import Crossbar
 from .interface import CompletionCallback
 from .l1 import ATOMIC, L1, LOAD, STORE, LoadRecord
 from .l2 import L2Slice
+from .prefetch import OwlPrefetcher, prefetch_stats_off
 from .request import ATOM, PREFETCH, READ, WRITE, MemRequest
 
 _DATA_UP: Final = (False, True, True, True, False)    # request carries data: write, atom, writeback
@@ -74,6 +76,11 @@ class MemoryHierarchy:
                                ev, self.dram.channels[i // spc].overflow, self.dram.queue_size)
                        for i in range(n_slices)]
         self.dram.on_space = self._dram_space
+        self.pf: OwlPrefetcher | None = None
+        if cfg.dram.prefetch != "off":         # OWL opportunistic prefetcher (prefetch.py)
+            self.pf = self.dram.pf = OwlPrefetcher(cfg.dram.prefetch, self.map, cfg.l2.line_bytes,
+                                                   self.sector_bytes, self._in_l2, self.map.slice_of,
+                                                   cfg.dram.scheduler)
         self.controller_latency = cfg.dram.controller_latency
         self.l1s = [L1(i, cfg.l1, self._send, self._complete, self.up.src_waiting, self.inject_queue)
                     for i in range(n_sm)]
@@ -304,6 +311,27 @@ class MemoryHierarchy:
     def _dram_done(self, now: int, req: MemRequest) -> None:
         if req.kind == READ:
             self.slices[req.slice].fill(now, req)
+        elif req.kind == PREFETCH and self.pf is not None:
+            self._pf_install(now, req)
+
+    def _in_l2(self, line: int) -> bool:
+        """The line is in its L2 slice or on its way there (the prefetcher skips it)."""
+        sl = self.slices[self.map.slice_of(line)]
+        return line in sl.mshr or sl.cache.probe(line) is not None
+
+    def _pf_install(self, now: int, req: MemRequest) -> None:
+        """A memory-side prefetch's data reached its L2 slice: no reply to any SM. A demand
+        that missed meanwhile (an MSHR waits) is served by it: a late prefetch."""
+        sl, pf = self.slices[req.slice], self.pf
+        assert pf is not None
+        if req.line in sl.mshr:
+            pf.late += 1
+            sl.fill(now, req)
+        elif sl.cache.probe(req.line) is not None:
+            pf.redundant += 1
+        else:
+            pf.fills += 1
+            sl._install(now, req.line, req.mask, 0, True)
 
     def _complete(self, cycle: int, rec: LoadRecord) -> None:
         ev = self.ev
@@ -350,6 +378,10 @@ class MemoryHierarchy:
             out[f"{name}.flits"], out[f"{name}.max_waiting"] = net.flits, net.max_waiting
             out[f"{name}.wait_mean"] = net.wait_cycles / net.packets if net.packets else 0.0
         out.update(self.dram.stats(now))
+        if self.pf is not None:
+            out.update(self.pf.stats(out["l2.prefetch_hits"], out["dram.reads"]))
+        else:
+            out.update(prefetch_stats_off())
         out["traffic.l2_to_dram_bytes"] = out["dram.bytes_written"]
         out["traffic.dram_to_l2_bytes"] = out["dram.bytes_read"]
         out.update(memory_energy(out, self.cfg.energy, self.sector_bytes))

@@ -1,0 +1,97 @@
+"""GPU-model scenario with one memory controller's ``owl_prefetch`` in the loop: the memory
+hierarchy with ``dram.prefetch`` on, the engine of channel ``channel`` replaced by the given block
+(RTL proxy, lockstep proxy or any object with the twin's ``step``), the twins elsewhere. The
+reference is the same run with twins only (``blocks=None``); the GPU results must be equal.
+
+    python -m cosim.gpu_prefetch --preset gtx480 --workload owl_t_stream_shared --scale 0.1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from cosim.gpu_scenarios import _config, _with_twin, canonical
+from gpusched.blocks import get_block, parse_params
+
+
+def owl_prefetch_params(preset: str, scheme: str = "owl_b", overrides=()) -> dict:
+    """The engine parameters the model uses on that config (sim/memory/prefetch.py)."""
+    from sim.memory.hierarchy import MemoryHierarchy
+    cfg = _config(preset, [f"dram.prefetch={scheme}", *overrides])
+    return parse_params(get_block("owl_prefetch"), dict(MemoryHierarchy(cfg).pf.params))
+
+
+def gpu_owl_prefetch(blocks, params_list: list[dict], preset: str, workload: str,
+                     scale: float = 1.0, scheme: str = "owl_b", overrides=(), seed: int = 0,
+                     twin: str | None = None, channel: int = 0) -> dict:
+    """One GPU run with ``blocks[0]`` as channel ``channel``'s engine (None: twins only)."""
+    from sim.memory.hierarchy import MemoryHierarchy
+    from sim.run import load_workload, simulate
+    cfg = _config(preset, [f"dram.prefetch={scheme}", *overrides])
+    blocks = _with_twin(blocks, params_list, twin)
+    mem = MemoryHierarchy(cfg)
+    pf = mem.pf
+    assert pf is not None
+    counter = _Counting(blocks[0] if blocks else pf.engines[channel])
+    pf.engines[channel] = counter
+    stats = simulate(cfg, load_workload(workload, seed=seed, scale=scale), seed=seed, memory=mem)
+    return {"runs": [{"scheme": scheme, "cycles": stats["cycles"], "block_steps": counter.steps,
+                      "stats": stats}]}
+
+
+class _Counting:
+    """Counts the engine's steps (block cycles) on the way through."""
+
+    def __init__(self, inner):
+        self.inner, self.steps = inner, 0
+
+    def step(self, **inputs) -> dict:
+        self.steps += 1
+        return self.inner.step(**inputs)
+
+
+def run(kwargs: dict, mode: str = "rtl") -> dict:
+    """mode twin | rtl | lockstep, as ``cosim.gpu_scenarios.run``."""
+    from cosim.lockstep import LockstepMismatch
+    from cosim.runner import run_in_loop
+    t0 = time.perf_counter()
+    if mode == "twin":
+        return {"result": canonical(gpu_owl_prefetch(None, **kwargs)), "mismatch": None,
+                "seconds": time.perf_counter() - t0}
+    try:
+        out = run_in_loop(get_block("owl_prefetch"), kwargs["params_list"],
+                          "cosim.gpu_prefetch:gpu_owl_prefetch", kwargs, lockstep=mode == "lockstep")
+        out["mismatch"] = None
+    except LockstepMismatch as e:
+        out = {"result": None, "mismatch": str(e)}
+    out["seconds"] = time.perf_counter() - t0
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description="GPU run with one MC's RTL owl_prefetch in the loop")
+    ap.add_argument("--preset", default="gtx480")
+    ap.add_argument("--workload", default="owl_t_stream_shared")
+    ap.add_argument("--scale", type=float, default=0.1)
+    ap.add_argument("--scheme", choices=("owl_a", "owl_b"), default="owl_b")
+    ap.add_argument("--channel", type=int, default=0)
+    ap.add_argument("--mode", choices=("twin", "rtl", "lockstep"), default="lockstep")
+    ap.add_argument("--twin", default=None, help="module:factory scoreboard twin (lockstep)")
+    a = ap.parse_args(argv)
+    kwargs = {"params_list": [owl_prefetch_params(a.preset, a.scheme)], "preset": a.preset,
+              "workload": a.workload, "scale": a.scale, "scheme": a.scheme, "channel": a.channel,
+              "twin": a.twin}
+    ref = run(kwargs, "twin")
+    out = run(kwargs, a.mode)
+    same = (out["result"]["runs"][0]["stats"] == ref["result"]["runs"][0]["stats"]
+            if out["result"] is not None else None)
+    r = (out["result"] or {"runs": [{}]})["runs"][0]
+    print(json.dumps({"mode": a.mode, "cycles": r.get("cycles"), "block_steps": r.get("block_steps"),
+                      "equal_to_twins": same, "mismatch": out["mismatch"],
+                      "seconds": round(out["seconds"], 1)}))
+
+
+if __name__ == "__main__":
+    main()

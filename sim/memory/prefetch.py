@@ -1,0 +1,220 @@
+"""OWL's opportunistic memory-side prefetcher in each DRAM channel (owl.md §7.3–§7.6, A11).
+
+The engine of each channel is the ``owl_prefetch`` block (its twin, sim/blocks/owl_prefetch.py;
+ports and choices in hdl/params/owl_prefetch.py); this module is the controller around it: it
+tells the engine which banks have demands to their open row (``hit_pending``) or to another row
+(``other_pending``), which banks can take a column command, the demand queue length, and the
+command issued in the previous slot; it turns the engine's proposal into a prefetch read.
+
+Scheduling with the prefetcher on (``dram.prefetch`` = ``owl_a`` / ``owl_b``), per command slot:
+the oldest demand row hit; else the oldest demand whose bank is free and not held by the engine
+(scheme B's row-hold: a demand to another row waits while fewer than C lines are prefetched);
+else the engine's proposal — prefetches have the lowest priority. A proposed line already in the
+line's L2 slice (or on its way there) is skipped: the engine is told (a mark without a prefetch)
+and asked again in the same slot. A prefetch is a row hit on the open row, uses the channel's
+data bus like a demand, sits in no queue (one in flight per bank: the bank is busy until its data
+has left) and is installed in its L2 slice with the ``prefetched`` flag and no interconnect reply
+(hierarchy.py). Prefetches are tagged PREFETCH and counted apart from demands: ``dram.reads``,
+the row-hit counters, BLP and latencies stay demand-only.
+
+Columns: a bank's row is the set of lines whose address maps to (channel, bank, row); its column
+index is the line's rank in address order (``RowMap``). With channel or bank counts that are not
+powers of two (modulo mapping) rows differ in length; LINES is the longest rounded up to a power
+of two and indices beyond a row's end are skipped like lines already in the L2.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from gpusched.config import ConfigError
+from sim.blocks.owl_prefetch import OwlPrefetchTwin
+
+from .dram import AddressMap
+from .request import PREFETCH, READ, MemRequest
+
+LOWER, HIGHER = 8, 16           # owl.md §7.4 baseline degree: C = 8, or 16 below the average
+SCHEMES = {"owl_a": "a", "owl_b": "b"}
+
+
+class RowMap:
+    """Column index ↔ line address of the lines of one bank's row, for any address mapping.
+
+    The channel and bank fields lie below ``row_bit`` (validated), so for a row base ``B`` and an
+    offset ``o`` inside the row, ``(B + o) >> f == (B >> f) + (o >> f)``: a row's (channel, bank)
+    labels are row 0's shifted by ``(B >> f) mod count``. One table (row 0) serves every row, and
+    a line's column does not depend on its row."""
+
+    def __init__(self, m: AddressMap, line_bytes: int):
+        self.m = m
+        self.span = 1 << m.row_bit
+        self.shift = line_bytes.bit_length() - 1
+        self.groups: list[list[int]] = [[] for _ in range(m.channels * m.banks)]
+        self.cols: list[int] = []                               # offset >> shift → column
+        for o in range(0, self.span, line_bytes):
+            group = self.groups[((o >> m.channel_bit) % m.channels) * m.banks
+                                + (o >> m.bank_bit) % m.banks]
+            self.cols.append(len(group))
+            group.append(o)
+        self.lines = max(len(g) for g in self.groups)
+
+    def column(self, line: int) -> int:
+        return self.cols[(line & (self.span - 1)) >> self.shift]
+
+    def line_at(self, channel: int, bank: int, row: int, col: int) -> int:
+        """Address of column ``col`` of ``row`` in (channel, bank); -1 past the row's end."""
+        m = self.m
+        base = row << m.row_bit
+        rc, rb = (base >> m.channel_bit) % m.channels, (base >> m.bank_bit) % m.banks
+        group = self.groups[((channel - rc) % m.channels) * m.banks + (bank - rb) % m.banks]
+        return base + group[col] if col < len(group) else -1
+
+
+class OwlPrefetcher:
+    """One engine per channel plus the controller logic; wired into ``DRAM`` as ``dram.pf``."""
+
+    def __init__(self, scheme: str, m: AddressMap, line_bytes: int, sector_bytes: int,
+                 in_l2: Callable[[int], bool], slice_of: Callable[[int], int],
+                 scheduler: str = "frfcfs"):
+        if scheme not in SCHEMES:
+            raise ConfigError("dram.prefetch", scheme, "expected off, owl_a or owl_b")
+        if scheduler != "frfcfs":
+            raise ConfigError("dram.prefetch", scheme, "needs dram.scheduler = frfcfs (the "
+                              "prefetcher is part of the FR-FCFS controller)")
+        self.rows = RowMap(m, line_bytes)
+        lines = 8
+        while lines < self.rows.lines:
+            lines *= 2
+        if lines > 64:
+            raise ConfigError("dram.prefetch", scheme, f"a DRAM row holds {self.rows.lines} lines "
+                              f"of {line_bytes} B; the prefetch engine supports up to 64")
+        self.n_lines = lines
+        self.params: dict[str, object] = {"BANKS": m.banks, "LINES": lines,
+                                          "LOWER": min(LOWER, lines), "HIGHER": min(HIGHER, lines),
+                                          "SCHEME": SCHEMES[scheme]}
+        self.engines: list = [OwlPrefetchTwin(m.banks, lines, min(LOWER, lines),
+                                              min(HIGHER, lines), SCHEMES[scheme])
+                              for _ in range(m.channels)]
+        self.pending: list[dict[str, int]] = [{} for _ in range(m.channels)]
+        self.in_l2, self.slice_of = in_l2, slice_of
+        self.full_mask = (1 << max(1, line_bytes // sector_bytes)) - 1
+        self.issued = self.skipped = self.fills = self.late = self.redundant = 0
+        self.held_slots = 0             # slots in which a held bank kept a demand waiting
+
+    # --- engine protocol -----------------------------------------------------------------------
+    def note(self, channel: int, req: MemRequest, activated: bool) -> None:
+        """The controller issued ``req`` (ACT first if ``activated``): report it next slot."""
+        read = req.kind == READ or req.kind == PREFETCH
+        self.pending[channel] = {"cmd_bank": req.bank, "cmd_act": int(activated),
+                                 "cmd_mark": int(read),
+                                 "cmd_line": self.rows.column(req.line) if read else 0,
+                                 "cmd_pf": int(req.kind == PREFETCH)}
+
+    def step(self, channel: int, tick: int, inputs: dict[str, int]) -> dict[str, int]:
+        ev = self.pending[channel]
+        self.pending[channel] = {}
+        return self.engines[channel].step(tick=tick, **ev, **inputs)
+
+    # --- one command slot ----------------------------------------------------------------------
+    def schedule(self, dram, now: int, ch) -> None:
+        """FR-FCFS with the engine (see the module docstring); wakes the channel again while
+        demands or prefetch work remain."""
+        num, den, dr = dram.beat_num, dram.beat_den, dram.dr
+        c = -(-(-(-now * num // den)) // dr) * dr       # beat_of(now)
+        if c < ch.cmd_free:
+            dram._wake(ch, -(-ch.cmd_free * den // num))
+            return
+        open_row, bank_free = ch.open_row, ch.bank_free
+        hit = other = ready = 0
+        for req in ch.queue:
+            if open_row[req.bank] == req.row:
+                hit |= 1 << req.bank
+            else:
+                other |= 1 << req.bank
+        for b in range(len(bank_free)):
+            if bank_free[b] <= c:
+                ready |= 1 << b
+        inputs = {"hit_pending": hit, "other_pending": other, "bank_ready": ready,
+                  "q_len": min(len(ch.queue), 127)}
+        out = self.step(ch.index, 1, inputs)
+        hold = out["hold"]
+        best = None
+        blocked = False
+        for req in ch.queue:
+            if bank_free[req.bank] > c:
+                continue
+            if open_row[req.bank] == req.row:
+                best = req
+                break
+            if hold >> req.bank & 1:
+                blocked = True
+                continue
+            if best is None:
+                best = req
+        if blocked and (best is None or open_row[best.bank] != best.row):
+            self.held_slots += 1
+        moved = issued = False
+        if best is not None:
+            ch.queue.remove(best)
+            dram.queue_wait_sum += now - best.t_dram
+            dram._issue(ch, best, c)
+            moved = issued = True
+            if ch.overflow:
+                dram._admit(now, ch, ch.overflow.popleft())
+                if dram.on_space is not None and len(ch.overflow) == dram.queue_size - 1:
+                    dram.on_space(now, ch.index)
+        else:
+            while out["pf_valid"]:
+                b, col = out["pf_bank"], out["pf_line"]
+                line = self.rows.line_at(ch.index, b, open_row[b], col)
+                if line >= 0 and not self.in_l2(line):
+                    req = MemRequest(PREFETCH, -1, line, self.full_mask, now)
+                    req.slice = self.slice_of(line)
+                    req.channel, req.bank, req.row, req.t_dram = ch.index, b, open_row[b], now
+                    self.issued += 1
+                    dram._issue(ch, req, c)
+                    moved = issued = True
+                    break
+                if line >= 0:
+                    self.skipped += 1
+                self.pending[ch.index] = {"cmd_bank": b, "cmd_mark": 1, "cmd_line": col}
+                out = self.step(ch.index, 0, inputs)
+                moved = True            # the engine's state changed: look again next slot
+        if issued:
+            ch.cmd_free = c + dr
+        if moved:
+            dram._wake(ch, -(-(c + dr) * den // num))
+            return
+        soonest = -1
+        banks = out["want"]
+        for req in ch.queue:
+            banks |= 1 << req.bank
+        for b in range(len(bank_free)):
+            if banks >> b & 1 and bank_free[b] > c and (soonest < 0 or bank_free[b] < soonest):
+                soonest = bank_free[b]
+        if soonest < 0 and banks:
+            soonest = c + dr
+        if soonest >= 0:
+            dram._wake(ch, -(-soonest * den // num))
+
+    # --- L2 side -------------------------------------------------------------------------------
+    def stats(self, prefetch_hits: int, demand_reads: int) -> dict:
+        """``prefetch_hits``: first demand L2 hits on prefetched lines; ``demand_reads``: demand
+        DRAM reads (what prefetching did not cover)."""
+        used = prefetch_hits + self.late
+        return {"prefetch.issued": self.issued, "prefetch.skipped_in_l2": self.skipped,
+                "prefetch.fills": self.fills, "prefetch.late": self.late,
+                "prefetch.redundant": self.redundant, "prefetch.used": used,
+                "prefetch.held_slots": self.held_slots,
+                "prefetch.accuracy": used / self.issued if self.issued else 0.0,
+                "prefetch.coverage": (prefetch_hits / (prefetch_hits + demand_reads)
+                                      if prefetch_hits + demand_reads else 0.0),
+                "prefetch.lateness": self.late / used if used else 0.0}
+
+
+def prefetch_stats_off() -> dict:
+    """The same keys with the prefetcher off (zeros), so every run has one shape."""
+    return {k: 0.0 if k in ("prefetch.accuracy", "prefetch.coverage", "prefetch.lateness") else 0
+            for k in ("prefetch.issued", "prefetch.skipped_in_l2", "prefetch.fills", "prefetch.late",
+                      "prefetch.redundant", "prefetch.used", "prefetch.held_slots",
+                      "prefetch.accuracy", "prefetch.coverage", "prefetch.lateness")}
