@@ -24,6 +24,9 @@ SOAKS += [("warp_sched", {"policy": p, "W": 32}) for p in
           ("owl_cta", "owl_locality", "owl_blp", "tl_narasiman")]     # OWL (hdl/params/owl.py)
 SOAKS += [("warp_sched", {"policy": "phase", "W": 24})] + \
     [("warp_sched", {"policy": p, "W": 24, "N": 6}) for p in ("tlrr", "tlgto", "tlphase")]
+# the concurrent-kernel dispatcher's three policies (thesis.md §4.4-§4.5)
+CK_SOAKS = [("ck_dispatch", {"policy": p, "K": 4, "NC": 4, "BW": 8, "MW": 3})
+            for p in ("baseline", "sequential", "interleaved")]
 SOAK_CYCLES = 100_000
 
 
@@ -67,6 +70,9 @@ def _checks() -> dict[str, Callable[[], bool]]:
     for i, (block, params) in enumerate(SOAKS):
         name = f"lockstep-{block}-" + "-".join(str(v) for v in params.values())
         checks[name] = lambda b=block, p=params, i=i: _soak(b, p, seed=9000 + i)
+    for i, (block, params) in enumerate(CK_SOAKS):
+        name = f"lockstep-{block}-" + "-".join(str(v) for v in params.values())
+        checks[name] = lambda b=block, p=params, i=i: _soak(b, p, seed=9100 + i)
     checks["fuzz-inputs"] = _fuzz_long
     return checks
 
