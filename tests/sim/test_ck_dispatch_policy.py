@@ -87,3 +87,17 @@ def test_a_full_ksb_fails_the_launch_and_the_kernel_waits():
 def test_needs_concurrent_sms():
     with pytest.raises(ConfigError, match="kernels.concurrent_sm"):
         _run("ck_interleaved", ["kernels.max_concurrent=4"])
+
+
+def test_table_5_1_machine():
+    """thesis.md §4.6: Table 3.1's machine (16 cores, 1300 MHz, 8 CTAs, 48 warps, 2 schedulers at one
+    instruction per 2 cycles, 177 GB/s) plus 16 LD/ST units per core, a 16-row KSB."""
+    cfg = get_preset("thesis_ch5")
+    sm, d = cfg.sm, cfg.dram
+    assert (sm.count, cfg.core_clock_mhz, sm.max_ctas_per_sm, sm.warps_per_sm, sm.subcores,
+            sm.issue_interval) == (16, 1300.0, 8, 48, 2, 2)
+    assert cfg.units.ldst_shared and cfg.units.ldst_ii == 2          # 16 lanes: a warp per 2 cycles
+    assert d.channels * d.bus_bytes * d.data_rate * d.clock_mhz / 1e3 == pytest.approx(177, abs=1)
+    assert cfg.kernels.max_concurrent == 16 and cfg.kernels.concurrent_sm
+    ch3 = get_preset("thesis_ch3")                                    # "the ch.3 preset plus 16 LD/ST"
+    assert (cfg.sm, cfg.dram, cfg.l1, cfg.l2) == (ch3.sm, ch3.dram, ch3.l1, ch3.l2)
