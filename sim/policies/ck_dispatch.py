@@ -6,7 +6,8 @@ Names: ``ck_baseline`` (spatial: the kernels with CTAs left dealt to the SMs rou
 drains its old kernel before it starts its new one), ``ck_sequential`` (left-over: every SM serves
 the oldest kernel with CTAs left; tails overlap) and ``ck_interleaved`` (every kernel on every SM,
 at most ``share`` CTAs of a kernel per SM while another kernel still has CTAs to issue, its
-occupancy limit R_k once it is the only one: the shift of resources).
+occupancy limit R_k once it is the only one: the shift of resources; ``ck_interleaved:<share>``
+fixes ``share``, e.g. a kernel pair's offline-optimal CTA count).
 
 Choices: KSB rows = ``kernels.max_concurrent`` (the thesis's 16 with the Table 5.1 machine, §9.4);
 a launch into a full KSB fails and the GPU offers the kernel again when one ends. ``share`` =
@@ -27,8 +28,11 @@ class CkKernelScheduler(FIFOKernelScheduler):
 
     policy = "interleaved"
 
-    def __init__(self, cfg):
+    def __init__(self, cfg, share: int | None = None):
+        """``share``: CTAs per SM of each kernel while sharing (``ck_interleaved:<share>``,
+        capped at R_k); None: max(1, ⌊R_k / 2⌋)."""
         super().__init__(cfg)
+        self.share = share
         if not cfg.kernels.concurrent_sm:
             raise ConfigError("kernels.concurrent_sm", False,
                               f"must be true for kernel scheduler ck_{self.policy} (kernels share SMs)")
@@ -39,7 +43,8 @@ class CkKernelScheduler(FIFOKernelScheduler):
 
     def launch(self, now: int, run) -> bool:
         limit = run.occupancy.limit
-        k = self.ksb.launch(run.n_ctas, limit, max(1, limit // 2), run.index)
+        share = min(limit, self.share) if self.share else max(1, limit // 2)
+        k = self.ksb.launch(run.n_ctas, limit, share, run.index)
         if k is None:
             self.launch_failures += 1
             return False

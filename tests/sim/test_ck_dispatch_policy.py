@@ -101,3 +101,17 @@ def test_table_5_1_machine():
     assert cfg.kernels.max_concurrent == 16 and cfg.kernels.concurrent_sm
     ch3 = get_preset("thesis_ch3")                                    # "the ch.3 preset plus 16 LD/ST"
     assert (cfg.sm, cfg.dram, cfg.l1, cfg.l2) == (ch3.sm, ch3.dram, ch3.l1, ch3.l2)
+
+
+def test_interleaved_share_is_a_parameter():
+    r = _run("ck_interleaved:1")
+    rows = r["ctas"]["rows"]
+    last_issue = {}
+    for k, _, _, start, _ in rows:
+        last_issue[k] = max(last_issue.get(k, start), start)
+    # while another kernel still has CTAs to issue, an SM holds at most 1 CTA of each kernel
+    for k, _, sm, start, _ in rows:
+        if any(j != k and last_issue[j] > start and first_start(r, j) <= start for j in last_issue):
+            assert sum(1 for k2, _, s2, a2, e2 in rows if k2 == k and s2 == sm and a2 <= start < e2) <= 1
+    with pytest.raises(ConfigError, match="share"):
+        _run("ck_interleaved:0")
