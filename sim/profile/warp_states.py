@@ -71,6 +71,16 @@ class WarpStateProfiler:
     def charge(self, sm, a: int, b: int) -> None:
         """Charge the cycles [a, b) with ``sm``'s present warps: fixed states for the span, and
         for a ready warp its stall state until its unit's ``free_at``, then "can issue"."""
+        kernels = {cta.run.index for cta in sm.ctas if cta is not None}
+        if not kernels:
+            return
+        if len(kernels) == 1:
+            self.charge_one_kernel(sm, kernels.pop(), a, b)
+        else:
+            self.charge_warps(sm, a, b)
+
+    def charge_warps(self, sm, a: int, b: int) -> None:
+        """``charge`` by a pass over the SM's warps (kernels share the SM)."""
         const: dict[tuple[int, int], int] = {}
         timed: dict[tuple[int, int, int], int] = {}      # (kernel, is_mem, free_at) → warps
         mem_load: dict[int, int] = {}
@@ -112,6 +122,39 @@ class WarpStateProfiler:
             self.add(sid, k, ALU_LOAD, a, b, n)
         for k, n in mem_load.items():
             self.add(sid, k, MEM_LOAD, a, b, n)
+
+    def charge_one_kernel(self, sm, k: int, a: int, b: int) -> None:
+        """``charge`` for an SM whose warps all belong to kernel ``k``: the same counts, from the
+        sub-cores' wait-state masks (popcounts) instead of a pass over the warps."""
+        sid = sm.sm_id
+        counted = 0
+        for sc in sm.subcores:
+            m = sc.masks
+            for ws, col in ((WS_FETCH, IB_EMPTY), (WS_SCOREBOARD, ALU_SB), (WS_MEMORY, MEM_SB)):
+                n = m[ws].bit_count()
+                if n:
+                    self.add(sid, k, col, a, b, n)
+                    counted += n
+            for kind, bits in enumerate(sc.unit_masks):
+                if not bits:
+                    continue
+                n = bits.bit_count()
+                counted += n
+                is_mem = kind == LDST
+                unit = sc.units[kind]
+                free = unit.free_at if unit is not None else 0
+                mid = a if free <= a else (free if free < b else b)
+                if mid > a:
+                    self.add(sid, k, MEM_STALL if is_mem else ALU_STALL, a, mid, n)
+                if mid < b:
+                    self.add(sid, k, CAN_MEM if is_mem else CAN_ALU, mid, b, n)
+        done = sm.n_warps - counted
+        if done:
+            self.add(sid, k, COMPLETED, a, b, done)
+        if sm.wb:
+            self.add(sid, k, ALU_LOAD, a, b, len(sm.wb))
+        if sm.mem_out:
+            self.add(sid, k, MEM_LOAD, a, b, sm.mem_out)
 
     def add(self, sm_id: int, kernel: int, col: int, a: int, b: int, n: int) -> None:
         """``n`` warps (or loads) in column ``col`` over cycles [a, b)."""

@@ -38,11 +38,17 @@ def _resident_warp_cycles(result, kernel: int) -> int:
 THESIS_ISSUE = ("sm.issue_interval=2", "units.sfu_ii=8", "units.ldst_ii=4")
 
 
-@pytest.fixture(scope="module", params=[(), THESIS_ISSUE], ids=["tiny", "issue_interval_2"])
+# kernels sharing SMs: the per-warp pass (one kernel per SM takes the mask popcounts)
+SHARED = (("kernels.concurrent_sm=true", "kernels.max_concurrent=4"), {"kernel_scheduler": "ck_interleaved"})
+
+
+@pytest.fixture(scope="module", params=[((), {}), (THESIS_ISSUE, {}), SHARED],
+                ids=["tiny", "issue_interval_2", "shared_sms"])
 def runs(request):
-    plain = _run(overrides=request.param)
-    prof = _run(overrides=request.param, profile=("warp-states",))
-    every = _run(overrides=request.param, profile=("warp-states",), sm_controller=EveryCycle)
+    overrides, pol = request.param
+    plain = _run(overrides=overrides, **pol)
+    prof = _run(overrides=overrides, profile=("warp-states",), **pol)
+    every = _run(overrides=overrides, profile=("warp-states",), sm_controller=EveryCycle, **pol)
     return plain, prof, every
 
 
@@ -99,3 +105,12 @@ def test_cli_writes_the_stacked_area_plot(cli, tmp_path):
 def test_cli_plot_without_the_profiler_is_a_one_line_error(cli, tmp_path):
     r = cli("run", "--preset", "tiny", "--workload", "mixed_like", "--profile-plot", tmp_path / "x.png")
     assert r.returncode == 2 and "--profile-plot" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_the_one_kernel_popcount_path_equals_the_per_warp_pass(monkeypatch):
+    from sim.profile.warp_states import WarpStateProfiler
+    fast = _run(overrides=THESIS_ISSUE, profile=("warp-states",))
+    monkeypatch.setattr(WarpStateProfiler, "charge_one_kernel",
+                        lambda self, sm, k, a, b: self.charge_warps(sm, a, b))
+    slow = _run(overrides=THESIS_ISSUE, profile=("warp-states",))
+    assert fast["warp_states"] == slow["warp_states"]
