@@ -175,6 +175,9 @@ def _print_summary(r: dict) -> None:
     for reason, n in r["issue"].items():
         it.add_row(reason, f"{n:,}", f"{100 * n / total:.1f}%")
     console.print(it)
+    if "warp_states" in r:
+        from sim.profile.plot import summary_table
+        console.print(summary_table(r["warp_states"]))
     console.print("One slot per scheduler per cycle; 'issued' counts slots, not instructions: a "
                   f"dual-issue slot issues 2 ({r['issue_stage'].get('dual_issues', 0):,} such slots "
                   "here). Definitions: docs/stats.md", highlight=False, soft_wrap=True)

@@ -47,3 +47,19 @@ def plot_warp_states(ws: dict, png: Path, title: str = "") -> list[Path]:
     fig.legend(list(handles), [h.get_label() for h in handles], loc="outside lower center", ncols=4,
                frameon=False)     # 8 states: two rows of four (legend_below's one row is too wide)
     return plotstyle.save(fig, png)
+
+
+def summary_table(ws: dict):
+    """A rich table: per kernel, the share of its warp-cycles in each state and the mean loads."""
+    from rich.table import Table
+    t = Table(title="warp states (share of each kernel's resident warp-cycles; --profile warp-states)")
+    t.add_column("kernel")
+    for s in ws["states"]:
+        t.add_column(STATE_LABELS[s], justify="right")
+    t.add_column("ALU load", justify="right")
+    t.add_column("MEM load", justify="right")
+    for k in ws["kernels"]:
+        total = sum(k["warp_cycles"].values()) or 1
+        t.add_row(k["name"], *(f"{100 * k['warp_cycles'][s] / total:.1f}%" for s in ws["states"]),
+                  f"{k['alu_load']:.1f}", f"{k['mem_load']:.1f}")
+    return t

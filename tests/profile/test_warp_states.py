@@ -114,3 +114,28 @@ def test_the_one_kernel_popcount_path_equals_the_per_warp_pass(monkeypatch):
                         lambda self, sm, k, a, b: self.charge_warps(sm, a, b))
     slow = _run(overrides=THESIS_ISSUE, profile=("warp-states",))
     assert fast["warp_states"] == slow["warp_states"]
+
+
+PROFILED = ("import json; from gpusched.config import get_preset; from sim.run import simulate; "
+            "from sim.workload.catalogue import get_workload; from sim import accel; "
+            "r = simulate(get_preset('gtx480'), get_workload('mixed_like', scale=0.1), memory='hierarchy', "
+            "profile=('warp-states',)); print(json.dumps({'compiled': accel.active(), 'ws': r['warp_states']}))")
+
+
+def test_compiled_and_plain_python_profile_identically():
+    import os
+    import subprocess
+    import sys
+    from sim import accel
+    if not (accel.build_dir() / "ok").is_file():
+        pytest.skip("compiled model not built (python -m sim.accel build)")
+    outs = []
+    for pure in (False, True):
+        env = {k: v for k, v in os.environ.items() if k != "GPUSCHED_PURE"}
+        if pure:
+            env["GPUSCHED_PURE"] = "1"
+        out = subprocess.run([sys.executable, "-c", PROFILED], capture_output=True, text=True,
+                             check=True, env=env, cwd=accel.ROOT)
+        outs.append(json.loads(out.stdout))
+    assert outs[0]["compiled"] is True and outs[1]["compiled"] is False
+    assert outs[0]["ws"] == outs[1]["ws"] and outs[0]["ws"]["kernels"]
