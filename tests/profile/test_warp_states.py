@@ -42,8 +42,11 @@ THESIS_ISSUE = ("sm.issue_interval=2", "units.sfu_ii=8", "units.ldst_ii=4")
 SHARED = (("kernels.concurrent_sm=true", "kernels.max_concurrent=4"), {"kernel_scheduler": "ck_interleaved"})
 
 
-@pytest.fixture(scope="module", params=[((), {}), (THESIS_ISSUE, {}), SHARED],
-                ids=["tiny", "issue_interval_2", "shared_sms"])
+SOCGPU = (("sm.issue=socgpu", "sm.ib_entries=8"), {})      # the interpreted SubCore subclass
+
+
+@pytest.fixture(scope="module", params=[((), {}), (THESIS_ISSUE, {}), SHARED, SOCGPU],
+                ids=["tiny", "issue_interval_2", "shared_sms", "socgpu"])
 def runs(request):
     overrides, pol = request.param
     plain = _run(overrides=overrides, **pol)
