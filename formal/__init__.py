@@ -60,6 +60,13 @@ def _cases() -> list[Case]:
     cases += _owl_cases()
 <<<<<<< HEAD
     cases += _phase_cases()
+    from formal.props_ck_dispatch import CkDispatchProps, mutant_accepts_over_cap
+    from hdl.ck_dispatch import CkDispatch
+    for pol in ("baseline", "sequential", "interleaved"):   # depth 10: step 9 alone takes ~35 s in z3
+        cases.append(Case("ck_dispatch", f"K=2 NC=2 BW=3 MW=2 policy={pol}",
+                          lambda pol=pol: CkDispatch(2, 2, 3, 2, pol),
+                          lambda dut: CkDispatchProps(dut, 2, 2, 3, 2), mutant_accepts_over_cap,
+                          mutant_accepts_over_cap.__doc__, depth=10))
     return cases
 
 

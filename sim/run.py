@@ -116,7 +116,8 @@ def _call_factory(name: str, factory, seed: int, scale: float) -> Workload:
 
 def simulate(cfg: GPUConfig, workload: Workload, seed: int = 0, memory: str | object = "fixed",
              progress=None, *, watchdog: int = DEFAULT_WATCHDOG,
-             sample_interval: int = DEFAULT_SAMPLE_INTERVAL, **policy_overrides) -> dict:
+             sample_interval: int = DEFAULT_SAMPLE_INTERVAL, profile: tuple[str, ...] = (),
+             **policy_overrides) -> dict:
     """Run ``workload`` on ``cfg`` to completion and return the stats dict (see sim.stats).
 
     ``memory``: a kind for ``make_memory`` or a ready ``MemorySystem`` object (tests, cosim).
@@ -126,6 +127,9 @@ def simulate(cfg: GPUConfig, workload: Workload, seed: int = 0, memory: str | ob
     ``warp_scheduler`` (a factory ``(n_slots, policy) -> object with step(**port inputs)``, the
     port of hdl/params/warp_sched.py, e.g. cosim's RtlProxy / LockstepProxy; the policy's name
     in ``sm.warp_sched`` still decides whether it is stepped every cycle). Raises ``Deadlock`` when the watchdog fires, ConfigError on bad input.
+
+    ``profile``: profilers to attach (``PROFILES``; ``warp-states`` adds the ``warp_states``
+    statistic, sim/profile/warp_states.py); off by default, and then costless.
     """
     unknown = set(policy_overrides) - set(POLICIES) - {"warp_scheduler"}
     if unknown:
@@ -141,9 +145,30 @@ def simulate(cfg: GPUConfig, workload: Workload, seed: int = 0, memory: str | ob
               make_warp_scheduler=policy_overrides.get("warp_scheduler") or make_warp_scheduler,
               rng=random.Random(seed), watchdog=watchdog, sample_interval=sample_interval,
               **policies)
+    profilers = attach_profilers(gpu, profile)
     gpu.run(progress)
     meta = {"preset": cfg.name, "workload": workload.name, "seed": seed,
             "policies": {k: type(p).__name__ for k, p in policies.items()},
             "policy_reports": {k: r for k, p in policies.items() if (r := p.report()) is not None},
             "warp_sched": cfg.sm.warp_sched}
-    return collect(gpu, meta, memory if isinstance(memory, str) else type(memory).__name__)
+    result = collect(gpu, meta, memory if isinstance(memory, str) else type(memory).__name__)
+    for key, prof in profilers.items():
+        result[key] = prof.report(gpu.runs, gpu.cycles)
+    return result
+
+
+PROFILES = ("warp-states",)
+
+
+def attach_profilers(gpu: GPU, names: tuple[str, ...]) -> dict:
+    """The profilers ``names`` (``PROFILES``) attached to ``gpu``'s SMs, by statistic key."""
+    out = {}
+    for name in names:
+        if name not in PROFILES:
+            raise ConfigError("--profile", name, "allowed: " + ", ".join(PROFILES))
+        from sim.profile.warp_states import WarpStateProfiler
+        prof = WarpStateProfiler(len(gpu.sms))
+        for sm in gpu.sms:
+            sm.profiler = prof
+        out["warp_states"] = prof
+    return out

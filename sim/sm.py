@@ -111,6 +111,7 @@ class SM(SMMemory):
         self.decode_cache = decode_cache
         self.state = PWR_ACTIVE
         self.bound = None   # kernel binding (owned by the kernel scheduler)
+        self.profiler = None    # warp-state profiler (sim/profile/warp_states.py), off
         self.wake = self.core_wake = NEVER
         self.accounted = 0                  # first cycle whose issue slots are not yet counted
         self.ctas_launched = self.paused_cycles = self.gated_cycles = 0
@@ -134,6 +135,8 @@ class SM(SMMemory):
         start = self.accounted
         if upto <= start:
             return
+        if self.profiler is not None:
+            self.profiler.skipped(self, start, upto)
         n = upto - start
         paused = self.state != PWR_ACTIVE
         for sc in self.subcores:        # the issue interval first, then the reason that held
@@ -179,6 +182,8 @@ class SM(SMMemory):
                 w.subcore.update(w)
             elif w.exited and not w.pending and not w.mem_out:
                 self.finish_warp(w, now)
+        if self.profiler is not None:
+            self.profiler.sample(self, now)
         if self.state == PWR_ACTIVE:
             for sc in self.subcores:
                 if sc.wake <= now and (sc.masks[0] or sc.launch_bits) or sc.tick_always and self.n_ctas:

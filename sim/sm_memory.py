@@ -44,6 +44,7 @@ class SMMemory:
     retry: list[Unit]
     watched: bool
     stalled_on: bool | None
+    profiler: Any       # sim.profile.warp_states.WarpStateProfiler, or None (off)
 
     # defined by SM; declared here so that the compiled methods below can call them natively
     def catch_up(self, upto: int) -> None:
@@ -160,6 +161,8 @@ class SMMemory:
         finishing, a pause drain, SOCGPU state); else, e.g. for most store acceptances, it sleeps
         on."""
         w, dst = token
+        if self.profiler is not None and self.accounted < cycle:
+            self.catch_up(cycle)        # the profiler's MEM load changes even when quiet
         w.pending &= ~dst
         w.longop &= ~dst
         w.mem_out -= 1

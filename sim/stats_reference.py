@@ -31,6 +31,7 @@ HIER, FIXED = "memory hierarchy (sim/memory/hierarchy.py)", "fixed memory (sim/m
 ISSUE, ENERGY = "issue stage (sim/issue/)", "energy (sim/memory/energy.py, sim/stats.py)"
 RUN = "run (sim/run.py)"
 PREFETCH = "OWL prefetcher (sim/memory/prefetch.py)"
+PROF = "warp-state profiler (sim/profile/warp_states.py)"
 
 _REASONS = {
     "issued": "slots in which the scheduler issued a warp instruction. A slot, not an instruction: "
@@ -239,6 +240,37 @@ STATS: list[Stat] = [
         ("avg_latency", "core cycles", "mean issue → completion per request"),
         ("bytes_per_cycle", "bytes / core cycle", "the DRAM pipe's bandwidth"),
         ("latency", "core cycles", "`dram.fixed_latency + 2 × icnt.latency`"))],
+    # ---- warp-state profiler (--profile warp-states; thesis.md §4.2) -------------------------
+    Stat("warp_states.states", "", "the 8 warp states, in column order (`--profile warp-states` "
+         "only; docs/mechanisms/concurrent_kernels.md)", PROF),
+    Stat("warp_states.columns", "", "columns of `per_sm` rows (after the SM id) and `series` bins: "
+         "the 8 states, then alu_load and mem_load", PROF),
+    Stat("warp_states.bin_cycles", "core cycles", "width of one `series` bin (doubles as the run grows; "
+         "at most 256 bins)", PROF),
+    Stat("warp_states.cycles", "core cycles", "`cycles` of the run (the profiled span)", PROF),
+    Stat("warp_states.sms", "SMs", "`sm.count` (÷ for per-SM means)", PROF),
+    Stat("warp_states.kernels[].name", "", "kernel name", PROF),
+    Stat("warp_states.kernels[].index", "", "launch order, from 0", PROF),
+    Stat("warp_states.kernels[].warps_per_cta", "warps", "warps in one CTA of the kernel", PROF),
+    *[Stat(f"warp_states.kernels[].warp_cycles.{k}", "warp-cycles", d + "; the 8 states sum to the "
+           "kernel's resident warp-cycles" if k == "completed" else d, PROF) for k, d in (
+        ("ib_empty", "resident warps with an empty instruction buffer (waiting on fetch)"),
+        ("alu_scoreboard", "an operand waits on an earlier ALU-class write"),
+        ("mem_scoreboard", "an operand waits on a global load (long-op register) or a fence"),
+        ("alu_stall", "ready, but its non-memory unit (ALU, SFU, FP64, DIV) is busy"),
+        ("mem_stall", "ready, but the LD/ST unit is busy or stalled by the memory system"),
+        ("can_issue_alu", "ready and its non-memory unit free (issued or not)"),
+        ("can_issue_mem", "ready and the LD/ST unit free (issued or not)"),
+        ("completed", "exited or at `bar.sync`: waiting for the rest of its CTA"))],
+    Stat("warp_states.kernels[].alu_load", "instructions", "mean over the run's cycles of the kernel's "
+         "results waiting for write-back (ALU-class and shared-memory instructions with a destination), "
+         "all SMs", PROF),
+    Stat("warp_states.kernels[].mem_load", "instructions", "mean over the run's cycles of the kernel's "
+         "global/atomic memory instructions in flight, all SMs", PROF),
+    Stat("warp_states.kernels[].per_sm", "rows", "per SM that held the kernel: [sm, the 8 states in "
+         "warp-cycles, alu_load and mem_load in load-cycles]", PROF),
+    Stat("warp_states.kernels[].series", "rows", "per `bin_cycles` bin from cycle 0, all SMs: the 8 "
+         "states in warp-cycles, then the two loads in load-cycles (÷ bin_cycles = mean warps)", PROF),
     # ---- energy -------------------------------------------------------------------------------
     *[Stat(f"energy.{k}", "pJ", d + " (hierarchy only; docs/energy.md)", ENERGY) for k, d in (
         ("l1_pj", "`l1.sector_accesses × l1_access_pj`"),

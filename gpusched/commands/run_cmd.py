@@ -1,6 +1,7 @@
 """``gpusched run --preset P (--workload W | --trace DIR) [--set k=v ...] [--seed N] [--json]
 [--issue STAGE] [--warp-scheduler NAME] [--memory fixed|hierarchy] [--watchdog N] [--cta-scheduler NAME]
-[--kernel-scheduler NAME] [--cta-limit NAME] [--sm-controller NAME]``: one GPU-model run
+[--kernel-scheduler NAME] [--cta-limit NAME] [--sm-controller NAME] [--profile warp-states
+[--profile-plot PNG]]``: one GPU-model run
 (policy names: sim/policies; ``--issue socgpu`` = ``--set sm.issue=socgpu --set sm.ib_entries=8``).
 
 Exit status 2 on bad input (one line), 3 when the deadlock watchdog fires (one line naming the
@@ -51,6 +52,14 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
                                                        help=_policy_help("kernel_scheduler")),
         cta_limit: Optional[str] = typer.Option(None, "--cta-limit", help=_policy_help("cta_limit")),
         sm_controller: Optional[str] = typer.Option(None, "--sm-controller", help=_policy_help("sm_controller")),
+        profile: Optional[List[str]] = typer.Option(
+            None, "--profile", metavar="NAME",
+            help="attach a profiler: warp-states (the 8 warp states of thesis §5.3 per kernel and "
+                 "SM, ALU/MEM load; key warp_states)"),
+        profile_plot: Optional[str] = typer.Option(
+            None, "--profile-plot", metavar="PNG",
+            help="with --profile warp-states: write the stacked-area plot of the states over time "
+                 "(PNG + PDF)"),
         as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
         fmt: str = typer.Option("table", "--format",
                                 help="table | accelsim (Accel-Sim's key = value statistics)")):
@@ -68,6 +77,9 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
     if memory not in MEMORY_KINDS:
         raise ConfigError("--memory", memory, "allowed: " + ", ".join(MEMORY_KINDS))
     _check_limits(cfg, policies, watchdog)
+    profile = tuple(profile or ())
+    if profile_plot is not None and "warp-states" not in profile:
+        raise ConfigError("--profile-plot", profile_plot, "needs --profile warp-states")
     if (workload is None) == (trace is None):
         raise ConfigError("--workload/--trace", workload or trace, "give exactly one of them")
     from sim.workload.accelsim import trace_warnings_to_stderr
@@ -77,10 +89,13 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
     try:
         with _progress_bar(_cta_total(wl)) as progress:
             result = simulate(cfg, wl, seed=seed, memory=memory, progress=progress, watchdog=watchdog,
-                              **policies)
+                              profile=profile, **policies)
     except Deadlock as e:
         print(f"gpusched: {e}", file=sys.stderr)
         sys.exit(3)
+    if profile_plot is not None:
+        from sim.profile.plot import plot_warp_states
+        plot_warp_states(result["warp_states"], profile_plot, title=f"{wl.name} on {cfg.name}")
     if as_json or fmt == "accelsim":
         from sim.workload.trace_stats import accelsim_stats, format_accelsim
         result["accelsim"] = accelsim_stats(result, wl, cfg.l1.bypass_global_loads)
@@ -160,6 +175,9 @@ def _print_summary(r: dict) -> None:
     for reason, n in r["issue"].items():
         it.add_row(reason, f"{n:,}", f"{100 * n / total:.1f}%")
     console.print(it)
+    if "warp_states" in r:
+        from sim.profile.plot import summary_table
+        console.print(summary_table(r["warp_states"]))
     console.print("One slot per scheduler per cycle; 'issued' counts slots, not instructions: a "
                   f"dual-issue slot issues 2 ({r['issue_stage'].get('dual_issues', 0):,} such slots "
                   "here). Definitions: docs/stats.md", highlight=False, soft_wrap=True)

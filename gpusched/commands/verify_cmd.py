@@ -28,6 +28,9 @@ SOAKS += [("warp_sched", {"policy": "phase", "W": 24})] + \
 # OWL's prefetch engine: both stop schemes at the paper's size, and a small odd-sized one
 BLOCK_SOAKS = [("owl_prefetch", {"SCHEME": s}) for s in ("a", "b")] + \
     [("owl_prefetch", {"BANKS": 3, "LINES": 8, "LOWER": 2, "HIGHER": 5})]
+# the concurrent-kernel dispatcher's three policies (thesis.md §4.4-§4.5)
+CK_SOAKS = [("ck_dispatch", {"policy": p, "K": 4, "NC": 4, "BW": 8, "MW": 3})
+            for p in ("baseline", "sequential", "interleaved")]
 SOAK_CYCLES = 100_000
 
 
@@ -74,6 +77,9 @@ def _checks() -> dict[str, Callable[[], bool]]:
     for i, (block, params) in enumerate(BLOCK_SOAKS):
         name = f"lockstep-{block}-" + "-".join(str(v) for v in params.values())
         checks[name] = lambda b=block, p=params, i=i: _soak(b, p, seed=9200 + i)
+    for i, (block, params) in enumerate(CK_SOAKS):
+        name = f"lockstep-{block}-" + "-".join(str(v) for v in params.values())
+        checks[name] = lambda b=block, p=params, i=i: _soak(b, p, seed=9100 + i)
     checks["fuzz-inputs"] = _fuzz_long
     return checks
 

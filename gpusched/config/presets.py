@@ -192,8 +192,18 @@ OWL = GPUConfig(
 THESIS_CH3 = replace(THESIS, name="thesis_ch3", sm=replace(THESIS.sm, count=16),
                      dram=replace(THESIS.dram, clock_mhz=1850.0))
 
+# thesis.md §4.6 Table 5.1 (ch.5, concurrent kernels): the ch.3 machine (thesis_ch3) plus 16
+# LD/ST units per core: one LD/ST unit shared by the SM, a warp instruction every 2 cycles (the
+# ch.3 preset has one per scheduler). A 16-row KSB (Fermi's concurrent-kernel limit, §9.4) with
+# kernels sharing SMs (the ck_* kernel schedulers). The Table 5.2 warp policy is not stated: gto
+# as thesis_ch3. Fig 5.3's 64 warps per core (8 CTAs × 8 warps) exceed Table 5.1's 48 (§8 item
+# 6): --set sm.warps_per_sm=64 --set sm.threads_per_sm=2048.
+THESIS_CH5 = replace(THESIS_CH3, name="thesis_ch5",
+                     units=replace(THESIS_CH3.units, ldst_shared=True, ldst_ii=2),
+                     kernels=replace(THESIS_CH3.kernels, max_concurrent=16, concurrent_sm=True))
+
 PRESETS: dict[str, GPUConfig] = {c.name: c for c in (TINY, GTX480, GP102, TITANX, IKRA_15CU, THESIS,
-                                                      OWL, THESIS_CH3)}
+                                                      OWL, THESIS_CH3, THESIS_CH5)}
 
 
 def get_preset(name: str) -> GPUConfig:

@@ -4,6 +4,8 @@ Four kinds, each a small class with a documented protocol (see the modules):
 
 - ``kernel_scheduler`` (kernel_sched.py): fifo (baseline), sm_partition (concurrent kernels);
   srtf, adaptive, mpmax, srtf_fifo (srtf.py: the ``kernel_sched`` twin with one ``srtf_pred`` per SM);
+  ck_baseline, ck_sequential, ck_interleaved[:<share>] (ck_dispatch.py: the ``ck_dispatch`` twin,
+  thesis.md §4);
 - ``cta_scheduler`` (cta_sched.py): rr (baseline); ikra_rr, ikra_chunk, ikra_reset, ikra_flip,
   ikra_steal (ikra_cta.py: the ``cta_sched`` block's twin driven through its ports);
 - ``cta_limit`` (cta_limit.py): max_occupancy (baseline); perf_sat (perf_sat_limit.py);
@@ -40,17 +42,21 @@ from .names import Arg, Family, parse
 from .onac_ctrl import OnacController, SeqDetController
 from .perf_sat_limit import PerfSatLimit
 from .srtf import SRTF_KERNEL_SCHEDULERS
+from .ck_dispatch import CK_KERNEL_SCHEDULERS
 
 POLICIES: dict[str, dict[str, type]] = {
     "kernel_scheduler": {"fifo": FIFOKernelScheduler, "sm_partition": SMPartitionKernelScheduler,
-                         **SRTF_KERNEL_SCHEDULERS},
+                         **SRTF_KERNEL_SCHEDULERS, **CK_KERNEL_SCHEDULERS},
     "cta_scheduler": {"rr": RoundRobinCTAScheduler, **IKRA_CTA_SCHEDULERS},
     "cta_limit": {"max_occupancy": MaxOccupancy, "perf_sat": PerfSatLimit},
     "sm_controller": {"all_active": AllActive},
 }
 _SKIP = Arg("skip", lo=0, default=1, doc="ramp-up waves before detection (thesis.md §9.3)")
 FAMILIES: dict[str, dict[str, Family]] = {
-    "kernel_scheduler": {},
+    "kernel_scheduler": {"ck_interleaved": Family(
+        "ck_interleaved", lambda cfg, a: CK_KERNEL_SCHEDULERS["ck_interleaved"](cfg, a["share"]),
+        "interleaved concurrent kernels, <share> CTAs per SM of each kernel while sharing "
+        "(thesis.md §4.5)", args=(Arg("share", lo=1),))},
     "cta_scheduler": {},
     "cta_limit": {"fixed": Family(
         "fixed", lambda cfg, a: FixedLimit(cfg, a["N"]),

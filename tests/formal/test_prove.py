@@ -95,3 +95,8 @@ def test_the_solver_is_boolector_when_its_wheel_is_installed(monkeypatch):
     assert name == "boolector"
     monkeypatch.setenv("GPUSCHED_SOLVER", "z3")
     assert solver()[0] == "z3"
+def test_ck_dispatch_invariants_hold_and_the_over_cap_mutant_is_caught():
+    case = _case("ck_dispatch", "interleaved")
+    assert prove(build(case), 5).status == "proved"
+    res = prove(build(case, mutant=True), 5)
+    assert res.status == "failed" and res.failed == "an accepted CTA stays within the core's max blocks"
