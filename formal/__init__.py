@@ -58,7 +58,6 @@ def _cases() -> list[Case]:
                       SocgpuIssueIgnoringDM.__doc__,
                       make_mutant=lambda: SocgpuIssueIgnoringDM(**soc)))
     cases += _owl_cases()
-<<<<<<< HEAD
     cases += _phase_cases()
     from formal.props_ck_dispatch import CkDispatchProps, mutant_accepts_over_cap
     from hdl.ck_dispatch import CkDispatch
@@ -67,6 +66,14 @@ def _cases() -> list[Case]:
                           lambda pol=pol: CkDispatch(2, 2, 3, 2, pol),
                           lambda dut: CkDispatchProps(dut, 2, 2, 3, 2), mutant_accepts_over_cap,
                           mutant_accepts_over_cap.__doc__, depth=10))
+    from formal.props_owl_prefetch import OwlPrefetchProps
+    from hdl.owl_prefetch import OwlPrefetch
+    for scheme in ("a", "b"):
+        cases.append(Case("owl_prefetch", f"BANKS=2 LINES=4 LOWER=2 HIGHER=3 SCHEME={scheme}",
+                          lambda s=scheme: OwlPrefetch(2, 4, 2, 3, s), OwlPrefetchProps, None,
+                          "a prefetcher that ignores pending demands (the RTL's ignore_demands)",
+                          depth=6,
+                          make_mutant=lambda s=scheme: OwlPrefetch(2, 4, 2, 3, s, ignore_demands=True)))
     return cases
 
 
@@ -83,16 +90,6 @@ def _phase_cases() -> list[Case]:
                           lambda pol=pol: TwoLevelQueues(4, 2, pol), QueuesProps,
                           None, early_release_queues.__doc__, depth=12,
                           make_mutant=lambda pol=pol: early_release_queues(4, 2, pol)))
-=======
-    from formal.props_owl_prefetch import OwlPrefetchProps
-    from hdl.owl_prefetch import OwlPrefetch
-    for scheme in ("a", "b"):
-        cases.append(Case("owl_prefetch", f"BANKS=2 LINES=4 LOWER=2 HIGHER=3 SCHEME={scheme}",
-                          lambda s=scheme: OwlPrefetch(2, 4, 2, 3, s), OwlPrefetchProps, None,
-                          "a prefetcher that ignores pending demands (the RTL's ignore_demands)",
-                          depth=6,
-                          make_mutant=lambda s=scheme: OwlPrefetch(2, 4, 2, 3, s, ignore_demands=True)))
->>>>>>> h-pref
     return cases
 
 
