@@ -16,6 +16,7 @@ from gpusched.config import ConfigError
 from . import paper_kernels as pk
 from . import recipes as rc
 from .socgpu_suite import SUITE as SOCGPU_SUITE
+from .ercbench import catalogue_entries as ercb_entries
 from .kernel import Kernel, Workload
 
 
@@ -172,6 +173,8 @@ _ENTRIES: dict[str, Entry] = {
                         "load", rc.owl_compute),
     # socgpu.md §7 suite (sim/workload/socgpu_suite.py)
     **{name: _e(*entry) for name, entry in SOCGPU_SUITE.items()},
+    # srtf.md §7.2 ERCBench kernels (sim/workload/ercbench.py)
+    **{name: _e(*entry) for name, entry in ercb_entries().items()},
 }
 ENTRIES = MappingProxyType(_ENTRIES)
 _PARAMETRIC = re.compile(r"^(add|stream)_(\d+)_(loops|words)$")
