@@ -10,7 +10,8 @@ it is re-evaluated whenever a block starts or ends on that SM. A block placed in
 progresses from c and retires in the first cycle its work is done.
 
 Block work = t_R × a lognormal factor (mean 1, σ from the kernel's %RSD, capped at ``cap`` × mean
-when given), drawn from (kernel seed, block id) so it does not depend on placement, × 1.1–1.3 for
+when given), drawn from (kernel seed, block id) so it does not depend on placement — the very
+draw of the cycle-level ``Work("data")`` loop factor, so both modes run the same blocks — × 1.1–1.3 for
 the first block of a kernel on each SM (startup; drawn from (kernel seed, SM)). Kernels carry the
 record as ``kernel.meta["block_timing"]`` (``t_R``, ``R``, ``sigma``, ``knee``, ``cap``,
 ``first``; sim/workload/ercbench.py makes them; ``timing_from_cycle_run`` derives one from a
@@ -38,8 +39,10 @@ from sim.stats import ISSUE_SLOT_REASONS
 from sim.subcore import NEVER
 from sim.workload.kernel import Workload
 from sim.workload.patterns import mix_seed
+from sim.workload.synthetic import _CTA_SALT
 
-_BLOCK_SALT, _FIRST_SALT = 0xB10C, 0xF125
+_BLOCK_SALT = _CTA_SALT   # the cycle-level ``Work("data")`` draw: the same factor per block
+_FIRST_SALT = 0xF125
 FINISH_EPS = 1e-9
 
 

@@ -1,9 +1,9 @@
 """Multiprogram workloads: members (catalogue workloads) launched together at given arrivals.
 
 A **member** is a catalogue workload name (any entry, any number of kernels) with an arrival
-offset. ``compose`` builds each member in its own build context, so a kernel's seed and its
-instruction streams are exactly those of the member run alone (``standalone``): T^SP and T^MP run
-the same blocks (srtf.md §7.1). Each member's address regions start at its own base (one of 4096
+offset. ``compose`` builds each member in its own build context (seeded by the workload seed and
+the member's name), so a kernel's seed and its instruction streams are exactly those of the member
+run alone (``standalone``): T^SP and T^MP run the same blocks (srtf.md §7.1). Each member's address regions start at its own base (one of 4096
 lanes from a hash of its name, so a member's addresses do not depend on its partners either);
 two members in one workload that hash to the same lane are an input error.
 
@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from gpusched.config import ConfigError
 from sim.workload.kernel import Kernel, Workload
+from sim.workload.patterns import mix_seed
 from sim.workload.recipes import REGION_ALIGN, REGION_BASE, Ctx
 
 LANES = 4096
@@ -43,10 +44,11 @@ def lane(name: str) -> int:
 
 
 class MemberCtx(Ctx):
-    """A build context whose regions start at the member's own lane."""
+    """A build context whose regions start at the member's own lane and whose kernel seeds mix
+    in the member's name (two members of one workload never share per-block draws)."""
 
     def __init__(self, seed: int, scale: float, name: str):
-        super().__init__(seed, scale)
+        super().__init__(mix_seed(seed, zlib.crc32(name.encode())) & 0xFFFFFFFF, scale)
         self._next_region = REGION_BASE + lane(name) * LANE_BYTES
 
 
@@ -71,10 +73,12 @@ def build_member(name: str, seed: int = 0, scale: float = 1.0) -> list[Kernel]:
 
 
 def compose(members: list[Member], seed: int = 0, scale: float = 1.0,
-            max_concurrent: int | None = None) -> Workload:
+            max_concurrent: int | None = None, timing: dict | None = None) -> Workload:
     """One workload of ``members`` in launch order; each member's kernels arrive at its offset
     (plus their own arrival within the member). ``max_concurrent``: the kernel-slot count the
-    workload must fit in at once (ConfigError naming ``kernels.max_concurrent`` otherwise)."""
+    workload must fit in at once (ConfigError naming ``kernels.max_concurrent`` otherwise).
+    ``timing``: kernel name → fields replacing those of its block-timing record (block mode;
+    e.g. calibrated knees, sim/multiprog/calibrate.py)."""
     if not members:
         raise ConfigError("workload", "", "a multiprogram workload needs at least one member")
     lanes: dict[int, str] = {}
@@ -90,6 +94,8 @@ def compose(members: list[Member], seed: int = 0, scale: float = 1.0,
             raise ConfigError("workload", m.name, f"shares an address lane with {other}")
         for k in build_member(m.name, seed, scale):
             k.arrival += m.arrival
+            if timing and k.name in timing:
+                k.meta["block_timing"] = {**k.meta.get("block_timing", {}), **timing[k.name]}
             kernels.append(k)
     if max_concurrent is not None and len(kernels) > max_concurrent:
         raise ConfigError("kernels.max_concurrent", max_concurrent,

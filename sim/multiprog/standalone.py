@@ -29,35 +29,37 @@ def _config_text(cfg: GPUConfig) -> str:
 
 
 def cache_key(member: str, cfg: GPUConfig, mode: str, seed: int, scale: float,
-              kernel_scheduler: str, memory: str) -> str:
+              kernel_scheduler: str, memory: str, timing: dict | None = None) -> str:
     from gpusched.experiment.point import model_code_fingerprint
     text = json.dumps([member, _config_text(cfg), mode, seed, float(scale), kernel_scheduler,
-                       memory, model_code_fingerprint()])
+                       memory, model_code_fingerprint(), timing or {}], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
 def standalone_trace(member: str, cfg: GPUConfig, mode: str = "block", seed: int = 0,
                      scale: float = 1.0, kernel_scheduler: str = "fifo",
-                     memory: str = "fixed") -> dict:
+                     memory: str = "fixed", timing: dict | None = None) -> dict:
     """Run ``member`` alone (arrival 0) and return its trace (sim/multiprog/execute.py)."""
     build, work = scales(mode, scale)
-    wl = compose([Member(member)], seed, build, cfg.kernels.max_concurrent)
+    wl = compose([Member(member)], seed, build, cfg.kernels.max_concurrent, timing)
     return run_trace(cfg, wl, mode, seed, kernel_scheduler, memory, work_scale=work)
 
 
 def standalone_runtime(member: str, cfg: GPUConfig, mode: str = "block", seed: int = 0,
                        scale: float = 1.0, kernel_scheduler: str = "fifo", memory: str = "fixed",
-                       cache_dir: str | Path | None = DEFAULT_CACHE) -> int:
-    """T^SP of ``member`` in cycles (cached in ``cache_dir``; None: no cache)."""
+                       cache_dir: str | Path | None = DEFAULT_CACHE,
+                       timing: dict | None = None) -> int:
+    """T^SP of ``member`` in cycles (cached in ``cache_dir``; None: no cache); ``timing`` as
+    ``compose``."""
     path = None
     if cache_dir is not None:
-        key = cache_key(member, cfg, mode, seed, scale, kernel_scheduler, memory)
+        key = cache_key(member, cfg, mode, seed, scale, kernel_scheduler, memory, timing)
         path = Path(cache_dir) / f"{key}.json"
         try:
             return int(json.loads(path.read_text())["cycles"])
         except (OSError, ValueError, KeyError):
             pass
-    trace = standalone_trace(member, cfg, mode, seed, scale, kernel_scheduler, memory)
+    trace = standalone_trace(member, cfg, mode, seed, scale, kernel_scheduler, memory, timing)
     cycles = member_turnaround(trace)[member]
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,8 @@
 """One multiprogram run with its metrics: ``run_workload("A+B", offset, kernel_scheduler, …)``
 composes the workload (sim/multiprog/compose.py), measures or reads each member's T^SP
 (sim/multiprog/standalone.py), runs it and returns NTT per member, STP, ANTT, StrictF, the
-predictor records' accuracy and the sampling / hand-off delays (sim/multiprog/metrics.py).
+predictor records' accuracy and the sampling / hand-off delays (sim/multiprog/metrics.py);
+for two members also the analytic SJF, LJF and serial-FIFO references from the same T^SP.
 
 ``check_inputs`` validates everything before any simulation, each error one ConfigError naming
 the field: an unknown member, more kernels than ``kernels.max_concurrent``, an offset that is not
@@ -65,15 +66,17 @@ def make_scheduler(name: str, standalone: dict[str, int], share_cap: int = 3):
 
 def run_workload(cfg: GPUConfig, workload: str, offset="100", kernel_scheduler: str = "srtf",
                  mode: str = "block", seed: int = 0, scale: float = 1.0, share_cap: int = 3,
-                 memory: str = "fixed", cache_dir=DEFAULT_CACHE, keep_ratios: bool = True) -> dict:
-    """Run ``workload`` (``A+B…`` or one member alone) and return its metrics (module doc)."""
+                 memory: str = "fixed", cache_dir=DEFAULT_CACHE, keep_ratios: bool = True,
+                 timing: dict | None = None) -> dict:
+    """Run ``workload`` (``A+B…`` or one member alone) and return its metrics (module doc);
+    ``timing``: block-timing fields per kernel name (``compose``)."""
     names = check_inputs(cfg, workload, offset, kernel_scheduler, mode, share_cap, scale)
     t_sp = {n: standalone_runtime(n, cfg, mode, seed, scale, STANDALONE_SCHEDULER, memory,
-                                  cache_dir) for n in names}
+                                  cache_dir, timing) for n in names}
     shift = resolve_offset(offset, t_sp[names[0]]) if len(names) > 1 else 0
     members = [Member(n, 0 if i == 0 else shift) for i, n in enumerate(names)]
     build, work = scales(mode, scale)
-    wl = compose(members, seed, build, cfg.kernels.max_concurrent)
+    wl = compose(members, seed, build, cfg.kernels.max_concurrent, timing)
     trace = run_trace(cfg, wl, mode, seed, make_scheduler(kernel_scheduler, t_sp, share_cap),
                       memory, work_scale=work)
     t_mp = member_turnaround(trace)
@@ -86,6 +89,8 @@ def run_workload(cfg: GPUConfig, workload: str, offset="100", kernel_scheduler: 
         for label, shortest in (("sjf", True), ("ljf", False)):
             o = metrics.oracle_ntts(t_sp[names[0]], t_sp[names[1]], shift, shortest)
             out[label] = metrics.summary(o)
+        out["serial"] = metrics.summary(metrics.serial_ntts(t_sp[names[0]], t_sp[names[1]],
+                                                            shift, True))
     acc = metrics.predictor_accuracy(trace)
     out["predictions"] = len(acc)
     if keep_ratios:
