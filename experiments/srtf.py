@@ -1,0 +1,326 @@
+"""SRTF (srtf.md): preemptive thread-block scheduling of concurrent kernels with the Simple
+Slicing runtime predictor — FIFO, MPMax, SRTF, SRTF/Adaptive and zero-sampling SRTF over the 56
+ordered pairs of eight ERCBench-like kernels, arrival offsets +100 cycles, +25 % and +50 % of the
+first kernel's standalone runtime, against the analytic SJF / LJF / serial-FIFO references.
+
+Timing: the block-level mode (sim/multiprog/blocklevel.py; srtf.md §6 item 21): each kernel's
+mean block time and spread are the document's table (§7.2), its t(r) knee is calibrated on the
+cycle-level model (sim/multiprog/calibrate.py), and a subset of pairs (``check`` points) runs in
+both models to show how far the block-level turnarounds are from the cycle-level ones. SHA1's
+22 M cycles cost the block mode ~1 s. Policies run through the same kernel schedulers,
+``kernel_sched`` / ``srtf_pred`` twins and dispatcher as the cycle-level model.
+
+Metrics per workload (srtf.md §7.1): NTT, STP, ANTT, StrictF; aggregated as geometric means over
+workloads at +100 cycles; improvement factors as the document. Predictor accuracy = predicted /
+actual total runtime per (kernel, SM) record, kernels alone, under MPMax and under SRTF.
+Quick grid: 8 of the 56 pairs at +100 cycles, the alone runs, one check pair.
+"""
+
+from __future__ import annotations
+
+import math
+
+from experiments.srtf_runs import KIND
+from experiments.thesis_runs import GridUnion
+from gpusched.experiment.grid import Grid
+from gpusched.experiment.plots import FigurePlot
+from gpusched.experiment.query import ResultSet
+from gpusched.experiment.registry import Experiment, Headline, Metric, Table
+from sim.multiprog.compose import ordered_pairs
+from sim.multiprog.metrics import gmean
+from sim.workload.ercbench import ERCB_NAMES
+
+POLICIES = ["srtf_fifo", "mpmax", "srtf", "adaptive", "srtf_zero"]
+LABEL = {"srtf_fifo": "FIFO", "mpmax": "MPMax", "srtf": "SRTF", "adaptive": "SRTF/Adaptive",
+         "srtf_zero": "SRTF zero-sampling"}
+OFFSETS = ["100", "25%", "50%"]
+PAIRS = ordered_pairs(list(ERCB_NAMES))
+QUICK_PAIRS = ["ercb_aes_e+ercb_jpeg_d", "ercb_jpeg_d+ercb_aes_e", "ercb_sha1+ercb_jpeg_e",
+               "ercb_jpeg_e+ercb_sha1", "ercb_sad+ercb_nlm2", "ercb_raytracing+ercb_aes_d",
+               "ercb_nlm2+ercb_jpeg_d", "ercb_aes_d+ercb_sad"]
+CHECK_KERNELS = ["ercb_jpeg_d", "ercb_aes_e", "ercb_raytracing", "ercb_sad"]
+CHECK_POLICIES = ["srtf_fifo", "mpmax", "srtf"]
+CHECK_SCALE = 0.1
+OVERRIDES = {"kernels.concurrent_sm": True}
+
+
+def _grid(name: str, pairs: list[str], offsets: list[str], check: list[str]) -> GridUnion:
+    parts = [Grid(name=f"{name}_pairs", workloads=pairs, preset=["gtx480"], kind=KIND,
+                  overrides=dict(OVERRIDES),
+                  params={"task": ["pair"], "policy": POLICIES, "offset": offsets}),
+             Grid(name=f"{name}_alone", workloads=list(ERCB_NAMES), preset=["gtx480"], kind=KIND,
+                  overrides=dict(OVERRIDES), params={"task": ["alone"], "policy": ["srtf"]}),
+             Grid(name=f"{name}_check", workloads=check, preset=["gtx480"], kind=KIND,
+                  overrides=dict(OVERRIDES),
+                  params={"task": ["check"], "policy": CHECK_POLICIES, "scale": [CHECK_SCALE]})]
+    return GridUnion(name=name, workloads=list(dict.fromkeys(pairs + list(ERCB_NAMES) + check)),
+                     preset=["gtx480"], seeds=[0], kind=KIND, parts=tuple(parts))
+
+
+GRID = _grid("srtf", PAIRS, OFFSETS, ordered_pairs(CHECK_KERNELS))
+QUICK = _grid("srtf_quick", QUICK_PAIRS, ["100"], ["ercb_jpeg_d+ercb_aes_e"])
+
+
+# ---- rows and aggregates ------------------------------------------------------------------------
+
+def pair_rows(results: ResultSet, policy: str, offset: str = "100") -> list[dict]:
+    return [r for r in results.rows if r.get("task") == "pair" and r.get("policy") == policy
+            and str(r.get("offset")) == offset and r.get("stp") is not None]
+
+
+def gm(policy: str, metric: str, offset: str = "100"):
+    """Geometric mean of ``metric`` over the workloads run under ``policy`` at ``offset``."""
+    def ours(results: ResultSet) -> float:
+        rows = pair_rows(results, policy, offset)
+        if not rows:
+            raise ValueError(f"no {policy} runs at offset {offset}")
+        return gmean(r[metric] for r in rows)
+    return ours
+
+
+def ratio(a, b):
+    return lambda results: a(results) / b(results)
+
+
+def worst(policy: str, metric: str = "antt"):
+    return lambda results: max(r[metric] for r in pair_rows(results, policy))
+
+
+def sharing_count(results: ResultSet) -> float:
+    rows = pair_rows(results, "adaptive")
+    return sum(1 for r in rows if any(e[2] == "enter" for e in (r.get("sharing") or [])))
+
+
+def ratios(results: ResultSet, task: str, policy: str) -> list[float]:
+    return [x for r in results.rows if r.get("task") == task and r.get("policy") == policy
+            and str(r.get("offset", "100")) == "100" for x in (r.get("pred_ratio") or [])]
+
+
+def within_2x(task: str, policy: str):
+    def ours(results: ResultSet) -> float:
+        xs = ratios(results, task, policy)
+        if not xs:
+            raise ValueError("no predictor records")
+        return 100.0 * sum(0.5 <= x <= 2.0 for x in xs) / len(xs)
+    return ours
+
+
+def median_delay(kind: str, policy: str = "srtf"):
+    def ours(results: ResultSet) -> float:
+        xs = sorted(x for r in pair_rows(results, policy) for x in (r.get(f"delays.{kind}") or []))
+        if not xs:
+            raise ValueError(f"no {kind} delays")
+        return float(xs[len(xs) // 2])
+    return ours
+
+
+def check_error(results: ResultSet, fn=max) -> float:
+    """Relative NTT error of block mode against the cycle-level model over the check points."""
+    errs = [abs(b - c) / c for r in results.rows if r.get("task") == "check"
+            for b, c in zip(r.get("block.ntt") or [], r.get("cycle.ntt") or [])]
+    if not errs:
+        raise ValueError("no check runs")
+    return 100.0 * (fn(errs) if fn is max else sum(errs) / len(errs))
+
+
+def at_100(stat: str):
+    """A per-run metric for the tables: ``stat`` of pair runs at +100 cycles, else None."""
+    return lambda s: s.get(stat) if s.get("offset") == "100" and "sjf" in s else None
+
+
+def _headline() -> list[Headline]:
+    H = Headline
+    rows = [
+        H("STP, FIFO", "", gm("srtf_fifo", "stp"), 1.35, "geo. mean over the pairs at +100 cycles"),
+        H("STP, SRTF", "", gm("srtf", "stp"), 1.59),
+        H("STP, SRTF / FIFO", "×", ratio(gm("srtf", "stp"), gm("srtf_fifo", "stp")), 1.18),
+        H("ANTT, FIFO", "", gm("srtf_fifo", "antt"), 3.66),
+        H("ANTT, SRTF", "", gm("srtf", "antt"), 1.63),
+        H("ANTT, FIFO / SRTF", "×", ratio(gm("srtf_fifo", "antt"), gm("srtf", "antt")), 2.25),
+        H("STP, SRTF / MPMax", "×", ratio(gm("srtf", "stp"), gm("mpmax", "stp")), 1.16),
+        H("ANTT, MPMax / SRTF", "×", ratio(gm("mpmax", "antt"), gm("srtf", "antt")), 1.3),
+        H("STP, SRTF below SJF", "%", lambda r: 100 * (1 - gm("srtf", "stp")(r)
+                                                       / gm("srtf", "sjf.stp")(r)), 12.64),
+        H("StrictF, FIFO", "", gm("srtf_fifo", "fairness"), 0.19),
+        H("StrictF, SRTF/Adaptive", "", gm("adaptive", "fairness"), 0.56),
+        H("StrictF, Adaptive / FIFO", "×", ratio(gm("adaptive", "fairness"),
+                                                 gm("srtf_fifo", "fairness")), 2.95),
+        H("STP, Adaptive / FIFO", "×", ratio(gm("adaptive", "stp"), gm("srtf_fifo", "stp")), 1.12),
+        H("STP, MPMax", "", gm("mpmax", "stp")),
+        H("ANTT, MPMax", "", gm("mpmax", "antt")),
+        H("ANTT, SRTF/Adaptive", "", gm("adaptive", "antt")),
+        H("StrictF, SRTF", "", gm("srtf", "fairness")),
+        H("STP, SRTF zero-sampling", "", gm("srtf_zero", "stp")),
+        H("ANTT, SRTF zero-sampling", "", gm("srtf_zero", "antt")),
+        H("STP, SJF (analytic)", "", gm("srtf", "sjf.stp")),
+        H("STP, LJF (analytic)", "", gm("srtf", "ljf.stp")),
+        H("STP, serial FIFO (analytic)", "", gm("srtf", "serial.stp"),
+          note="srtf.md §6 item 20: the document's FIFO is weaker than this"),
+        H("ANTT, SJF (analytic)", "", gm("srtf", "sjf.antt")),
+        H("ANTT, LJF (analytic)", "", gm("srtf", "ljf.antt")),
+        H("ANTT, serial FIFO (analytic)", "", gm("srtf", "serial.antt")),
+        H("workloads in sharing mode (Adaptive)", "", sharing_count),
+    ]
+    for p in POLICIES:
+        rows.append(H(f"worst ANTT, {LABEL[p]}", "", worst(p)))
+    for off in OFFSETS[1:]:
+        for p in ("srtf_fifo", "srtf"):
+            rows += [H(f"STP at +{off}, {LABEL[p]}", "", gm(p, "stp", off)),
+                     H(f"ANTT at +{off}, {LABEL[p]}", "", gm(p, "antt", off))]
+    rows += [
+        H("predictions within 2×, kernels alone", "%", within_2x("alone", "srtf"),
+          note="the document: mostly within 2×"),
+        H("predictions within 2×, under MPMax", "%", within_2x("pair", "mpmax")),
+        H("predictions within 2×, under SRTF", "%", within_2x("pair", "srtf")),
+        H("median sampling delay, SRTF", "cycles", median_delay("sampling")),
+        H("median hand-off delay, SRTF", "cycles", median_delay("handoff")),
+        H("block vs cycle model: mean NTT error", "%", lambda r: check_error(r, None),
+          note="check pairs, work × 0.1"),
+        H("block vs cycle model: max NTT error", "%", check_error),
+    ]
+    return rows
+
+
+# ---- figures ------------------------------------------------------------------------------------
+
+PAPER = {("srtf_fifo", "stp"): 1.35, ("srtf", "stp"): 1.59, ("srtf_fifo", "antt"): 3.66,
+         ("srtf", "antt"): 1.63, ("mpmax", "stp"): 1.59 / 1.16, ("mpmax", "antt"): 1.63 * 1.3,
+         ("srtf_fifo", "fairness"): 0.19, ("adaptive", "fairness"): 0.56,
+         ("adaptive", "stp"): 1.35 * 1.12}
+
+
+def draw_policies(exp, results: ResultSet, plt):
+    """Geometric means per policy and offset; dashed SJF, dash-dotted LJF, dotted serial FIFO
+    (analytic, +100); ★ the document's value where it gives one."""
+    from gpusched.experiment import plotstyle
+    fig, axes = plotstyle.figure(plt, 3, size=(4.2, 3.4))
+    offsets = [o for o in OFFSETS if pair_rows(results, "srtf", o)]
+    width = 0.8 / max(1, len(offsets))
+    for ax, (metric, label) in zip(axes, [("stp", "STP (higher is better)"),
+                                          ("antt", "ANTT (lower is better)"),
+                                          ("fairness", "StrictF (higher is fairer)")]):
+        for j, off in enumerate(offsets):
+            ys = [gmean(r[metric] for r in pair_rows(results, p, off)) if pair_rows(results, p, off)
+                  else math.nan for p in POLICIES]
+            xs = [i + (j - (len(offsets) - 1) / 2) * width for i in range(len(POLICIES))]
+            ax.bar(xs, ys, width, label=f"+{off}" + (" cycles" if off == "100" else ""),
+                   color=plotstyle.COLOURS[j])
+        for ref, style in (("sjf", "--"), ("ljf", "-."), ("serial", ":")):
+            rows = pair_rows(results, "srtf")
+            if rows and ref + "." + metric in rows[0]:
+                ax.axhline(gmean(r[f"{ref}.{metric}"] for r in rows), color="black", ls=style,
+                           lw=1, label={"sjf": "SJF", "ljf": "LJF", "serial": "serial FIFO"}[ref])
+        for i, p in enumerate(POLICIES):
+            if (p, metric) in PAPER:
+                ax.plot([i], [PAPER[(p, metric)]], "*", color="#D55E00", ms=9,
+                        label="paper" if i == 0 or (p, metric) == ("adaptive", "fairness") else None)
+        if metric == "antt":
+            ax.set_yscale("log")
+        plotstyle.category_axis(ax, [LABEL[p] for p in POLICIES])
+        ax.set_ylabel(label)
+    handles, labels = axes[0].get_legend_handles_labels()
+    seen = dict(zip(labels, handles))
+    plotstyle.legend_below(fig, list(seen.values()), list(seen), title="")
+    return fig
+
+
+def draw_workloads(exp, results: ResultSet, plt):
+    """Per workload at +100 cycles, sorted by SJF STP: the band between LJF and SJF (analytic
+    envelope) and each policy's STP and ANTT."""
+    from gpusched.experiment import plotstyle
+    fig, axes = plotstyle.figure(plt, 2, cols=1, size=(11.0, 3.2))
+    base = {r["workload"]: r for r in pair_rows(results, "srtf")}
+    order = sorted(base, key=lambda w: base[w]["sjf.stp"])
+    xs = range(len(order))
+    for ax, metric, log in ((axes[0], "stp", False), (axes[1], "antt", True)):
+        lo = [base[w][f"ljf.{metric}"] for w in order]
+        hi = [base[w][f"sjf.{metric}"] for w in order]
+        ax.fill_between(xs, lo, hi, color="0.85", label="LJF–SJF envelope")
+        for i, p in enumerate(POLICIES[:4]):
+            by = {r["workload"]: r[metric] for r in pair_rows(results, p)}
+            ax.plot(xs, [by.get(w, math.nan) for w in order], "o-"[0], ms=3.5,
+                    color=plotstyle.COLOURS[i], label=LABEL[p])
+        if log:
+            ax.set_yscale("log")
+        ax.set_ylabel(metric.upper())
+    plotstyle.category_axis(axes[1], [w.replace("ercb_", "") for w in order])
+    axes[0].set_xticks([])
+    plotstyle.legend_below(fig, *axes[0].get_legend_handles_labels(), title="")
+    return fig
+
+
+def draw_predictor(exp, results: ResultSet, plt):
+    """Cumulative distribution of predicted / actual total runtime per (kernel, SM) record;
+    dotted: within 2×."""
+    from gpusched.experiment import plotstyle
+    fig, (ax,) = plotstyle.figure(plt, 1, size=(5.6, 3.6))
+    for i, (task, policy, label) in enumerate((("alone", "srtf", "kernels alone"),
+                                               ("pair", "mpmax", "under MPMax"),
+                                               ("pair", "srtf", "under SRTF"))):
+        xs = sorted(ratios(results, task, policy))
+        if xs:
+            ax.step(xs, [(k + 1) / len(xs) for k in range(len(xs))], where="post",
+                    color=plotstyle.COLOURS[i], label=f"{label} ({len(xs):,} records)")
+    ax.set_xscale("log")
+    for v in (0.5, 2.0):
+        ax.axvline(v, color="black", ls=":", lw=1)
+    ax.axvline(1.0, color="black", lw=0.6)
+    ax.set_xlabel("predicted / actual runtime on the SM")
+    ax.set_ylabel("fraction of predictions")
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.legend(loc="upper left")
+    return fig
+
+
+def draw_check(exp, results: ResultSet, plt):
+    """NTT of each kernel of the check pairs: block-level mode against the cycle-level model."""
+    from gpusched.experiment import plotstyle
+    fig, (ax,) = plotstyle.figure(plt, 1, size=(4.6, 4.0))
+    top = 1.0
+    for i, p in enumerate(CHECK_POLICIES):
+        pts = [(c, b) for r in results.rows if r.get("task") == "check" and r.get("policy") == p
+               for c, b in zip(r.get("cycle.ntt") or [], r.get("block.ntt") or [])]
+        if pts:
+            top = max(top, *[max(c, b) for c, b in pts])
+            ax.plot(*zip(*pts), "o", ms=4, color=plotstyle.COLOURS[i], label=LABEL[p])
+    ax.plot([1, top], [1, top], color="black", lw=0.8)
+    from matplotlib.ticker import ScalarFormatter
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(ScalarFormatter())
+        axis.set_minor_formatter(ScalarFormatter())
+    ax.set_xlabel("NTT, cycle-level model")
+    ax.set_ylabel("NTT, block-level mode")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(loc="upper left")
+    return fig
+
+
+EXPERIMENT = Experiment(
+    name="srtf",
+    title="SRTF: preemptive thread-block scheduling of concurrent kernels (srtf.md)",
+    grid=GRID,
+    quick=QUICK,
+    metrics=[Metric("stp", "STP"), Metric("antt", "ANTT"), Metric("fairness", "StrictF"),
+             Metric("stp_100", "STP at +100", compute=at_100("stp")),
+             Metric("antt_100", "ANTT at +100", compute=at_100("antt")),
+             Metric("fairness_100", "StrictF at +100", compute=at_100("fairness"))],
+    tables=[Table("antt_100", rows="workload", columns="policy",
+                  title="ANTT per workload at +100 cycles (worst cases)"),
+            Table("stp_100", rows="workload", columns="policy",
+                  title="STP per workload at +100 cycles")],
+    plots=[FigurePlot("stp", "policies.png", title="STP, ANTT and StrictF per policy with the "
+                      "SJF/LJF envelope", draw=draw_policies,
+                      caption="Geometric means over the workloads; lines: analytic references "
+                      "at +100 cycles; ★: the document."),
+           FigurePlot("stp", "workloads.png", title="Per workload, inside the LJF–SJF envelope",
+                      draw=draw_workloads, caption="+100 cycles; grey band: analytic LJF to SJF."),
+           FigurePlot("stp", "predictor.png", title="Predictor accuracy", draw=draw_predictor,
+                      caption="One point per predictor record (Eq. 2 total on its SM)."),
+           FigurePlot("stp", "check.png", title="Block-level mode vs cycle-level model",
+                      draw=draw_check, caption="Check pairs at per-block work × 0.1.")],
+    headline=_headline(),
+    labels={"policy": "kernel scheduler"},
+    description=__doc__,
+)
