@@ -13,6 +13,8 @@ both models to show how far the block-level turnarounds are from the cycle-level
 Metrics per workload (srtf.md §7.1): NTT, STP, ANTT, StrictF; aggregated as geometric means over
 workloads at +100 cycles; improvement factors as the document. Predictor accuracy = predicted /
 actual total runtime per (kernel, SM) record, kernels alone, under MPMax and under SRTF.
+Ablations at +100 cycles: Adaptive's cap of the shortest kernel (2, 4; default 3) and the spec's
+knee 4 instead of the calibrated knees (FIFO, SRTF, Adaptive).
 Quick grid: 8 of the 56 pairs at +100 cycles, the alone runs, one check pair.
 """
 
@@ -44,7 +46,8 @@ CHECK_SCALE = 0.1
 OVERRIDES = {"kernels.concurrent_sm": True}
 
 
-def _grid(name: str, pairs: list[str], offsets: list[str], check: list[str]) -> GridUnion:
+def _grid(name: str, pairs: list[str], offsets: list[str], check: list[str],
+          ablations: bool = False) -> GridUnion:
     parts = [Grid(name=f"{name}_pairs", workloads=pairs, preset=["gtx480"], kind=KIND,
                   overrides=dict(OVERRIDES),
                   params={"task": ["pair"], "policy": POLICIES, "offset": offsets}),
@@ -53,25 +56,36 @@ def _grid(name: str, pairs: list[str], offsets: list[str], check: list[str]) -> 
              Grid(name=f"{name}_check", workloads=check, preset=["gtx480"], kind=KIND,
                   overrides=dict(OVERRIDES),
                   params={"task": ["check"], "policy": CHECK_POLICIES, "scale": [CHECK_SCALE]})]
+    if ablations:       # knobs at +100 cycles: Adaptive's cap, the spec's knee 4
+        parts += [Grid(name=f"{name}_cap", workloads=pairs, preset=["gtx480"], kind=KIND,
+                       overrides=dict(OVERRIDES), params={"task": ["pair"], "policy": ["adaptive"],
+                                                          "offset": ["100"], "share_cap": [2, 4]}),
+                  Grid(name=f"{name}_knee", workloads=pairs, preset=["gtx480"], kind=KIND,
+                       overrides=dict(OVERRIDES),
+                       params={"task": ["pair"], "policy": ["srtf_fifo", "srtf", "adaptive"],
+                               "offset": ["100"], "timing": ["spec"]})]
     return GridUnion(name=name, workloads=list(dict.fromkeys(pairs + list(ERCB_NAMES) + check)),
                      preset=["gtx480"], seeds=[0], kind=KIND, parts=tuple(parts))
 
 
-GRID = _grid("srtf", PAIRS, OFFSETS, ordered_pairs(CHECK_KERNELS))
+GRID = _grid("srtf", PAIRS, OFFSETS, ordered_pairs(CHECK_KERNELS), ablations=True)
 QUICK = _grid("srtf_quick", QUICK_PAIRS, ["100"], ["ercb_jpeg_d+ercb_aes_e"])
 
 
 # ---- rows and aggregates ------------------------------------------------------------------------
 
-def pair_rows(results: ResultSet, policy: str, offset: str = "100") -> list[dict]:
+def pair_rows(results: ResultSet, policy: str, offset: str = "100", share_cap: int = 3,
+              timing: str = "calibrated") -> list[dict]:
+    """Pair runs of ``policy`` at ``offset`` with the given knobs (defaults: the main study)."""
     return [r for r in results.rows if r.get("task") == "pair" and r.get("policy") == policy
-            and str(r.get("offset")) == offset and r.get("stp") is not None]
+            and str(r.get("offset")) == offset and r.get("stp") is not None
+            and r.get("share_cap", 3) == share_cap and r.get("timing", "calibrated") == timing]
 
 
-def gm(policy: str, metric: str, offset: str = "100"):
+def gm(policy: str, metric: str, offset: str = "100", **knobs):
     """Geometric mean of ``metric`` over the workloads run under ``policy`` at ``offset``."""
     def ours(results: ResultSet) -> float:
-        rows = pair_rows(results, policy, offset)
+        rows = pair_rows(results, policy, offset, **knobs)
         if not rows:
             raise ValueError(f"no {policy} runs at offset {offset}")
         return gmean(r[metric] for r in rows)
@@ -92,8 +106,10 @@ def sharing_count(results: ResultSet) -> float:
 
 
 def ratios(results: ResultSet, task: str, policy: str) -> list[float]:
+    """Predicted / actual of every record of ``task`` runs under ``policy`` (main study, +100)."""
     return [x for r in results.rows if r.get("task") == task and r.get("policy") == policy
-            and str(r.get("offset", "100")) == "100" for x in (r.get("pred_ratio") or [])]
+            and str(r.get("offset", "100")) == "100" and r.get("share_cap", 3) == 3
+            and r.get("timing", "calibrated") == "calibrated" for x in (r.get("pred_ratio") or [])]
 
 
 def within_2x(task: str, policy: str):
@@ -125,7 +141,9 @@ def check_error(results: ResultSet, fn=max) -> float:
 
 def at_100(stat: str):
     """A per-run metric for the tables: ``stat`` of pair runs at +100 cycles, else None."""
-    return lambda s: s.get(stat) if s.get("offset") == "100" and "sjf" in s else None
+    return lambda s: (s.get(stat) if s.get("offset") == "100" and "sjf" in s
+                      and s.get("share_cap", 3) == 3 and s.get("timing", "calibrated") == "calibrated"
+                      else None)
 
 
 def _headline() -> list[Headline]:
@@ -167,6 +185,15 @@ def _headline() -> list[Headline]:
         for p in ("srtf_fifo", "srtf"):
             rows += [H(f"STP at +{off}, {LABEL[p]}", "", gm(p, "stp", off)),
                      H(f"ANTT at +{off}, {LABEL[p]}", "", gm(p, "antt", off))]
+    for cap in (2, 4):
+        rows += [H(f"STP, SRTF/Adaptive cap {cap}", "", gm("adaptive", "stp", share_cap=cap),
+                   note="ablation (default cap 3)"),
+                 H(f"StrictF, SRTF/Adaptive cap {cap}", "", gm("adaptive", "fairness",
+                                                               share_cap=cap))]
+    for p in ("srtf_fifo", "srtf", "adaptive"):
+        rows += [H(f"STP, {LABEL[p]}, spec knee 4", "", gm(p, "stp", timing="spec"),
+                   note="ablation (default: calibrated knees)"),
+                 H(f"ANTT, {LABEL[p]}, spec knee 4", "", gm(p, "antt", timing="spec"))]
     rows += [
         H("predictions within 2×, kernels alone", "%", within_2x("alone", "srtf"),
           note="the document: mostly within 2×"),
@@ -191,7 +218,7 @@ PAPER = {("srtf_fifo", "stp"): 1.35, ("srtf", "stp"): 1.59, ("srtf_fifo", "antt"
 
 def draw_policies(exp, results: ResultSet, plt):
     """Geometric means per policy and offset; dashed SJF, dash-dotted LJF, dotted serial FIFO
-    (analytic, +100); ★ the document's value where it gives one."""
+    (analytic, +100); ★ the document's value (near-simultaneous arrival) over the +100 bar."""
     from gpusched.experiment import plotstyle
     fig, axes = plotstyle.figure(plt, 3, size=(4.2, 3.4))
     offsets = [o for o in OFFSETS if pair_rows(results, "srtf", o)]
@@ -210,12 +237,16 @@ def draw_policies(exp, results: ResultSet, plt):
             if rows and ref + "." + metric in rows[0]:
                 ax.axhline(gmean(r[f"{ref}.{metric}"] for r in rows), color="black", ls=style,
                            lw=1, label={"sjf": "SJF", "ljf": "LJF", "serial": "serial FIFO"}[ref])
+        first = -(len(offsets) - 1) / 2 * width          # the +100 bar of each group
         for i, p in enumerate(POLICIES):
             if (p, metric) in PAPER:
-                ax.plot([i], [PAPER[(p, metric)]], "*", color="#D55E00", ms=9,
+                ax.plot([i + first], [PAPER[(p, metric)]], "*", color="#D55E00", ms=9,
                         label="paper" if i == 0 or (p, metric) == ("adaptive", "fairness") else None)
         if metric == "antt":
+            from matplotlib.ticker import ScalarFormatter
             ax.set_yscale("log")
+            ax.yaxis.set_major_formatter(ScalarFormatter())
+            ax.yaxis.set_minor_formatter(ScalarFormatter())
         plotstyle.category_axis(ax, [LABEL[p] for p in POLICIES])
         ax.set_ylabel(label)
     handles, labels = axes[0].get_legend_handles_labels()
@@ -228,7 +259,7 @@ def draw_workloads(exp, results: ResultSet, plt):
     """Per workload at +100 cycles, sorted by SJF STP: the band between LJF and SJF (analytic
     envelope) and each policy's STP and ANTT."""
     from gpusched.experiment import plotstyle
-    fig, axes = plotstyle.figure(plt, 2, cols=1, size=(11.0, 3.2))
+    fig, axes = plotstyle.figure(plt, 2, cols=1, size=(14.0, 3.4))
     base = {r["workload"]: r for r in pair_rows(results, "srtf")}
     order = sorted(base, key=lambda w: base[w]["sjf.stp"])
     xs = range(len(order))
@@ -236,15 +267,17 @@ def draw_workloads(exp, results: ResultSet, plt):
         lo = [base[w][f"ljf.{metric}"] for w in order]
         hi = [base[w][f"sjf.{metric}"] for w in order]
         ax.fill_between(xs, lo, hi, color="0.85", label="LJF–SJF envelope")
-        for i, p in enumerate(POLICIES[:4]):
+        for i, (p, marker) in enumerate(zip(POLICIES[:4], "os^x")):
             by = {r["workload"]: r[metric] for r in pair_rows(results, p)}
-            ax.plot(xs, [by.get(w, math.nan) for w in order], "o-"[0], ms=3.5,
+            ax.plot(xs, [by.get(w, math.nan) for w in order], marker, ms=4, mfc="none",
                     color=plotstyle.COLOURS[i], label=LABEL[p])
         if log:
             ax.set_yscale("log")
         ax.set_ylabel(metric.upper())
     plotstyle.category_axis(axes[1], [w.replace("ercb_", "") for w in order])
+    axes[1].tick_params(axis="x", labelsize=6)
     axes[0].set_xticks([])
+    axes[0].set_xlim(axes[1].get_xlim())
     plotstyle.legend_below(fig, *axes[0].get_legend_handles_labels(), title="")
     return fig
 
@@ -284,12 +317,14 @@ def draw_check(exp, results: ResultSet, plt):
             top = max(top, *[max(c, b) for c, b in pts])
             ax.plot(*zip(*pts), "o", ms=4, color=plotstyle.COLOURS[i], label=LABEL[p])
     ax.plot([1, top], [1, top], color="black", lw=0.8)
-    from matplotlib.ticker import ScalarFormatter
+    from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
     ax.set_xscale("log")
     ax.set_yscale("log")
+    ticks = [t for t in (1, 1.5, 2, 3, 5, 10, 20, 50, 100) if t <= top * 1.1]
     for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(FixedLocator(ticks))
         axis.set_major_formatter(ScalarFormatter())
-        axis.set_minor_formatter(ScalarFormatter())
+        axis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("NTT, cycle-level model")
     ax.set_ylabel("NTT, block-level mode")
     ax.grid(True, which="both", alpha=0.3)

@@ -16,12 +16,14 @@ def test_grids():
     pts = exp.grid.points()
     pairs = [p for p in pts if p.params["task"] == "pair"]
     assert len({p.workload for p in pairs}) == 56
-    assert len(pairs) == 56 * 5 * 3
+    assert len([p for p in pairs if len(p.params) == 3]) == 56 * 5 * 3
     assert {p.params["offset"] for p in pairs} == {"100", "25%", "50%"}
     assert {p.params["policy"] for p in pairs} == {"srtf_fifo", "mpmax", "srtf", "adaptive",
                                                    "srtf_zero"}
     assert len([p for p in pts if p.params["task"] == "alone"]) == 8
     assert len([p for p in pts if p.params["task"] == "check"]) == 12 * 3
+    ablation = [p for p in pairs if "share_cap" in p.params or "timing" in p.params]
+    assert len(ablation) == 56 * 2 + 56 * 3
     quick = exp.quick.points()
     assert len(quick) < len(pts) / 10
 
