@@ -15,9 +15,11 @@ Type-1 archetypes with the arithmetic (the paper's default), harmonic and geomet
   (compute-bound, ≤ 6 warps per core); they are reported apart and never enter the means.
 - Metrics (§10): L1 miss rate (loads, ``1 − memory.l1.hit_rate``), BLP (per MC, averaged over
   MCs: ``memory.dram.blp_per_channel``; the GPU-wide figure beside it), RBL (aggregate row-hit
-  rate of demand column accesses, ``memory.dram.row_hit_rate``), MemoryBlockCycles (approximated
-  by the share of scheduler slots whose first stall reason is a wait on a global load,
-  ``issue.memory``; the model counts per scheduler, not per core), prefetch accuracy/coverage.
+  rate of demand column accesses, ``memory.dram.row_hit_rate``), MemoryBlockCycles and
+  NoWarpCycles (approximated by the share of the scheduler's decision slots, those outside the
+  4-cycle issue interval, whose first stall reason is a wait on a global load, ``issue.memory``,
+  or no live warp, ``issue.idle``: the model counts per scheduler slot, not per core cycle),
+  prefetch accuracy and coverage (OWL only).
 """
 
 from __future__ import annotations
@@ -100,13 +102,24 @@ def only(stat, schemes: list[str] = SCHEDULING, workloads: list[str] | None = No
     return compute
 
 
-def memory_block_share(stats: dict) -> float | None:
-    """MemoryBlockCycles proxy (%): scheduler slots stalled first on a global-load wait."""
-    issue = stats.get("issue")
-    if not issue:
-        return None
-    total = sum(issue.values())
-    return 100.0 * issue.get("memory", 0) / total if total else None
+def _slot_share(reason: str):
+    def share(stats: dict) -> float | None:
+        """% of the scheduler's decision slots (slots outside the issue interval: the owl
+        machine issues a warp every 4 cycles) whose first stall reason is ``reason``."""
+        issue = stats.get("issue")
+        if not issue:
+            return None
+        slots = sum(issue.values()) - issue.get("issue_interval", 0)
+        return 100.0 * issue.get(reason, 0) / slots if slots else None
+    return share
+
+
+def _percent(stat: str):
+    return lambda stats: Metric("_", "_", stat=stat, scale=100).value(stats)
+
+
+memory_block_share = _slot_share("memory")     # MemoryBlockCycles proxy
+no_warp_share = _slot_share("idle")            # NoWarpCycles proxy
 
 
 def l1_miss_pct(stats: dict) -> float | None:
@@ -206,16 +219,18 @@ EXPERIMENT = Experiment(
         Metric("blp_gpu", "BLP, GPU-wide", "banks", compute=only("memory.dram.blp")),
         Metric("rbl", "RBL (row-buffer hit rate)", "%",
                compute=only(lambda s: 100 * s["memory"]["dram"]["row_hit_rate"])),
-        Metric("mem_block", "MemoryBlockCycles (proxy)", "% of scheduler slots",
+        Metric("mem_block", "MemoryBlockCycles (proxy)", "% of decision slots",
                compute=only(memory_block_share)),
-        Metric("pf_accuracy", "Prefetch accuracy", "%", stat="memory.prefetch.accuracy",
-               scale=100),
-        Metric("pf_coverage", "Prefetch coverage", "%", stat="memory.prefetch.coverage",
-               scale=100),
+        Metric("no_warp", "NoWarpCycles (proxy)", "% of decision slots",
+               compute=only(no_warp_share)),
+        Metric("pf_accuracy", "Prefetch accuracy", "%",
+               compute=only(_percent("memory.prefetch.accuracy"), ["owl"])),
+        Metric("pf_coverage", "Prefetch coverage", "%",
+               compute=only(_percent("memory.prefetch.coverage"), ["owl"])),
     ],
     tables=[Table(m, columns="scheme") for m in
-            ("ipc", "l1_miss", "l2_hit", "blp", "blp_gpu", "rbl", "mem_block", "pf_accuracy",
-             "pf_coverage")],
+            ("ipc", "l1_miss", "l2_hit", "blp", "blp_gpu", "rbl", "mem_block", "no_warp",
+             "pf_accuracy", "pf_coverage")],
     plots=[Plot("ipc_t1", "ipc.png", series="scheme", normalize="rr", mean=("arith", "geo"),
                 title="Type-1: IPC normalised to RR"),
            Plot("ipc_bound", "perfect_l2.png", series="scheme", normalize="rr",
@@ -226,7 +241,7 @@ EXPERIMENT = Experiment(
            Plot("blp", "blp.png", series="scheme", title="Bank-level parallelism per MC"),
            Plot("rbl", "rbl.png", series="scheme", title="Row-buffer locality (hit rate)"),
            Plot("mem_block", "mem_block.png", series="scheme",
-                title="MemoryBlockCycles (share of scheduler slots)")],
+                title="MemoryBlockCycles (share of decision slots)")],
     headline=[
         Headline("OWL over RR, IPC (arithmetic mean)", "%", gain("owl"), paper=33.0,
                  note=_AR + _PF),

@@ -40,9 +40,10 @@ def test_perfect_gap_and_type2_worst():
 
 
 def test_memory_block_share_and_l1_miss():
-    stats = {"issue": {"issued": 10, "memory": 30, "idle": 60},
+    stats = {"issue": {"issued": 10, "memory": 30, "idle": 60, "issue_interval": 300},
              "memory": {"l1": {"hit_rate": 0.25}}}
-    assert owl.memory_block_share(stats) == pytest.approx(30.0)
+    assert owl.memory_block_share(stats) == pytest.approx(30.0)    # of the 100 decision slots
+    assert owl.no_warp_share(stats) == pytest.approx(60.0)
     assert owl.l1_miss_pct(stats) == pytest.approx(75.0)
     assert owl.memory_block_share({}) is None
 
