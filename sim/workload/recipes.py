@@ -164,18 +164,22 @@ def mixed_like(c: Ctx) -> list[Kernel]:
 # -- OWL archetypes (owl.md §13.2) --------------------------------------------------------------
 
 def owl_reuse(c: Ctx) -> list[Kernel]:
-    """T-REUSE: each CTA re-reads a private 6 KB tile 3 times (all warps read all of it)."""
+    """T-REUSE: each CTA re-reads a private 6 KB tile 3 times (all warps read all of it).
+    ``scale`` ≥ 0.1 shrinks the grid only (the passes over the tile are the archetype); below,
+    for smoke tests, the passes too."""
     tile = Stream(c.region(), footprint=6144, step=128, warp_offset=768, passes=3)
     body = (Ins(Op.ALU, 2, dep="free"),
-            Loop((Ins(Op.LDG, 1, tile), Ins(Op.ALU, 2, dep="free"),
+            Loop((Ins(Op.LDG, 1, tile), Ins(Op.ALU, 1, dep="free"),
                   Ins(Op.ALU, 1, dep="last_load")),
-                 trips=c.n(48 * 3)), Ins(Op.STG, 1, Stream(c.region())))
+                 trips=48 * 3 if c.scale >= 0.1 else c.n(48 * 3)),
+            Ins(Op.STG, 1, Stream(c.region())))
     return [c.kernel(KernelSpec("t_reuse", c.n(160), 256, body))]
 
 
 def owl_stream(c: Ctx, group: int, private: bool) -> list[Kernel]:
-    """T-STREAM-SHARED (s CTAs share DRAM rows, no line reuse) / T-STREAM-PRIVATE."""
-    trips = c.n(16)
+    """T-STREAM-SHARED (s CTAs share DRAM rows, no line reuse) / T-STREAM-PRIVATE (``scale``
+    shrinks the grid only, so the rows each CTA touches stay as they are)."""
+    trips = 16
     if private:
         ld = Stream(c.region(), unit_tiles=trips)
     else:
@@ -188,15 +192,16 @@ def owl_stream(c: Ctx, group: int, private: bool) -> list[Kernel]:
 
 def owl_irregular(c: Ctx) -> list[Kernel]:
     ld = Gather(c.region(), 64 << 20, lines=8, reuse=0.3, hot=16)
-    body = (Ins(Op.ALU, 2, dep="free"), Loop((Ins(Op.LDG, 1, ld), Ins(Op.ALU, 4)), trips=c.n(24)),
+    body = (Ins(Op.ALU, 2, dep="free"), Loop((Ins(Op.LDG, 1, ld), Ins(Op.ALU, 12)), trips=24),
             Ins(Op.STG, 1, Stream(c.region())))
     return [c.kernel(KernelSpec("t_irregular", c.n(240), 256, body))]
 
 
 def owl_mixed(c: Ctx) -> list[Kernel]:
-    """T-MIXED: 32 CTAs share DRAM rows and each CTA reads its lines twice."""
-    ld = Stream(c.region(), unit="group", group=32, split=True, passes=2, unit_tiles=c.n(8))
-    body = (Loop((Ins(Op.LDG, 1, ld), Ins(Op.ALU, 5)), trips=c.n(16)),
+    """T-MIXED: 32 CTAs share DRAM rows and each CTA reads its lines twice (``scale`` shrinks
+    the grid only)."""
+    ld = Stream(c.region(), unit="group", group=32, split=True, passes=2, unit_tiles=8)
+    body = (Loop((Ins(Op.LDG, 1, ld), Ins(Op.ALU, 1)), trips=16),
             Ins(Op.STG, 1, Stream(c.region())))
     return [c.kernel(KernelSpec("t_mixed", c.n(256), 256, body))]
 

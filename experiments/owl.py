@@ -1,0 +1,270 @@
+"""OWL (owl.md): CTA-aware, locality- and BLP-aware warp scheduling plus opportunistic prefetch.
+
+Every point runs one *scheme* (``SCHEMES``: a set of config overrides) of one ``owl_t_*``
+archetype (owl.md §13.2) on the ``owl`` preset (Table 1: 28 cores, 8 MCs × 4 banks) with the
+full memory hierarchy. IPC is normalised per workload to RR (``lrr``) and averaged over the
+Type-1 archetypes with the arithmetic (the paper's default), harmonic and geometric means.
+
+- RR = ``lrr``; TL = ``tl_narasiman`` (8-warp groups by warp id, owl.md §12 A15); CTA-Aware,
+  +Locality, +BLP = ``owl_cta``, ``owl_locality``, ``owl_blp`` (g_size = 8, A3 (a)
+  slot-static groups); OWL = ``owl_blp`` + the opportunistic prefetcher, scheme B
+  (``dram.prefetch = owl_b``, §12 A11 default) when the model has it, otherwise ``owl_blp``
+  alone (the headline note then says so); Perfect-L2 and Perfect-L1 = RR with ``l2.perfect`` /
+  ``l1.perfect`` (Perfect-L1 only for PMEM = IPC(Perfect-L1) / IPC(RR), the Type-1 test).
+- Type-1 = the memory-bound archetypes (``TYPE1``); Type-2 (do-no-harm, §12 A16) = ``TYPE2``
+  (compute-bound, ≤ 6 warps per core); they are reported apart and never enter the means.
+- Metrics (§10): L1 miss rate (loads, ``1 − memory.l1.hit_rate``), BLP (per MC, averaged over
+  MCs: ``memory.dram.blp_per_channel``; the GPU-wide figure beside it), RBL (aggregate row-hit
+  rate of demand column accesses, ``memory.dram.row_hit_rate``), MemoryBlockCycles and
+  NoWarpCycles (approximated by the share of the scheduler's decision slots, those outside the
+  4-cycle issue interval, whose first stall reason is a wait on a global load, ``issue.memory``,
+  or no live warp, ``issue.idle``: the model counts per scheduler slot, not per core cycle),
+  prefetch accuracy and coverage (OWL only).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from gpusched.config import ConfigError
+from gpusched.experiment.grid import Grid
+from gpusched.experiment.point import Point
+from gpusched.experiment.query import ResultSet, geomean
+from gpusched.experiment.registry import Experiment, Headline, Metric, Plot, Table
+from gpusched.experiment.runners import check_model, register_kind, run_model
+
+PRESET = "owl"
+TYPE1 = ["owl_t_reuse", "owl_t_stream_shared", "owl_t_stream_private", "owl_t_irregular",
+         "owl_t_mixed"]
+TYPE2 = ["owl_t_compute", "owl_t_small"]
+
+
+def prefetch_available() -> bool:
+    """Whether the model has the opportunistic prefetcher (``dram.prefetch``)."""
+    from gpusched.config.schema import DRAMConfig
+    return any(f.name == "prefetch" for f in dataclasses.fields(DRAMConfig))
+
+
+_OWL = {"sm.warp_sched": "owl_blp", **({"dram.prefetch": "owl_b"} if prefetch_available()
+                                        else {})}
+SCHEMES: dict[str, dict] = {
+    "rr": {"sm.warp_sched": "lrr"},
+    "tl": {"sm.warp_sched": "tl_narasiman"},
+    "cta": {"sm.warp_sched": "owl_cta"},
+    "locality": {"sm.warp_sched": "owl_locality"},
+    "blp": {"sm.warp_sched": "owl_blp"},
+    "owl": _OWL,
+    "perfect_l2": {"sm.warp_sched": "lrr", "l2.perfect": True},
+    "perfect_l1": {"sm.warp_sched": "lrr", "l1.perfect": True},
+}
+LABELS = {"rr": "RR", "tl": "TL", "cta": "CTA-Aware", "locality": "+Locality", "blp": "+BLP",
+          "owl": "OWL", "perfect_l2": "Perfect-L2", "perfect_l1": "Perfect-L1"}
+
+
+def _point_overrides(point: Point) -> Point:
+    scheme = point.params.get("scheme")
+    if scheme not in SCHEMES:
+        raise ConfigError("scheme", scheme, "one of " + ", ".join(SCHEMES))
+    params = {k: v for k, v in point.params.items() if k != "scheme"}
+    return dataclasses.replace(point, overrides={**point.overrides, **SCHEMES[scheme]},
+                               params=params, kind="model")
+
+
+def run_point(point: Point) -> dict:
+    """The model run of the point's scheme, with ``scheme`` recorded in the stats."""
+    stats = run_model(_point_overrides(point))
+    stats["scheme"] = point.params["scheme"]
+    return stats
+
+
+def check_point(point: Point) -> None:
+    check_model(_point_overrides(point))
+
+
+register_kind("owl", run_point, check_point)
+
+
+# ---- metrics -----------------------------------------------------------------------------------
+
+SCHEDULING = ["rr", "tl", "cta", "locality", "blp", "owl"]
+
+
+def only(stat, schemes: list[str] = SCHEDULING, workloads: list[str] | None = None):
+    """A metric defined only on runs of ``schemes`` (and ``workloads``): plots then show the
+    scheduling schemes without the Perfect modes' DRAM-less zeros or their far taller bars."""
+    def compute(stats: dict) -> float | None:
+        if stats.get("scheme") not in schemes:
+            return None
+        if workloads is not None and stats.get("workload") not in workloads:
+            return None
+        return stat(stats) if callable(stat) else Metric("_", "_", stat=stat).value(stats)
+    return compute
+
+
+def _slot_share(reason: str):
+    def share(stats: dict) -> float | None:
+        """% of the scheduler's decision slots (slots outside the issue interval: the owl
+        machine issues a warp every 4 cycles) whose first stall reason is ``reason``."""
+        issue = stats.get("issue")
+        if not issue:
+            return None
+        slots = sum(issue.values()) - issue.get("issue_interval", 0)
+        return 100.0 * issue.get(reason, 0) / slots if slots else None
+    return share
+
+
+def _percent(stat: str):
+    return lambda stats: Metric("_", "_", stat=stat, scale=100).value(stats)
+
+
+memory_block_share = _slot_share("memory")     # MemoryBlockCycles proxy
+no_warp_share = _slot_share("idle")            # NoWarpCycles proxy
+
+
+def l1_miss_pct(stats: dict) -> float | None:
+    rate = stats.get("memory", {}).get("l1", {}).get("hit_rate")
+    return None if rate is None else 100.0 * (1.0 - rate)
+
+
+# ---- headline ----------------------------------------------------------------------------------
+
+def per_workload(results: ResultSet, scheme: str, base: str, workloads: list[str],
+                 column: str = "ipc") -> list[float]:
+    """mean(column | scheme) / mean(column | base) for each workload that has both."""
+    out = []
+    for w in workloads:
+        num = results.mean(column, {"scheme": scheme, "workload": w})
+        den = results.mean(column, {"scheme": base, "workload": w})
+        if den and not math.isnan(num) and not math.isnan(den):
+            out.append(num / den)
+    return out
+
+
+def mean_of(values: list[float], kind: str) -> float:
+    if not values:
+        return float("nan")
+    if kind == "geo":
+        return geomean(values)
+    if kind == "harm":
+        return len(values) / sum(1.0 / v for v in values) if all(v > 0 for v in values) \
+            else float("nan")
+    return sum(values) / len(values)
+
+
+def gain(scheme: str, base: str = "rr", kind: str = "arith", workloads: list[str] = TYPE1):
+    """Headline value: (mean over workloads of IPC(scheme)/IPC(base)) − 1, in %."""
+    def ours(results: ResultSet) -> float:
+        return 100.0 * (mean_of(per_workload(results, scheme, base, workloads), kind) - 1.0)
+    return ours
+
+
+def gap_to_perfect_l2(results: ResultSet) -> float:
+    """How far OWL is below Perfect-L2, in % of Perfect-L2 (arithmetic mean of RR-normalised
+    IPCs, as the paper compares its bars)."""
+    owl = mean_of(per_workload(results, "owl", "rr", TYPE1), "arith")
+    perfect = mean_of(per_workload(results, "perfect_l2", "rr", TYPE1), "arith")
+    return 100.0 * (1.0 - owl / perfect)
+
+
+def type2_worst(results: ResultSet) -> float:
+    """The worst Type-2 IPC change of OWL over RR, in % (paper: no Type-2 app is harmed)."""
+    ratios = per_workload(results, "owl", "rr", TYPE2)
+    return 100.0 * (min(ratios) - 1.0) if ratios else float("nan")
+
+
+def pmem_min(results: ResultSet) -> float:
+    """The smallest PMEM = IPC(Perfect-L1)/IPC(RR) over the Type-1 archetypes (≥ 1.4×)."""
+    ratios = per_workload(results, "perfect_l1", "rr", TYPE1)
+    return min(ratios) if ratios else float("nan")
+
+
+# The quick grid's machine: a quarter of the owl GPU (7 cores, 2 MCs, 2 L2 slices; cores per
+# MC, per-core L1 and per-MC L2 as Table 1) with a quarter of each grid, so a core still holds
+# as many CTAs and every CTA does its full work. The 2-channel map moves bank and row down.
+QUARTER = {"sm.count": 7, "dram.channels": 2, "l2.slices": 2, "dram.bank_bit": 12,
+           "dram.row_bit": 14}
+
+
+def _grid(name: str, workloads: list[str], schemes: list[str], scale: float,
+          overrides: dict | None = None) -> Grid:
+    return Grid(name=name, kind="owl", preset=[PRESET], workloads=workloads, seeds=[0],
+                overrides={k: [v] for k, v in (overrides or {}).items()},
+                params={"scheme": schemes, "scale": [scale], "memory": ["hierarchy"]},
+                source=__file__)
+
+
+_MAIN = ["rr", "tl", "cta", "locality", "blp", "owl", "perfect_l2"]
+_PF = "" if prefetch_available() else " (no prefetcher in this model: OWL = +BLP)"
+_AR = "IPC / RR IPC, arithmetic mean over the Type-1 archetypes, − 1"
+EXPERIMENT = Experiment(
+    name="owl",
+    title="OWL: CTA-aware warp scheduling and opportunistic prefetching vs RR (owl preset)",
+    description=__doc__,
+    grid=_grid("owl", TYPE1 + TYPE2, _MAIN + ["perfect_l1"], 1.0),
+    quick=_grid("owl_quick", TYPE1 + TYPE2, _MAIN + ["perfect_l1"], 0.25, QUARTER),
+    metrics=[
+        Metric("ipc", "IPC", "warp instructions/cycle"),
+        Metric("ipc_t1", "IPC, Type-1", "warp instructions/cycle",
+               compute=only("ipc", workloads=TYPE1)),
+        Metric("ipc_bound", "IPC, Type-1", "warp instructions/cycle",
+               compute=only("ipc", ["rr", "owl", "perfect_l2"], TYPE1)),
+        Metric("ipc_t2", "IPC, Type-2", "warp instructions/cycle",
+               compute=only("ipc", workloads=TYPE2)),
+        Metric("cycles", "Run time", "core cycles"),
+        Metric("l1_miss", "L1 miss rate (loads)", "%", compute=only(l1_miss_pct)),
+        Metric("l2_hit", "L2 hit rate", "%",
+               compute=only(lambda s: 100 * s["memory"]["l2"]["hit_rate"])),
+        Metric("blp", "BLP per MC", "banks", compute=only("memory.dram.blp_per_channel")),
+        Metric("blp_gpu", "BLP, GPU-wide", "banks", compute=only("memory.dram.blp")),
+        Metric("rbl", "RBL (row-buffer hit rate)", "%",
+               compute=only(lambda s: 100 * s["memory"]["dram"]["row_hit_rate"])),
+        Metric("mem_block", "MemoryBlockCycles (proxy)", "%",
+               compute=only(memory_block_share)),
+        Metric("no_warp", "NoWarpCycles (proxy)", "%",
+               compute=only(no_warp_share)),
+        Metric("pf_accuracy", "Prefetch accuracy", "%",
+               compute=only(_percent("memory.prefetch.accuracy"), ["owl"])),
+        Metric("pf_coverage", "Prefetch coverage", "%",
+               compute=only(_percent("memory.prefetch.coverage"), ["owl"])),
+    ],
+    tables=[Table(m, columns="scheme") for m in
+            ("ipc", "l1_miss", "l2_hit", "blp", "blp_gpu", "rbl", "mem_block", "no_warp",
+             "pf_accuracy", "pf_coverage")],
+    plots=[Plot("ipc_t1", "ipc.png", series="scheme", normalize="rr", mean=("arith", "geo"),
+                title="Type-1: IPC normalised to RR"),
+           Plot("ipc_bound", "perfect_l2.png", series="scheme", normalize="rr",
+                mean=("arith", "geo"), title="Type-1: OWL and Perfect-L2, IPC normalised to RR"),
+           Plot("ipc_t2", "type2.png", series="scheme", normalize="rr",
+                title="Type-2 (do no harm): IPC normalised to RR"),
+           Plot("l1_miss", "l1_miss.png", series="scheme", title="L1 miss rate per scheme"),
+           Plot("blp", "blp.png", series="scheme", title="Bank-level parallelism per MC"),
+           Plot("rbl", "rbl.png", series="scheme", title="Row-buffer locality (hit rate)"),
+           Plot("mem_block", "mem_block.png", series="scheme",
+                title="MemoryBlockCycles (share of decision slots)")],
+    headline=[
+        Headline("OWL over RR, IPC (arithmetic mean)", "%", gain("owl"), paper=33.0,
+                 note=_AR + _PF),
+        Headline("OWL over RR, IPC (harmonic mean)", "%", gain("owl", kind="harm"), paper=23.0,
+                 note="harmonic mean of the same ratios" + _PF),
+        Headline("OWL over RR, IPC (geometric mean)", "%", gain("owl", kind="geo"), paper=28.0,
+                 note="geometric mean of the same ratios" + _PF),
+        Headline("CTA-Aware over RR", "%", gain("cta"), paper=14.0, note=_AR),
+        Headline("+Locality over RR", "%", gain("locality"), paper=25.0, note=_AR),
+        Headline("+BLP over RR", "%", gain("blp"), paper=31.0, note=_AR),
+        Headline("OWL over CTA-Aware", "%", gain("owl", "cta"), paper=19.0,
+                 note="IPC(OWL)/IPC(CTA-Aware), arithmetic mean, − 1" + _PF),
+        Headline("OWL over two-level (TL)", "%", gain("owl", "tl"), paper=19.0,
+                 note="IPC(OWL)/IPC(TL), arithmetic mean, − 1" + _PF),
+        Headline("TL over RR", "%", gain("tl"), note="no paper number"),
+        Headline("OWL below Perfect-L2", "%", gap_to_perfect_l2, paper=11.0,
+                 note="1 − mean(OWL/RR) / mean(Perfect-L2/RR); paper: within 11 %"),
+        Headline("Type-2: worst OWL change over RR", "%", type2_worst, paper=0.0,
+                 note="min over " + ", ".join(TYPE2) + " of IPC(OWL)/IPC(RR) − 1; paper: "
+                      "Type-2 unharmed (not evaluated there)"),
+        Headline("Type-1: smallest PMEM", "×", pmem_min, paper=1.4,
+                 note="min over the Type-1 archetypes of IPC(Perfect-L1)/IPC(RR); Type-1 "
+                      "means ≥ 1.4×"),
+    ],
+    labels={"scheme": "scheme", "workload": "workload"},
+)

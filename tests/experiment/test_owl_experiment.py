@@ -1,0 +1,87 @@
+"""experiments/owl.py: scheme points run the scheme's configuration, the headline arithmetic,
+and a tiny end-to-end reproduction (2 schemes + Perfect-L2, 1 workload, small scale)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+
+from experiments import owl
+from gpusched.config import ConfigError
+from gpusched.experiment.grid import Grid
+from gpusched.experiment.point import Point
+from gpusched.experiment.query import ResultSet
+
+
+def _rows(ipc: dict[tuple[str, str], float]) -> ResultSet:
+    return ResultSet([{"scheme": s, "workload": w, "ipc": v} for (s, w), v in ipc.items()])
+
+
+def test_means_are_arithmetic_harmonic_and_geometric_over_workloads():
+    rs = _rows({("rr", "a"): 1.0, ("owl", "a"): 2.0, ("rr", "b"): 2.0, ("owl", "b"): 2.0})
+    assert owl.gain("owl", workloads=["a", "b"])(rs) == pytest.approx(50.0)
+    assert owl.gain("owl", kind="harm", workloads=["a", "b"])(rs) == pytest.approx(100 * (4 / 3 - 1))
+    assert owl.gain("owl", kind="geo", workloads=["a", "b"])(rs) == pytest.approx(
+        100 * (math.sqrt(2) - 1))
+    # a workload without its baseline run does not enter the mean
+    assert owl.per_workload(rs, "owl", "rr", ["a", "b", "c"]) == [2.0, 1.0]
+
+
+def test_perfect_gap_and_type2_worst():
+    rows = {("rr", w): 1.0 for w in owl.TYPE1 + owl.TYPE2}
+    rows.update({("owl", w): 1.2 for w in owl.TYPE1})
+    rows.update({("perfect_l2", w): 1.5 for w in owl.TYPE1})
+    rows.update({("owl", owl.TYPE2[0]): 0.9, ("owl", owl.TYPE2[1]): 1.0})
+    rs = _rows(rows)
+    assert owl.gap_to_perfect_l2(rs) == pytest.approx(20.0)
+    assert owl.type2_worst(rs) == pytest.approx(-10.0)
+
+
+def test_memory_block_share_and_l1_miss():
+    stats = {"issue": {"issued": 10, "memory": 30, "idle": 60, "issue_interval": 300},
+             "memory": {"l1": {"hit_rate": 0.25}}}
+    assert owl.memory_block_share(stats) == pytest.approx(30.0)    # of the 100 decision slots
+    assert owl.no_warp_share(stats) == pytest.approx(60.0)
+    assert owl.l1_miss_pct(stats) == pytest.approx(75.0)
+    assert owl.memory_block_share({}) is None
+
+
+def test_unknown_scheme_is_a_one_line_error():
+    point = Point(preset="owl", workload="owl_t_compute", seed=0, overrides={},
+                  params={"scheme": "fastest", "scale": 0.05}, kind="owl")
+    with pytest.raises(ConfigError, match="scheme"):
+        owl.check_point(point)
+
+
+def test_every_scheme_resolves_to_a_valid_configuration():
+    grid = dataclasses.replace(owl.EXPERIMENT.quick, workloads=["owl_t_compute"])
+    assert len(grid.check()) == len(owl.SCHEMES)
+
+
+def test_tiny_grid_runs_each_scheme_with_its_configuration():
+    """RR, +BLP and Perfect-L2 on one archetype at a small scale: the stats name the scheme's
+    warp scheduler, and Perfect-L2 never touches DRAM."""
+    from gpusched.experiment.runners import get_kind
+    kind = get_kind("owl")
+    out = {}
+    for scheme in ("rr", "blp", "perfect_l2"):
+        point = Point(preset="owl", workload="owl_t_stream_shared", seed=0, overrides={},
+                      params={"scheme": scheme, "scale": 0.05}, kind="owl")
+        out[scheme] = kind.run(point)
+    assert out["rr"]["warp_sched"] == "lrr" and out["blp"]["warp_sched"] == "owl_blp"
+    assert out["blp"]["scheme"] == "blp"
+    assert out["rr"]["memory"]["dram"]["reads"] > 0
+    assert out["perfect_l2"]["memory"]["dram"]["reads"] == 0
+    assert out["perfect_l2"]["ipc"] > out["rr"]["ipc"]
+    rs = ResultSet([{"scheme": s, "workload": "w", "ipc": st["ipc"]} for s, st in out.items()])
+    assert owl.gain("perfect_l2", workloads=["w"])(rs) > 0
+
+
+def test_experiment_is_discoverable():
+    from gpusched.experiment.registry import experiment_names, get_experiment
+    assert "owl" in experiment_names()
+    exp = get_experiment("owl")
+    assert isinstance(exp.grid, Grid) and exp.grid.kind == "owl"
+    assert {m.name for m in exp.metrics} >= {"ipc", "l1_miss", "blp", "rbl", "mem_block"}
