@@ -21,7 +21,7 @@ from typing import Callable, Literal
 from gpusched import jsonout
 from gpusched.config import GPUConfig, get_preset
 
-Scope = Literal["gpu", "sm", "subcore", "warp"]
+Scope = Literal["gpu", "channel", "sm", "subcore", "warp"]
 Better = Literal["higher", "lower", "percent"]
 
 
@@ -66,6 +66,16 @@ MECHANISMS: tuple[Mechanism, ...] = (
     Mechanism("Perf-Sat (resources saved)", "perfsat",
               "Perf-Sat resource saving (resident CTAs vs baseline)", "percent",
               (Priced("perf_sat", {}, "sm"), Priced("core_sampler", {}, "sm")), "perf-sat"),
+    Mechanism("OWL +BLP scheduler (vs RR)", "owl", "+BLP over RR", "percent",
+              (Priced("warp_sched", {"policy": "owl_blp"}, "subcore"),), "owl",
+              replaces=(Priced("warp_sched", {"policy": "lrr"}, "subcore"),)),
+    Mechanism("OWL: +BLP and prefetch (vs RR)", "owl", "OWL over RR, IPC (arithmetic mean)",
+              "percent", (Priced("warp_sched", {"policy": "owl_blp"}, "subcore"),
+                          Priced("owl_prefetch", {}, "channel")), "owl",
+              replaces=(Priced("warp_sched", {"policy": "lrr"}, "subcore"),)),
+    Mechanism("SRTF kernel scheduling (STP vs FIFO)", "srtf", "STP, SRTF / FIFO", "higher",
+              (Priced("kernel_sched", {"policy": "srtf"}, "gpu"), Priced("srtf_pred", {}, "sm")),
+              "srtf", replaces=(Priced("kernel_sched", {"policy": "fifo"}, "gpu"),)),
 )
 
 
@@ -76,8 +86,8 @@ def gain_percent(value: float | None, better: Better) -> float | None:
 
 
 def instances_per_sm(per: Scope, cfg: GPUConfig) -> float:
-    return {"gpu": 1 / cfg.sm.count, "sm": 1.0, "subcore": float(cfg.sm.subcores),
-            "warp": float(cfg.sm.warps_per_sm)}[per]
+    return {"gpu": 1 / cfg.sm.count, "channel": cfg.dram.channels / cfg.sm.count, "sm": 1.0,
+            "subcore": float(cfg.sm.subcores), "warp": float(cfg.sm.warps_per_sm)}[per]
 
 
 def sm_estimate_ge(cfg: GPUConfig) -> float:
