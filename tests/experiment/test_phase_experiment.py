@@ -1,0 +1,86 @@
+"""experiments/phase.py: valid grids, §1.11 scheduler states from a real run, classes and
+headline means computed as documented, and a tiny end-to-end report."""
+
+import json
+
+import pytest
+
+from gpusched.experiment.query import ResultSet
+from gpusched.experiment.registry import get_experiment
+
+
+def test_grids_check_and_cover_every_kernel_and_scheduler():
+    from experiments.phase import KERNELS, SCHEDULERS
+    exp = get_experiment("phase")
+    for grid in (exp.grid, exp.quick):
+        points = grid.check()           # unknown kernels / scheduler names would raise here
+        assert {p.overrides["sm.warp_sched"] for p in points} == set(SCHEDULERS)
+        assert {p.workload for p in points} == set(KERNELS)
+    assert len(KERNELS) == 13           # Tables 3.2 (8 stand-ins; B+T as one) and 3.3 (5)
+
+
+def _run(workload: str, sched: str) -> dict:
+    from gpusched.experiment.point import Point
+    from gpusched.experiment.runners import run_model
+    return run_model(Point(preset="thesis_ch3", workload=workload, seed=0,
+                           overrides={"sm.warp_sched": sched},
+                           params={"memory": "hierarchy", "scale": 0.1}))
+
+
+def test_scheduler_states_partition_the_slots():
+    from experiments.phase import STATE1, STATE2, STATE3, state_pct
+    stats = _run("km_like", "tlphase")
+    s1, s2, s3 = (state_pct(*r)(stats) for r in (STATE1, STATE2, STATE3))
+    s4 = state_pct("issued", "issue_interval")(stats)
+    assert s1 + s2 + s3 + s4 == pytest.approx(100.0)
+    assert s2 > 0 and s4 > 0            # a memory kernel: some operand waits, some issue
+    idle = get_experiment("phase").metric("idle").value(stats)
+    assert idle == pytest.approx(s1 + s2 + s3)
+
+
+def _rows(cycles: dict[str, dict[str, float]]) -> ResultSet:
+    return ResultSet([{"workload": w, "sm.warp_sched": s, "cycles": c, "idle": c / 10}
+                      for w, per in cycles.items() for s, c in per.items()])
+
+
+def test_classes_and_class_means():
+    from experiments.phase import class_count, class_idle, class_speedup, classify
+    rs = _rows({"a": {"lrr": 100, "gto": 80, "phase": 50, "tlrr": 100, "tlgto": 120},
+                "b": {"lrr": 100, "gto": 125, "phase": 100, "tlrr": 100, "tlgto": 90},
+                "c": {"lrr": 100, "gto": 200, "phase": 160, "tlrr": 100, "tlgto": 100}})
+    assert classify(rs, "single") == {"A": ["a"], "B": ["b", "c"]}
+    assert classify(rs, "two") == {"A": ["b"], "B": ["a", "c"]}     # a tie is not GTO-better
+    assert class_count("single", "B")(rs) == 2
+    # phase over GTO on b and c: 125/100 and 200/160, geometric mean
+    assert class_speedup("phase", "gto", "single", "B")(rs) == pytest.approx(1.25)
+    assert class_speedup("phase", "lrr", "single", "A")(rs) == pytest.approx(2.0)
+    assert class_idle("phase", "single", "B")(rs) == pytest.approx((1.0 + 1.6) / 2)
+
+
+def test_tiny_grid_headline_from_real_runs():
+    """Two kernels under lrr, gto and phase at a tenth of the work: every single-level kernel
+    is classified, and the headline rows are the documented ratios of the runs' cycles."""
+    from experiments.phase import speedup
+    from gpusched.experiment.report import headline_rows
+    exp = get_experiment("phase")
+    rows = []
+    for w in ("km_like", "hist_like"):
+        for sched in ("lrr", "gto", "phase"):
+            stats = _run(w, sched)
+            rows.append({"workload": w, "sm.warp_sched": sched,
+                         **{m.name: m.value(stats) for m in exp.metrics}})
+    rs = ResultSet(rows)
+    head = {r["metric"]: r for r in headline_rows(exp, rs, quick=True)}
+    counts = [head[f"single-level type {k}: kernels"]["ours"] for k in "AB"]
+    assert sum(counts) == 2
+    assert head["single-level type B: phase / GTO speedup"]["paper"] == pytest.approx(1.0665)
+    assert head["two-level type A: tlphase / TLRR speedup"]["ours"] is None   # no tl* runs
+    kinds = [k for k in "AB" if head[f"single-level type {k}: kernels"]["ours"]]
+    for k in kinds:
+        kernels = [w for w in ("km_like", "hist_like")
+                   if (speedup(rs, w, "gto", "lrr") > 1) == (k == "A")]
+        want = 1.0
+        for w in kernels:
+            want *= speedup(rs, w, "phase", "lrr")
+        got = head[f"single-level type {k}: phase / lrr speedup"]["ours"]
+        assert got == pytest.approx(want ** (1 / len(kernels)))
