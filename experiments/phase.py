@@ -19,15 +19,22 @@ slot counted under its first reason): state 1 (no warp has an instruction) = ``i
 ``fetch``; state 2 (waiting on an operand) = ``memory`` + ``scoreboard`` + ``barrier``; state 3
 (pipeline stall) = ``unit_busy``; state 4 (can issue) = ``issued`` + ``issue_interval`` (the
 second cycle of the 1-per-2-cycles dispatch, Table 3.1, is not idleness). Idle time = states 1–3
-as % of all slots. The runtime decomposition (compute / memory / overlap cycles) and the ALU and
-memory loads need in-flight counters the model does not keep yet; not reported.
+as % of all slots. ALU and memory load (§1.11): the warp-state profiler's (sim/profile/
+warp_states.py) average in-flight ALU results and global memory instructions per cycle, per SM;
+the runner kind ``phase`` runs the model with that profiler on (it leaves cycles unchanged). The
+runtime decomposition (cycles with compute / memory in flight, their overlap) needs per-cycle
+"at least one in flight" counters the model does not keep yet; not reported.
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 from gpusched.experiment.grid import Grid
+from gpusched.experiment.point import Point
 from gpusched.experiment.query import ResultSet, geomean
 from gpusched.experiment.registry import Experiment, Headline, Metric, Plot, Table
+from gpusched.experiment.runners import check_model, register_kind, run_model
 
 PRESET = "thesis_ch3"
 RODINIA = ["bp_k1_like", "bp_k2_like", "btree_like", "heartwall_like", "km_like", "lud_like",
@@ -99,10 +106,31 @@ def class_idle(sched: str, level: str, kind: str):
     return ours
 
 
+def run_profiled(point: Point) -> dict:
+    """The ``model`` run of ``point`` with the warp-state profiler attached."""
+    return run_model(dataclasses.replace(point, params={**point.params,
+                                                        "profile": ("warp-states",)}))
+
+
+register_kind("phase", run_profiled, check_model)
+
+
+def load_per_sm(column: str):
+    """Average ``column`` (``alu_load`` / ``mem_load``) per SM per cycle, over the run's kernels
+    (each ch.3 workload is one kernel)."""
+    def compute(stats: dict) -> float | None:
+        ws = stats.get("warp_states")
+        if not ws or not ws["kernels"]:
+            return None
+        return sum(k[column] for k in ws["kernels"]) / ws["sms"]
+    return compute
+
+
 def _grid(name: str, scale: float, seeds: list[int]) -> Grid:
     return Grid(name=name, preset=[PRESET], workloads=KERNELS, seeds=seeds,
                 overrides={AXIS: SCHEDULERS},
-                params={"memory": ["hierarchy"], "scale": [scale]}, source=__file__)
+                params={"memory": ["hierarchy"], "scale": [scale]}, kind="phase",
+                source=__file__)
 
 
 def _headline() -> list[Headline]:
@@ -147,14 +175,21 @@ EXPERIMENT = Experiment(
         Metric("state2", "State 2: operand wait", "% of slots", compute=state_pct(*STATE2)),
         Metric("state3", "State 3: pipeline stall", "% of slots", compute=state_pct(*STATE3)),
         Metric("ipc", "IPC", "warp instructions/cycle"),
+        Metric("alu_load", "ALU load", "results in flight per SM", compute=load_per_sm("alu_load")),
+        Metric("mem_load", "Memory load", "loads in flight per SM", compute=load_per_sm("mem_load")),
     ],
-    tables=[Table(m, columns=AXIS) for m in ("cycles", "idle", "state1", "state2", "state3")],
+    tables=[Table(m, columns=AXIS) for m in ("cycles", "idle", "state1", "state2", "state3",
+                                              "alu_load", "mem_load")],
     plots=[Plot("speed", "speedup.png", series=AXIS, normalize="lrr", mean=("geo",),
                 title="Speedup over RR (single-level: lrr gto phase; two-level: tl*)"),
            Plot("idle", "idle.png", series=AXIS, normalize="lrr", mean=("arith",),
                 title="Scheduler idle time (states 1-3), normalised to RR"),
            Plot("state2", "operand_wait.png", series=AXIS,
-                title="State 2 (all warps wait on an operand), % of scheduler slots")],
+                title="State 2 (all warps wait on an operand), % of scheduler slots"),
+           Plot("mem_load", "mem_load.png", series=AXIS, normalize="lrr", mean=("geo",),
+                title="Memory load (global loads in flight per SM), normalised to RR"),
+           Plot("alu_load", "alu_load.png", series=AXIS, normalize="lrr", mean=("geo",),
+                title="ALU load (results in flight per SM), normalised to RR")],
     headline=_headline(),
     labels={AXIS: "warp scheduler", "workload": "kernel"},
 )

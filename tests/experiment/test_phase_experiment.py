@@ -21,8 +21,8 @@ def test_grids_check_and_cover_every_kernel_and_scheduler():
 
 def _run(workload: str, sched: str) -> dict:
     from gpusched.experiment.point import Point
-    from gpusched.experiment.runners import run_model
-    return run_model(Point(preset="thesis_ch3", workload=workload, seed=0,
+    from experiments.phase import run_profiled
+    return run_profiled(Point(preset="thesis_ch3", workload=workload, seed=0,
                            overrides={"sm.warp_sched": sched},
                            params={"memory": "hierarchy", "scale": 0.1}))
 
@@ -34,8 +34,13 @@ def test_scheduler_states_partition_the_slots():
     s4 = state_pct("issued", "issue_interval")(stats)
     assert s1 + s2 + s3 + s4 == pytest.approx(100.0)
     assert s2 > 0 and s4 > 0            # a memory kernel: some operand waits, some issue
-    idle = get_experiment("phase").metric("idle").value(stats)
-    assert idle == pytest.approx(s1 + s2 + s3)
+    exp = get_experiment("phase")
+    assert exp.metric("idle").value(stats) == pytest.approx(s1 + s2 + s3)
+    # §1.11 loads from the warp-state profiler, per SM: a load kernel has both in flight
+    ws = stats["warp_states"]
+    assert exp.metric("mem_load").value(stats) == pytest.approx(
+        ws["kernels"][0]["mem_load"] / ws["sms"]) and ws["kernels"][0]["mem_load"] > 0
+    assert exp.metric("alu_load").value(stats) > 0
 
 
 def _rows(cycles: dict[str, dict[str, float]]) -> ResultSet:
