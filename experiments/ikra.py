@@ -1,13 +1,13 @@
-"""IKRA (ikra.md): thread-block schedulers Chunk / Reset / Flip / Steal against round-robin (G).
+"""IKRA ([IKRA]): thread-block schedulers Chunk / Reset / Flip / Steal against round-robin (G).
 
 Execution time, a dynamic-energy proxy and network traffic of each policy, normalised to G, on
 catalogue workloads that mimic the paper's regular and irregular iterative applications
 (multi-kernel, buffers swapped between launches) plus its microbenchmarks, on ``ikra_15cu`` with
 the full memory hierarchy and L1 data kept across kernel boundaries (the preset's DeNovo-style
 default). G is the ``cta_sched`` twin's ``rr`` policy, so every policy runs through the same
-block. Averages are arithmetic means of per-application ratios (ikra.md §6 item 15).
+block. Averages are arithmetic means of per-application ratios ([IKRA §6] item 15).
 
-Energy proxy (ikra.md §6 item 12): dynamic energy only = the memory system's per-event energy
+Energy proxy ([IKRA §6] item 12): dynamic energy only = the memory system's per-event energy
 (L1, scratchpad, L2, interconnect, DRAM) + one ``energy.warp_inst_pj`` per warp instruction for
 the core; static/idle energy excluded. Traffic: bytes injected into the interconnect in both
 directions (reads, writes and write-backs together; flit-hop accounting is not modelled yet).

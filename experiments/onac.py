@@ -1,4 +1,4 @@
-"""ONAC vs Seq-Det vs all SMs (thesis.md §3): the active-SM count each controller chooses against
+"""ONAC vs Seq-Det vs all SMs ([THESIS §3]): the active-SM count each controller chooses against
 the oracle, detection time, performance retained and energy saved, on the ``thesis`` preset.
 
 Workloads (sim/workload/catalogue.py): kernels mimicking the thesis's saturating, bandwidth-bound

@@ -1,11 +1,11 @@
-"""OWL (owl.md): CTA-aware, locality- and BLP-aware warp scheduling plus opportunistic prefetch.
+"""OWL ([OWL]): CTA-aware, locality- and BLP-aware warp scheduling plus opportunistic prefetch.
 
 Every point runs one *scheme* (``SCHEMES``: a set of config overrides) of one ``owl_t_*``
-archetype (owl.md §13.2) on the ``owl`` preset (Table 1: 28 cores, 8 MCs × 4 banks) with the
+archetype ([OWL §13.2]) on the ``owl`` preset (Table 1: 28 cores, 8 MCs × 4 banks) with the
 full memory hierarchy. IPC is normalised per workload to RR (``lrr``) and averaged over the
 Type-1 archetypes with the arithmetic (the paper's default), harmonic and geometric means.
 
-- RR = ``lrr``; TL = ``tl_narasiman`` (8-warp groups by warp id, owl.md §12 A15); CTA-Aware,
+- RR = ``lrr``; TL = ``tl_narasiman`` (8-warp groups by warp id, [OWL §12] A15); CTA-Aware,
   +Locality, +BLP = ``owl_cta``, ``owl_locality``, ``owl_blp`` (g_size = 8, A3 (a)
   slot-static groups); OWL = ``owl_blp`` + the opportunistic prefetcher, scheme B
   (``dram.prefetch = owl_b``, §12 A11 default) when the model has it, otherwise ``owl_blp``

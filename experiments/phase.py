@@ -1,4 +1,4 @@
-"""Thesis ch.3 (thesis.md §1): phase-aware warp scheduling against RR and GTO.
+"""Thesis ch.3 ([THESIS §1]): phase-aware warp scheduling against RR and GTO.
 
 Every ch.3 kernel stand-in (Tables 3.2/3.3, ``sim/workload/catalogue.py``) runs on
 ``thesis_ch3`` (Table 3.1) with the full memory hierarchy under the single-level schedulers

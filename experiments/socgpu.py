@@ -1,4 +1,4 @@
-"""SOCGPU (socgpu.md): out-of-order issue inside a warp against the in-order baseline.
+"""SOCGPU ([SOCGPU]): out-of-order issue inside a warp against the in-order baseline.
 
 Every point runs one *variant* (a set of issue-stage overrides, ``VARIANTS``) of one workload of
 the SOCGPU suite (``sim/workload/socgpu_suite.py``: 6 DeepBench and 12 Rodinia stand-ins) on a
@@ -8,7 +8,7 @@ hierarchy. The runner kind ``socgpu`` (registered below) also runs the variant's
 workload, seed and scale; cached per process) so each point carries its own speedup and
 energy ratio and the sweeps plot directly.
 
-- Baseline (socgpu.md §5): ``sm.issue = inorder_issue`` — 2-entry IB, head-only issue, RAW/WAW
+- Baseline ([SOCGPU §5]): ``sm.issue = inorder_issue`` — 2-entry IB, head-only issue, RAW/WAW
   and WAR scoreboard held to write-back (unbounded, §6 item 10), dual issue, GTO, 64 warps, the
   same fetch and flush rule. ``gpgpusim`` is the model's default ``inorder`` stage (RAW/WAW only,
   no wrong-path fetch) for reference.

@@ -1,4 +1,4 @@
-"""warp_sched invariants (baselines.md §1.2): at most one grant, only to a ready warp, and a
+"""warp_sched invariants ([GPGPU-Sim §1.2]): at most one grant, only to a ready warp, and a
 grant whenever some warp is ready; ``grant_idx`` names the granted slot."""
 
 from __future__ import annotations

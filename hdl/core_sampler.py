@@ -1,4 +1,4 @@
-"""CoreSampler: per-SM IPC sampling window and pause quiesce for ONAC / Seq-Det (thesis.md §3.3,
+"""CoreSampler: per-SM IPC sampling window and pause quiesce for ONAC / Seq-Det ([THESIS §3.3],
 §9.3, §10.4 item 6).
 
 Ports (twin: sim/blocks/core_sampler.py, same names and timing):

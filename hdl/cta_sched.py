@@ -1,4 +1,4 @@
-"""GPU-level CTA scheduler ``cta_sched``: IKRA's G / C / R / F / S policies (spec/ikra.md §2).
+"""GPU-level CTA scheduler ``cta_sched``: IKRA's G / C / R / F / S policies ([IKRA §2]).
 
 ``CtaSched(n_cus, id_w=32, qdepth=32, policy)``; ports and packing in ``hdl.ikra.params``
 (per-CU fields packed CU 0 lowest). The twin ``sim.blocks.cta_sched.CtaSchedTwin`` has the same
@@ -21,7 +21,7 @@ Cycle contract (§2.5) and the choices taken where the spec leaves one:
   ``st_reinit_pending`` (S) = no kernel since reset or some overflow flag set: the next launch
   re-chunks whatever its dims.
 
-Defaults taken from ikra.md §6 (numbers are its items): (1) victims left, right, i+2, … by CU
+Defaults taken from [IKRA §6] (numbers are its items): (1) victims left, right, i+2, … by CU
 index, all queues before any chunk; (2) a queue theft takes the end the victim would reach last;
 (3) G / C rotate from the CU that received the last TB (latest in circular order on ties),
 initially P−1; (4) phase 0 for the first kernel, toggling at every launch, never reset by reinit;

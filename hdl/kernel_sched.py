@@ -1,4 +1,4 @@
-"""Kernel-scheduler controller, policies ``fifo`` and ``srtf`` (srtf.md §2.5, §2.7, §2.10).
+"""Kernel-scheduler controller, policies ``fifo`` and ``srtf`` ([SRTF §2.5, §2.7, §2.10]).
 
 Port contract and RTL scope: hdl/params/kernel_sched.py; the twin is ``KernelSchedPorts`` in
 sim/blocks/kernel_sched.py (the method-level ``KernelSchedTwin`` behind ports), whose choices this

@@ -1,4 +1,4 @@
-"""Two-level warp scheduler with ready, active and pending queues (thesis.md §1.8, §10.4
+"""Two-level warp scheduler with ready, active and pending queues ([THESIS §1.8, §10.4]
 ``TwoLevelQueues``) on the warp-scheduler port (hdl/params/warp_sched.py; twin and the rules:
 sim/blocks/phase_queues.py).
 

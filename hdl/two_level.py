@@ -1,4 +1,4 @@
-"""GPGPU-Sim's two-level active warp scheduler, inner LRR / outer SRR (baselines.md §1.3), on the
+"""GPGPU-Sim's two-level active warp scheduler, inner LRR / outer SRR ([GPGPU-Sim §1.3]), on the
 warp-scheduler port (hdl/params/warp_sched.py; twin: sim/blocks/two_level.py).
 
 State: ``order``, a permutation of the W slots; its first N entries are the active list (in

@@ -1,6 +1,6 @@
 """The GPU: SMs + memory system + the four scheduling policies, and the cycle loop.
 
-One core cycle ``now`` (baselines.md §1.5 order): kernels whose arrival has come are offered to
+One core cycle ``now`` ([GPGPU-Sim §1.5] order): kernels whose arrival has come are offered to
 the kernel scheduler; the memory system ticks (delivering completions); every SM due runs its
 cycle; per-cycle policies run; the CTA scheduler places CTAs. Idle cycles are skipped: each SM
 knows the next cycle at which it can change (``wake``) and the loop jumps to the earliest of

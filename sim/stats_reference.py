@@ -113,7 +113,7 @@ STATS: list[Stat] = [
     Stat("issue_stage.kind", "", "issue stage in force (`sm.issue`: inorder, socgpu, inorder_issue)", ISSUE),
     Stat("issue_stage.fetches", "fetches", "instruction-buffer fills, all sub-cores", ISSUE),
     Stat("issue_stage.dual_issues", "slots", "in-order stages: slots that issued two instructions", ISSUE),
-    *[Stat(f"issue_stage.{k}", u, d + " (SOCGPU only, socgpu.md §7)", ISSUE) for k, u, d in (
+    *[Stat(f"issue_stage.{k}", u, d + " (SOCGPU only, [SOCGPU §7])", ISSUE) for k, u, d in (
         ("fetched_slots", "instructions", "instructions brought into the instruction buffers"),
         ("flushes", "events", "IB flushes on a taken branch"),
         ("flushed_entries", "instructions", "IB entries discarded by flushes"),
@@ -201,7 +201,7 @@ STATS: list[Stat] = [
          "row_closed + row_conflicts + prefetch_reads)`: RBL counting prefetches (every prefetch "
          "is a row hit; OWL §10), aggregate over banks"))],
     *[Stat(f"memory.prefetch.{k}", u, d + " (0 with `dram.prefetch = off`)", PREFETCH) for k, u, d in (
-        ("issued", "lines", "prefetch reads the engines issued into open rows (owl.md §7.6)"),
+        ("issued", "lines", "prefetch reads the engines issued into open rows ([OWL §7.6])"),
         ("skipped_in_l2", "lines", "proposed lines skipped because the line was in its L2 slice "
                                    "or an MSHR was fetching it"),
         ("fills", "lines", "prefetched lines installed in an L2 slice (flag `prefetched`)"),
@@ -211,10 +211,10 @@ STATS: list[Stat] = [
         ("used", "lines", "`l2.prefetch_hits + late`: prefetched lines a demand used"),
         ("held_slots", "command slots", "slots in which scheme B's row-hold kept a conflicting "
                                         "demand waiting and no other demand issued"),
-        ("accuracy", "fraction", "`used / issued` (owl.md §10 [S])"),
+        ("accuracy", "fraction", "`used / issued` ([OWL §10] [S])"),
         ("coverage", "fraction", "`l2.prefetch_hits / (l2.prefetch_hits + dram.reads)`: demand "
                                  "DRAM reads avoided over those a run without prefetching would "
-                                 "make (owl.md §10 [S])"),
+                                 "make ([OWL §10] [S])"),
         ("lateness", "fraction", "`late / used`: used prefetches that arrived after the demand"))],
     *[Stat(f"memory.mem.{k}", u, d, HIER) for k, u, d in (
         ("loads", "warp instructions", "global loads issued to the memory system"),
@@ -240,7 +240,7 @@ STATS: list[Stat] = [
         ("avg_latency", "core cycles", "mean issue → completion per request"),
         ("bytes_per_cycle", "bytes / core cycle", "the DRAM pipe's bandwidth"),
         ("latency", "core cycles", "`dram.fixed_latency + 2 × icnt.latency`"))],
-    # ---- warp-state profiler (--profile warp-states; thesis.md §4.2) -------------------------
+    # ---- warp-state profiler (--profile warp-states; [THESIS §4.2]) -------------------------
     Stat("warp_states.states", "", "the 8 warp states, in column order (`--profile warp-states` "
          "only; docs/mechanisms/concurrent_kernels.md)", PROF),
     Stat("warp_states.columns", "", "columns of `per_sm` rows (after the SM id) and `series` bins: "

@@ -8,7 +8,7 @@ those policies leaves their state unchanged otherwise (no grant → last-issued 
 launch → ages kept), so skipping those cycles is exact. A policy whose state moves every cycle
 (``tick_always``, set from the registry) is stepped every cycle while the SM holds a CTA.
 
-Issue stage ``sm.issue = inorder`` (baselines.md §1.2/§1.4; SOCGPU: ``sim.issue.socgpu``):
+Issue stage ``sm.issue = inorder`` ([GPGPU-Sim §1.2]/§1.4; SOCGPU: ``sim.issue.socgpu``):
 per-warp in-order issue from the instruction buffer, a scoreboard of pending destination
 registers (RAW and WAW), one warp per scheduler per cycle and, with ``sm.dual_issue``, a second
 consecutive instruction of that warp to a different unit type.
@@ -291,7 +291,7 @@ class SubCore:
 
     def issue_warp(self, w: Warp, now: int) -> None:
         """In-order issue of the granted warp: its head instruction and, with dual issue, the
-        next one to another unit type (baselines.md §1.2)."""
+        next one to another unit type ([GPGPU-Sim §1.2])."""
         first = w.ib[0]
         self.dispatch(w, first, now)
         if self.dual_issue and w.ib and first.unit != NONE:

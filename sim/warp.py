@@ -1,4 +1,4 @@
-"""One hardware warp: its instruction buffer, scoreboard and wait state (baselines.md §1.2, §1.4).
+"""One hardware warp: its instruction buffer, scoreboard and wait state ([GPGPU-Sim §1.2, §1.4]).
 
 A warp is always in exactly one *wait state*, which the sub-core mirrors as a bit in one of its
 masks so that the warp arbiter's ``ready`` input is maintained incrementally (no per-cycle walk
@@ -34,7 +34,7 @@ WS_FETCH: Final = 4
 WS_DONE: Final = 5
 STATE_NAMES = ("ready", "scoreboard", "memory", "barrier", "fetch", "done")
 
-# Functional-unit classes of a sub-core (baselines.md §1.2 "target unit"). NONE: ops that need
+# Functional-unit classes of a sub-core ([GPGPU-Sim §1.2] "target unit"). NONE: ops that need
 # no pipeline (barrier, fence, exit, nop); branches go to the ALU (SP) pipe as in GPGPU-Sim.
 ALU: Final = 0
 SFU: Final = 1

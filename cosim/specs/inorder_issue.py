@@ -1,4 +1,4 @@
-"""Block entry: baseline in-order issue with scoreboard CAMs (spec/socgpu.md §2.8, §5)."""
+"""Block entry: baseline in-order issue with scoreboard CAMs ([SOCGPU §2.8, §5])."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Block entry: kernel-scheduler controller, policies fifo and srtf (hdl/kernel_sched.py;
-twin: sim/blocks/kernel_sched.py ``KernelSchedPorts``; srtf.md §2.5, §2.7, §2.10)."""
+twin: sim/blocks/kernel_sched.py ``KernelSchedPorts``; [SRTF §2.5, §2.7, §2.10])."""
 
 from __future__ import annotations
 
@@ -20,13 +20,13 @@ def spec() -> BlockSpec:
     return BlockSpec(
         name="kernel_sched",
         doc="kernel-scheduler controller: FIFO or SRTF allow/cap rows for the block dispatcher, "
-            "sampling on SM 0, switches on predictor records (srtf.md §2.5, §2.7, §2.10)",
+            "sampling on SM 0, switches on predictor records ([SRTF §2.5, §2.7, §2.10])",
         params=PARAMS,
         make_rtl=lambda p: KernelSched(*_args(p), policy=p["policy"]),
         make_twin=lambda p: KernelSchedPorts(*_args(p), policy=p["policy"]),
         make_stimulus=lambda p, seed: KernelSchedStimulus(*_args(p), seed),
         inputs=inputs_of(table),
         outputs=outputs_of(table),
-        paper="no area figure in the paper; srtf.md §4 estimate ≈ 1,400 bits (8 snapshots of "
+        paper="no area figure in the paper; [SRTF §4] estimate ≈ 1,400 bits (8 snapshots of "
               "valid, rem, pred, t, res, exclusive pred + order, state, counters) for all policies",
     )

@@ -1,4 +1,4 @@
-"""Block entry: SOCGPU per-warp issue block, IB + dependence matrix (spec/socgpu.md §2, §4)."""
+"""Block entry: SOCGPU per-warp issue block, IB + dependence matrix ([SOCGPU §2, §4])."""
 
 from __future__ import annotations
 

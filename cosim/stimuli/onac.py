@@ -3,7 +3,7 @@
 Each kernel (one ``start``) draws a chip IPC curve IPC(N), N = number of sampled SMs:
 
 - concave saturating (most kernels): ``a·N / (1 + (a·N/roof)^p)^(1/p)``, a smoothed
-  min(a·N, roof), with random per-SM slope a, roof and knee sharpness p (thesis.md §10.2 ONAC
+  min(a·N, roof), with random per-SM slope a, roof and knee sharpness p ([THESIS §10.2] ONAC
   curves: type A saturates below M, type B scales to M);
 - linear (type B), rise-then-fall (exercises the non-positive-slope guard), or random per N.
 

@@ -1,4 +1,4 @@
-"""Closed-loop random stimulus for ``srtf_pred`` (srtf.md §8): one SM's block slots and a
+"""Closed-loop random stimulus for ``srtf_pred`` ([SRTF §8]): one SM's block slots and a
 controller.
 
 Kernels are launched into free kernel slots with random Total and R, capped, seeded and ended;

@@ -28,7 +28,7 @@ SOAKS += [("warp_sched", {"policy": "phase", "W": 24})] + \
 # OWL's prefetch engine: both stop schemes at the paper's size, and a small odd-sized one
 BLOCK_SOAKS = [("owl_prefetch", {"SCHEME": s}) for s in ("a", "b")] + \
     [("owl_prefetch", {"BANKS": 3, "LINES": 8, "LOWER": 2, "HIGHER": 5})]
-# the concurrent-kernel dispatcher's three policies (thesis.md §4.4-§4.5)
+# the concurrent-kernel dispatcher's three policies ([THESIS §4.4-§4.5])
 CK_SOAKS = [("ck_dispatch", {"policy": p, "K": 4, "NC": 4, "BW": 8, "MW": 3})
             for p in ("baseline", "sequential", "interleaved")]
 SOAK_CYCLES = 100_000

@@ -16,7 +16,7 @@ from .validate import validate
 # Small and fast, for tests: 2 SMs × 2 sub-cores × 4 warps each.
 TINY = GPUConfig(name="tiny")
 
-# srtf.md §3 "gtx480" (GPGPU-Sim 3.2.0 GTX 480) — also the Fermi-class config owl.md compares to.
+# [SRTF §3] "gtx480" (GPGPU-Sim 3.2.0 GTX 480) — also the Fermi-class config [OWL] compares to.
 GTX480 = GPUConfig(
     name="gtx480",
     core_clock_mhz=700.0,
@@ -40,7 +40,7 @@ GTX480 = GPUConfig(
     kernels=KernelConfig(max_concurrent=8),
 )
 
-# socgpu.md §3 "gp102" (GTX 1080 Ti-like, Accel-Sim SASS-trace mode).
+# [SOCGPU §3] "gp102" (GTX 1080 Ti-like, Accel-Sim SASS-trace mode).
 GP102 = GPUConfig(
     name="gp102",
     core_clock_mhz=1480.0,
@@ -61,7 +61,7 @@ GP102 = GPUConfig(
                 hit_latency=180, mshrs=64),
     icnt=IcntConfig(latency=20, bytes_per_cycle=32),
     # GDDR5X, 11 × 32-bit channels, 8 transfers per 1375 MHz clock ≈ 484 GB/s, queue 64 [ext].
-    # controller_latency 146 (choice): unloaded closed-row miss = 400, socgpu.md §3 target.
+    # controller_latency 146 (choice): unloaded closed-row miss = 400, [SOCGPU §3] target.
     dram=DRAMConfig(channels=11, banks=16, row_bytes=2048, clock_mhz=1375.0, bus_bytes=4,
                     data_rate=8, burst_length=16, tCL=12, tRCD=12, tRP=12, tRAS=28, queue_size=64,
                     channel_bit=8, bank_bit=15, row_bit=19, fixed_latency=180,
@@ -101,7 +101,7 @@ TITANX = GPUConfig(
     kernels=KernelConfig(max_concurrent=128, stream_order=True),
 )
 
-# ikra.md §3 "ikra_15cu": 15 CUs at 700 MHz, 128 KB L1 (hit 1), 4 MB L2 in 16 banks, 64 B lines.
+# [IKRA §3] "ikra_15cu": 15 CUs at 700 MHz, 128 KB L1 (hit 1), 4 MB L2 in 16 banks, 64 B lines.
 IKRA_15CU = GPUConfig(
     name="ikra_15cu",
     core_clock_mhz=700.0,
@@ -113,13 +113,13 @@ IKRA_15CU = GPUConfig(
     # and declared read-only regions survive a launch, other clean data self-invalidates [doc/choice].
     l1=L1Config(size_bytes=131072, line_bytes=64, ways=8, sets=256, hit_latency=1, mshrs=64,
                 write_policy="write_back", keep_across_kernels=True, self_invalidate=True),
-    # L2 hit 29–61 and memory 197–261 come from mesh hops (ikra.md §3). Each icnt leg (8) stands
+    # L2 hit 29–61 and memory 197–261 come from mesh hops ([IKRA §3]). Each icnt leg (8) stands
     # for ≈ 3 hops × 8/3; slice latency 25 (choice) makes the unloaded L2 hit 8 + 25 + 12 = 45,
     # the middle of 29–61.
     l2=L2Config(slices=16, size_per_slice=262144, line_bytes=64, ways=16, sets=256,
                 hit_latency=25, mshrs=64),
     icnt=IcntConfig(latency=8, bytes_per_cycle=16),
-    # 4 memory controllers, 16 B per GPU cycle each (choice per ikra.md §3). controller_latency
+    # 4 memory controllers, 16 B per GPU cycle each (choice per [IKRA §3]). controller_latency
     # 156 (choice): unloaded closed-row miss = 229 = 197 + 4 legs × 8, the middle of 197–261.
     dram=DRAMConfig(channels=4, banks=8, row_bytes=2048, clock_mhz=700.0, bus_bytes=8, data_rate=2,
                     burst_length=8, channel_bit=6, bank_bit=13, row_bit=16, fixed_latency=197,
@@ -127,7 +127,7 @@ IKRA_15CU = GPUConfig(
     kernels=KernelConfig(max_concurrent=1),
 )
 
-# thesis.md §3.5 Table 4.3 (the ONAC platform): 32 Fermi-class cores at 1300 MHz, 12 partitions.
+# [THESIS §3.5] Table 4.3 (the ONAC platform): 32 Fermi-class cores at 1300 MHz, 12 partitions.
 THESIS = GPUConfig(
     name="thesis",
     core_clock_mhz=1300.0,
@@ -142,7 +142,7 @@ THESIS = GPUConfig(
                 hit_latency=104, mshrs=32),
     icnt=IcntConfig(latency=8, bytes_per_cycle=32),
     # 12 partitions × 32-bit × 2 × 1848 MHz = 177.4 GB/s, 6 banks per partition [P];
-    # controller_latency 100 = GPGPU-Sim 3.x Fermi "DRAM latency" [X] (thesis.md §1.9).
+    # controller_latency 100 = GPGPU-Sim 3.x Fermi "DRAM latency" [X] ([THESIS §1.9]).
     dram=DRAMConfig(channels=12, banks=6, row_bytes=2048, clock_mhz=1848.0, bus_bytes=4,
                     data_rate=2, burst_length=8, tCL=12, tRCD=12, tRP=12, tRAS=28, queue_size=16,
                     channel_bit=8, bank_bit=15, row_bit=18, fixed_latency=100,
@@ -150,7 +150,7 @@ THESIS = GPUConfig(
     kernels=KernelConfig(max_concurrent=16),
 )
 
-# owl.md §2 Table 1 "owl": GPGPU-Sim 2.1.2b, 28 cores at 1300 MHz, 8 MCs × 4 banks, GDDR3.
+# [OWL §2] Table 1 "owl": GPGPU-Sim 2.1.2b, 28 cores at 1300 MHz, 8 MCs × 4 banks, GDDR3.
 OWL = GPUConfig(
     name="owl",
     core_clock_mhz=1300.0,
@@ -163,7 +163,7 @@ OWL = GPUConfig(
     units=UnitsConfig(alu_latency=5, alu_ii=4, sfu_latency=20, sfu_ii=16, ldst_ii=4,
                       div_latency=39, idiv_latency=145, smem_latency=5),
     # 32 KB, 8-way, 64 B lines (64 sets), write-back, 32 MSHRs [P]; hit = one pipeline stage of a
-    # warp, 4 core cycles (owl.md A10: "about 1 pipeline stage") (choice)
+    # warp, 4 core cycles ([OWL A10]: "about 1 pipeline stage") (choice)
     l1=L1Config(size_bytes=32768, line_bytes=64, ways=8, sets=64, hit_latency=4, mshrs=32,
                 write_policy="write_back"),
     # 512 KB per MC, 16-way, 64 B lines (512 sets), one slice per MC [P]; 20-cycle access (A10)
@@ -185,14 +185,14 @@ OWL = GPUConfig(
     kernels=KernelConfig(max_concurrent=1),         # kernels run one after another [P, §2.3]
 )
 
-# thesis.md §1.9 Table 3.1 (the ch.3 "Tesla M2090"): the ONAC platform's Fermi core with 16
+# [THESIS §1.9] Table 3.1 (the ch.3 "Tesla M2090"): the ONAC platform's Fermi core with 16
 # cores and a 1850 MHz DRAM clock (12 × 32-bit × 2 × 1850 MHz = 177.6 GB/s [P: 177]); 2
 # schedulers per core dispatching every 2 cycles, 48 warps, 8 CTAs per core [P]. The ready-queue
 # size (6, Table 3.1) is the two-level schedulers' N (``tlrr``/``tlgto``/``tlphase`` default).
 THESIS_CH3 = replace(THESIS, name="thesis_ch3", sm=replace(THESIS.sm, count=16),
                      dram=replace(THESIS.dram, clock_mhz=1850.0))
 
-# thesis.md §4.6 Table 5.1 (ch.5, concurrent kernels): the ch.3 machine (thesis_ch3) plus 16
+# [THESIS §4.6] Table 5.1 (ch.5, concurrent kernels): the ch.3 machine (thesis_ch3) plus 16
 # LD/ST units per core: one LD/ST unit shared by the SM, a warp instruction every 2 cycles (the
 # ch.3 preset has one per scheduler). A 16-row KSB (Fermi's concurrent-kernel limit, §9.4) with
 # kernels sharing SMs (the ck_* kernel schedulers). The Table 5.2 warp policy is not stated: gto

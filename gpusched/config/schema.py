@@ -30,7 +30,7 @@ DERIVED_SIZE = ("capacity = sets × ways × line_bytes; set one of the four and 
 class SMConfig:
     """One streaming multiprocessor (compute unit) and its occupancy limits."""
     count: int = rule(2, lo=1, doc="number of SMs", unit="SMs")
-    sms_per_cluster: int = rule(1, lo=1, doc="SMs per cluster (CTA issue, baselines.md §1.5); "
+    sms_per_cluster: int = rule(1, lo=1, doc="SMs per cluster (CTA issue, [GPGPU-Sim §1.5]); "
                                              "divides count", unit="SMs")
     subcores: int = rule(2, lo=1, doc="warp schedulers (sub-cores) per SM", unit="schedulers")
     warps_per_sm: int = rule(8, lo=1, hi=1024, doc="hardware warp slots per SM", unit="warps")
@@ -41,14 +41,14 @@ class SMConfig:
     max_ctas_per_sm: int = rule(4, lo=1, hi=64, doc="CTA slots per SM", unit="CTAs")
     warp_sched: str = rule("gto", doc="warp scheduler: a name of the registry in "
                                       "sim/policies/warp_sched.py, e.g. lrr, gto, old, "
-                                      "two_level_active:<N> (baselines.md §1.1-§1.3)")
+                                      "two_level_active:<N> ([GPGPU-Sim §1.1-§1.3])")
     issue_interval: int = rule(1, lo=1, hi=16, doc="cycles between two issues of one scheduler",
                                 unit="core cycles")
     dual_issue: bool = rule(False, doc="up to two instructions of one warp per cycle, different units")
     issue: str = rule("inorder", choices=ISSUE_STAGES,
-                      doc="per-warp issue stage: inorder scoreboard (baselines.md §1.4), socgpu "
-                          "(IB + dependence matrix, socgpu.md §2; set ib_entries, spec default 8) "
-                          "or inorder_issue (socgpu.md §5 baseline block: WAR held to write-back, "
+                      doc="per-warp issue stage: inorder scoreboard ([GPGPU-Sim §1.4]), socgpu "
+                          "(IB + dependence matrix, [SOCGPU §2]; set ib_entries, spec default 8) "
+                          "or inorder_issue ([SOCGPU §5] baseline block: WAR held to write-back, "
                           "fetch and flush as for socgpu)")
     ib_entries: int = rule(2, lo=1, hi=64,
                            doc="instruction-buffer entries per warp: inorder decodes this many per "
@@ -57,9 +57,9 @@ class SMConfig:
                            unit="instructions")
     local_policy: str = rule("first", choices=LOCAL_POLICIES,
                              doc="socgpu: entry chosen among a warp's ready entries "
-                                 "(socgpu.md §2.4)")
+                                 "([SOCGPU §2.4])")
     smart_dual: bool = rule(False, doc="socgpu with dual_issue: the second candidate only among "
-                                       "entries of another, free unit (socgpu.md §2.6)")
+                                       "entries of another, free unit ([SOCGPU §2.6])")
     fetch_per_cycle: int = rule(1, lo=1, hi=16, doc="fetch+decode slots per SM per cycle (2 instr each)",
                                  unit="slots per core cycle")
 
@@ -123,8 +123,8 @@ class L1Config:
     keep_across_kernels: bool = rule(False, doc="False: invalidate at every kernel boundary")
     self_invalidate: bool = rule(False, doc="with keep_across_kernels: at a kernel launch drop "
                                             "clean sectors outside the kernel's readonly_regions "
-                                            "(DeNovo acquire, ikra.md §2.8)")
-    perfect: bool = rule(False, doc="Perfect-L1 mode (owl.md §13.3, PMEM): every global load "
+                                            "(DeNovo acquire, [IKRA §2.8])")
+    perfect: bool = rule(False, doc="Perfect-L1 mode ([OWL §13.3], PMEM): every global load "
                                     "and atomic hits (hit_latency), stores are accepted at once; "
                                     "nothing goes below the L1")
     store_ack: bool = rule(False, doc="write-through stores complete when the L2 acknowledges "
@@ -147,7 +147,7 @@ class L2Config:
     sets: int = rule(16, lo=1, pow2=True, doc="sets per slice", unit="sets")
     hit_latency: int = rule(40, lo=1, doc="slice access latency", unit="core cycles")
     mshrs: int = rule(32, lo=1, doc="outstanding missed lines per slice", unit="lines")
-    perfect: bool = rule(False, doc="Perfect-L2 mode (owl.md §13.3): every L1 miss hits in its "
+    perfect: bool = rule(False, doc="Perfect-L2 mode ([OWL §13.3]): every L1 miss hits in its "
                                     "L2 slice; nothing goes to DRAM")
 
 
@@ -199,7 +199,7 @@ class DRAMConfig:
     fixed_latency: int = rule(100, lo=1, doc="stand-in memory: time for a DRAM access",
                               unit="core cycles")
     prefetch: str = rule("off", choices=("off", "owl_a", "owl_b"),
-                         doc="OWL opportunistic prefetcher in each channel (owl.md §7): off, "
+                         doc="OWL opportunistic prefetcher in each channel ([OWL §7]): off, "
                              "owl_a (stop on a conflicting demand) or owl_b (at least C lines)")
 
 
@@ -220,7 +220,7 @@ class EnergyConfig:
 
 @dataclass(frozen=True)
 class KernelConfig:
-    """Kernel-level scheduling knobs (baselines.md §1.5)."""
+    """Kernel-level scheduling knobs ([GPGPU-Sim §1.5])."""
     max_concurrent: int = rule(8, lo=1, hi=128, doc="kernels resident on the GPU at once",
                                unit="kernels")
     concurrent_sm: bool = rule(False, doc="SMs may hold CTAs of several kernels")

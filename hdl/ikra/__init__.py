@@ -1,2 +1,2 @@
-"""Sub-blocks of the IKRA CTA scheduler (spec/ikra.md): parameters, divider, G unit, chunk units,
+"""Sub-blocks of the IKRA CTA scheduler ([IKRA]): parameters, divider, G unit, chunk units,
 steal fabric. The top is ``hdl.cta_sched.CtaSched``."""

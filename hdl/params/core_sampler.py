@@ -1,4 +1,4 @@
-"""CoreSampler: per-SM IPC sampling window and pause quiesce (thesis.md §3.3, §9.3, §10.4 item 6):
+"""CoreSampler: per-SM IPC sampling window and pause quiesce ([THESIS §3.3, §9.3, §10.4] item 6):
 states, parameters, ports."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``kernel_sched`` controller (srtf.md §2.5-§2.7, §2.10): parameters and port table of the RTL
+"""``kernel_sched`` controller ([SRTF §2.5-§2.7, §2.10]): parameters and port table of the RTL
 scope (policies ``fifo`` and ``srtf``; MPMax, Adaptive and zero-sampling live in the twin).
 
 Cycle contract (port level; the twin's ``KernelSchedPorts`` wraps the method-level twin):

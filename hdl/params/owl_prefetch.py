@@ -1,4 +1,4 @@
-"""Opportunistic memory-side prefetch engine ``owl_prefetch``, one per memory controller (owl.md
+"""Opportunistic memory-side prefetch engine ``owl_prefetch``, one per memory controller ([OWL]
 §7.3–§7.6, §8, §13.4 item 5): parameters, port table, storage and the shift-EMA reference.
 
 One block cycle is one scheduling decision of the controller (a DRAM command slot, or a re-look
@@ -18,11 +18,11 @@ Choices beyond the spec (the RTL and the twin follow them alike):
   conflicting demand through.
 - C = HIGHER when ``q_len`` < ⌊avg⌋, else LOWER, re-evaluated every cycle (§7.4 [S]).
 - avg: 7 integer + 4 fraction bits, ``avg += ((min(q,127) << 4) − avg) >> 4`` (arithmetic
-  shift, α = 1/16, owl.md A11) on cycles with ``tick`` = 1 (one sample per command slot, not per
+  shift, α = 1/16, [OWL A11]) on cycles with ``tick`` = 1 (one sample per command slot, not per
   re-look). The spec's 7-bit register keeps only the integer part, which would stick when
   |q − avg| < 16; the 4 fraction bits avoid that.
 - Several banks eligible: the lowest bank index gets the proposal; inside a bank the lowest
-  unfetched column (scan from column 0, owl.md §7.3 [S]).
+  unfetched column (scan from column 0, [OWL §7.3] [S]).
 - Scheme A never holds a row; scheme B holds it while pf_count < C (row-hold), then behaves as A.
 """
 
@@ -35,7 +35,7 @@ from gpusched.blocks import Param
 from . import Ports, port
 
 AVG_FRAC = 4            # fraction bits of the running average
-Q_MAX = 127             # q_len saturates here (7 bits, owl.md §8)
+Q_MAX = 127             # q_len saturates here (7 bits, [OWL §8])
 
 
 def _pow2(v: int) -> bool:
@@ -105,7 +105,7 @@ class PrefetchShape:
                 "avg_pending": self.avg_w}
 
     def paper_bits(self) -> int:
-        """owl.md §8: 1 bit per line of each bank's open row (128 per MC at 4 × 32)."""
+        """[OWL §8]: 1 bit per line of each bank's open row (128 per MC at 4 × 32)."""
         return self.BANKS * self.LINES
 
 

@@ -1,4 +1,4 @@
-"""SM Work Manager detectors ONAC and Seq-Det (thesis.md §3.2-3.4, §9.3): states, parameters,
+"""SM Work Manager detectors ONAC and Seq-Det ([THESIS §3.2-3.4, §9.3]): states, parameters,
 derived widths and ports, shared by both detectors' RTL and twins."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from gpusched.blocks import Param
 
 from . import Ports, port
 
-THR_NUM, THR_SHIFT = 251, 8          # IPC_threshold = IPC_all * 251/256 ≈ 0.98 (thesis.md §9.3)
+THR_NUM, THR_SHIFT = 251, 8          # IPC_threshold = IPC_all * 251/256 ≈ 0.98 ([THESIS §9.3])
 
 
 class SwmState(IntEnum):

@@ -1,4 +1,4 @@
-"""Registered state of one warp's instruction buffer (spec/socgpu.md §2.2, sub-block ``ib_state``)
+"""Registered state of one warp's instruction buffer ([SOCGPU §2.2], sub-block ``ib_state``)
 plus the dependence-matrix rows (``dep_matrix``) and the age matrix.
 
 Per entry: pc, npc, src/dst records, unit, rdy_cnt (most/least-ready policies only). Vectors of

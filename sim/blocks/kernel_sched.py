@@ -1,4 +1,4 @@
-"""Twin of the ``kernel_sched`` controller (srtf.md §2.5-§2.8): which kernel each SM may take
+"""Twin of the ``kernel_sched`` controller ([SRTF §2.5-§2.8]): which kernel each SM may take
 blocks of, for the policies ``fifo``, ``mpmax``, ``srtf``, ``adaptive`` and ``srtf_zero``.
 
 Method-level API (the GPU model's kernel scheduler, sim/policies/srtf.py, calls it on events):
@@ -13,7 +13,7 @@ Method-level API (the GPU model's kernel scheduler, sim/policies/srtf.py, calls 
 - ``commands``: predictor commands to broadcast, (kind, k, total, res, t), drained by the caller.
 
 Each event is applied in full before the next (the spec's in-cycle order: kernel end, arrival,
-one predictor update, sampling start). Choices (srtf.md §6 defaults): snapshot = the latest record
+one predictor update, sampling start). Choices ([SRTF §6] defaults): snapshot = the latest record
 of a kernel from any SM; strict ``<`` with hysteresis h (ties keep the incumbent); the waiting
 list stays in arrival order (a switched-out kernel goes back to its arrival position); a sample is
 decided at its first record from the sampling SM once ``run`` has a prediction too; tail
@@ -44,7 +44,7 @@ SRTF_LIKE = ("srtf", "adaptive", "srtf_zero")
 
 @dataclass
 class Snapshot:
-    """G[k]: the latest predictor record of kernel k (srtf.md §2.7)."""
+    """G[k]: the latest predictor record of kernel k ([SRTF §2.7])."""
     rem: int
     pred: int
     t: int
@@ -159,7 +159,7 @@ class KernelSchedTwin:
     # -- the decisions (mutants override ``better``) ---------------------------------------------
     @staticmethod
     def better(rem: float, incumbent: float) -> bool:
-        """Strict: a tie keeps the incumbent (srtf.md §6 item 7)."""
+        """Strict: a tie keeps the incumbent ([SRTF §6] item 7)."""
         return rem < incumbent
 
     def waiting(self) -> list[int]:

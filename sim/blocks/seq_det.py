@@ -1,4 +1,4 @@
-"""Twin of ``hdl.seq_det.SeqDetCtrl``: one SM fewer per sample (thesis.md §3.4, §9.3).
+"""Twin of ``hdl.seq_det.SeqDetCtrl``: one SM fewer per sample ([THESIS §3.4, §9.3]).
 
 Ports, timing and the method-level API are those of the shared SWM twin (sim/blocks/onac.py).
 """

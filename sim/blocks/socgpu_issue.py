@@ -1,4 +1,4 @@
-"""Twin of ``hdl.socgpu_issue.SocgpuIssue``: same ports, same cycle behaviour (spec/socgpu.md §2).
+"""Twin of ``hdl.socgpu_issue.SocgpuIssue``: same ports, same cycle behaviour ([SOCGPU §2]).
 
 Two ways to drive it:
 

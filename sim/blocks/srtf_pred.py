@@ -1,4 +1,4 @@
-"""Twin of ``hdl.srtf_pred.SrtfPred``: one SM's Simple Slicing runtime predictor (srtf.md §2.3,
+"""Twin of ``hdl.srtf_pred.SrtfPred``: one SM's Simple Slicing runtime predictor ([SRTF §2.3],
 §2.10; choices in hdl/params/srtf_pred.py).
 
 Same ports, widths and cycle timing as the RTL. ``step(**inputs)`` returns this cycle's outputs

@@ -1,4 +1,4 @@
-"""Twin of ``hdl.two_level.TwoLevelActive``: GPGPU-Sim's two-level active scheduler (baselines.md
+"""Twin of ``hdl.two_level.TwoLevelActive``: GPGPU-Sim's two-level active scheduler ([GPGPU-Sim]
 §1.3) with identical port timing. ``order`` is the active list (first N) followed by the pending
 FIFO; see the RTL module for the rules."""
 

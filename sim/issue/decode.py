@@ -1,4 +1,4 @@
-"""Model instructions as SOCGPU issue-block entries (spec/socgpu.md §2.2, §2.7, §6 item 14).
+"""Model instructions as SOCGPU issue-block entries ([SOCGPU §2.2, §2.7, §6] item 14).
 
 - Registers: one §2.2 record per register (size code 0; the model's operands are 32-bit), RZ
   (255) and PT (263) dropped as the decoder would; the guard predicate is a source.

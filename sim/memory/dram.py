@@ -1,7 +1,7 @@
 """DRAM: channels × banks with open-row buffers and an FR-FCFS scheduler per channel.
 
-Sources: baselines.md §1.6 (GPGPU-Sim `dram.cc`, `frfcfs_scheduler`), owl.md §2.2 (row hit = tCL,
-closed = tRCD + tCL, conflict = tRP + tRCD + tCL), owl.md A7/A8 (open-page policy; oldest row hit
+Sources: [GPGPU-Sim §1.6] (GPGPU-Sim `dram.cc`, `frfcfs_scheduler`), [OWL §2.2] (row hit = tCL,
+closed = tRCD + tCL, conflict = tRP + tRCD + tCL), [OWL A7/A8] (open-page policy; oldest row hit
 first, else oldest; back-pressure when the queue is full).
 
 Timing model (request level, one command slot per DRAM clock per channel; choices recorded):
@@ -21,13 +21,13 @@ Timing model (request level, one command slot per DRAM clock per channel; choice
 - The channel queue holds ``queue_size`` requests that the scheduler may pick from; later ones
   wait in arrival order in an input buffer. When that buffer also holds ``queue_size`` requests
   the channel's L2 slices stall (``full``; ``on_space`` tells them when it drains), so DRAM
-  back-pressure reaches the SMs (owl.md A8). Requests inside the fixed controller latency are
+  back-pressure reaches the SMs ([OWL A8]). Requests inside the fixed controller latency are
   not counted (that pipe is bounded by the L2 MSHRs and the request rate).
 
 Statistics: row hits / closed misses / conflicts (aggregate row-hit rate), activations, bytes,
 queue occupancy, queueing latency (arrival → first command) and access latency (arrival → data
 done), and
-bank-level parallelism (owl.md §1, §10): the mean number of banks with ≥ 1 outstanding request
+bank-level parallelism ([OWL §1, §10]): the mean number of banks with ≥ 1 outstanding request
 (queued or in service) over the cycles with ≥ 1 such bank, per channel and system-wide.
 """
 

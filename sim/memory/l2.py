@@ -8,7 +8,7 @@ the missing sectors to DRAM; the fill replies to every merged requester.
 Writes (L1 write-through or L1 write-backs) allocate the line and mark the written sectors valid
 and dirty without fetching (sector-granular writes: choice). Atomics execute at the L2 (GPGPU-Sim):
 a read of the sectors, then the line is dirty. Evicting a dirty line sends its dirty sectors to
-DRAM. With every MSHR busy, or its DRAM channel's queue full (back-pressure, owl.md A8), the slice
+DRAM. With every MSHR busy, or its DRAM channel's queue full (back-pressure, [OWL A8]), the slice
 stalls in order until a fill frees an MSHR or the channel takes a request.
 """
 
@@ -144,7 +144,7 @@ class L2Slice:
         return True
 
     def _perfect(self, now: int, req: MemRequest) -> bool:
-        """Perfect-L2 mode (``l2.perfect``, owl.md §13.3): reads and atomics hit, writes are
+        """Perfect-L2 mode (``l2.perfect``, [OWL §13.3]): reads and atomics hit, writes are
         absorbed, prefetches have nothing to do; no tag state, no DRAM traffic."""
         kind = req.kind
         if kind == PREFETCH:

@@ -1,4 +1,4 @@
-"""OWL's opportunistic memory-side prefetcher in each DRAM channel (owl.md §7.3–§7.6, A11).
+"""OWL's opportunistic memory-side prefetcher in each DRAM channel ([OWL §7.3–§7.6], A11).
 
 The engine of each channel is the ``owl_prefetch`` block (its twin, sim/blocks/owl_prefetch.py;
 ports and choices in hdl/params/owl_prefetch.py); this module is the controller around it: it
@@ -33,7 +33,7 @@ from sim.blocks.owl_prefetch import OwlPrefetchTwin
 from .dram import AddressMap
 from .request import PREFETCH, READ, MemRequest
 
-LOWER, HIGHER = 8, 16           # owl.md §7.4 baseline degree: C = 8, or 16 below the average
+LOWER, HIGHER = 8, 16           # [OWL §7.4] baseline degree: C = 8, or 16 below the average
 SCHEMES = {"owl_a": "a", "owl_b": "b"}
 
 

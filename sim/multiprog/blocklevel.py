@@ -1,4 +1,4 @@
-"""Block-level timing mode (srtf.md §6 item 21, §7.3): the GPU loop, kernel slots, CTA issue,
+"""Block-level timing mode ([SRTF §6] item 21, §7.3): the GPU loop, kernel slots, CTA issue,
 dispatcher contract and kernel schedulers of the cycle-level model, with each SM reduced to its
 resident blocks and their progress.
 

@@ -3,11 +3,11 @@
 A **member** is a catalogue workload name (any entry, any number of kernels) with an arrival
 offset. ``compose`` builds each member in its own build context (seeded by the workload seed and
 the member's name), so a kernel's seed and its instruction streams are exactly those of the member
-run alone (``standalone``): T^SP and T^MP run the same blocks (srtf.md §7.1). Each member's address regions start at its own base (one of 4096
+run alone (``standalone``): T^SP and T^MP run the same blocks ([SRTF §7.1]). Each member's address regions start at its own base (one of 4096
 lanes from a hash of its name, so a member's addresses do not depend on its partners either);
 two members in one workload that hash to the same lane are an input error.
 
-Workload names: ``A+B`` (A launches first, B ``offset`` later; srtf.md §7.2's ordered pairs) and,
+Workload names: ``A+B`` (A launches first, B ``offset`` later; [SRTF §7.2]'s ordered pairs) and,
 for any number of members, ``A+B+C``. An offset is ``N`` cycles or ``P%`` of the first member's
 standalone runtime (resolved by the caller, who knows T^SP: ``resolve_offset``).
 

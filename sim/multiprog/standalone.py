@@ -1,4 +1,4 @@
-"""Standalone runtimes T^SP (srtf.md §6 item 17): each member run alone, on the same preset, in
+"""Standalone runtimes T^SP ([SRTF §6] item 17): each member run alone, on the same preset, in
 the same timing mode and with the same seed and scale as in its multiprogram workloads, so T^SP
 and T^MP run the same blocks (sim/multiprog/compose.py).
 

@@ -1,4 +1,4 @@
-"""Active-SM controllers: pause / un-pause / power-gate SMs (ONAC, Seq-Det; thesis.md).
+"""Active-SM controllers: pause / un-pause / power-gate SMs (ONAC, Seq-Det; [THESIS]).
 
 Protocol: the ``Policy`` hooks plus ``may_dispatch(sm_id)``; act through ``gpu.pause_sm(now, i)``,
 ``gpu.resume_sm(now, i)`` and ``gpu.gate_sm(now, i)``. A paused SM stops issuing, keeps its CTAs,

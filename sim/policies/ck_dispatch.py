@@ -1,4 +1,4 @@
-"""Concurrent-kernel schedulers of the thesis's ch.5 (thesis.md §4.4-§4.5) in the GPU model: the
+"""Concurrent-kernel schedulers of the thesis's ch.5 ([THESIS §4.4-§4.5]) in the GPU model: the
 ``ck_dispatch`` twin (sim/blocks/ck_dispatch.py) decides, through the ``tb_dispatch`` contract,
 which kernels each SM may take CTAs of and how many.
 

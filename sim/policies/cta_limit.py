@@ -1,4 +1,4 @@
-"""Per-SM CTA-count controllers: how many CTAs an SM may hold (Perf-Sat lowers it, thesis.md).
+"""Per-SM CTA-count controllers: how many CTAs an SM may hold (Perf-Sat lowers it, [THESIS]).
 
 Protocol (besides the ``Policy`` hooks): ``limit(sm, run) -> int``, the most CTAs ``sm`` may hold
 while it is offered a CTA of ``run``. The SM's own resources (threads, registers, shared memory,
@@ -12,7 +12,7 @@ from sim.policies.base import Policy
 
 
 class MaxOccupancy(Policy):
-    """Baseline: the occupancy limit of baselines.md §1.5 (with the small-grid clamp in default
+    """Baseline: the occupancy limit of [GPGPU-Sim §1.5] (with the small-grid clamp in default
     kernel mode); in concurrent mode only the SM's running resource totals limit it."""
 
     def __init__(self, cfg):

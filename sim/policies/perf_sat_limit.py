@@ -1,5 +1,5 @@
 """Perf-Sat CTA-count limit: one ``PerfSatTwin`` per SM, stepped every cycle while detecting
-(thesis.md §2.4–2.6, §9.2; port protocol in hdl/perf_sat.py).
+([THESIS §2.4–2.6, §9.2]; port protocol in hdl/perf_sat.py).
 
 Wiring of SM i's twin, per cycle ``now`` (after the SMs ran):
 
@@ -27,7 +27,7 @@ from sim.blocks.perf_sat import PerfSatTwin
 from sim.policies.base import Policy
 from sim.stats import SLOT_MEMORY, SLOT_SCOREBOARD, SLOT_UNIT_BUSY
 
-N_BITS = 5                                # thesis.md §2.6: N is 5 bits
+N_BITS = 5                                # [THESIS §2.6]: N is 5 bits
 
 
 class PerfSatLimit(Policy):

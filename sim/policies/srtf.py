@@ -1,4 +1,4 @@
-"""SRTF-family kernel schedulers (srtf.md): the ``kernel_sched`` twin steering ``tb_dispatch``,
+"""SRTF-family kernel schedulers ([SRTF]): the ``kernel_sched`` twin steering ``tb_dispatch``,
 fed by one ``srtf_pred`` twin per SM.
 
 Registered as ``srtf``, ``adaptive``, ``mpmax`` and ``srtf_fifo``; zero-sampling SRTF
@@ -197,24 +197,24 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
 
 
 class MPMaxKernelScheduler(SrtfKernelScheduler):
-    """Just-in-time MPMax (srtf.md §2.6): every running kernel allowed, capped to leave room for
+    """Just-in-time MPMax ([SRTF §2.6]): every running kernel allowed, capped to leave room for
     one block of a composite co-runner; arrival order."""
     policy = controller_policy = "mpmax"
 
 
 class SpecFifoKernelScheduler(SrtfKernelScheduler):
-    """The spec's FIFO (srtf.md §2.5) through ``kernel_sched``: the oldest kernel with
+    """The spec's FIFO ([SRTF §2.5]) through ``kernel_sched``: the oldest kernel with
     undispatched blocks, cap R_k."""
     policy, controller_policy = "srtf_fifo", "fifo"
 
 
 class AdaptiveKernelScheduler(SrtfKernelScheduler):
-    """SRTF/Adaptive (srtf.md §2.8): SRTF plus a sharing mode when SRTF would be unfair."""
+    """SRTF/Adaptive ([SRTF §2.8]): SRTF plus a sharing mode when SRTF would be unfair."""
     policy = controller_policy = "adaptive"
 
 
 class ZeroSamplingKernelScheduler(SrtfKernelScheduler):
-    """Zero-sampling SRTF (srtf.md §2.9): remaining times known from arrival, from each kernel's
+    """Zero-sampling SRTF ([SRTF §2.9]): remaining times known from arrival, from each kernel's
     standalone runtime T^SP (``standalone``: kernel name → cycles), scaled by its unfinished
     blocks; isolates the hand-off delay. Not in the name registry: it needs T^SP, which the
     multiprogram harness measures first (pass an instance or a factory)."""

@@ -1,4 +1,4 @@
-"""The thread-block dispatcher contract ``tb_dispatch`` (srtf.md §2.4), common to all kernel
+"""The thread-block dispatcher contract ``tb_dispatch`` ([SRTF §2.4]), common to all kernel
 schedulers.
 
 A kernel scheduler steers dispatch only through three things per SM ``s`` and kernel ``k``:

@@ -1,5 +1,5 @@
 """Warp-scheduler registry: the policy families behind ``sm.warp_sched`` / ``--warp-scheduler``
-(baselines.md §1.1-§1.3). Each family makes one twin per sub-core (``make(n_slots, args)``);
+([GPGPU-Sim §1.1-§1.3]). Each family makes one twin per sub-core (``make(n_slots, args)``);
 ``every_cycle`` marks a policy whose state moves every cycle (hdl/params/warp_sched.py); ``rtl``
 names the ``warp_sched`` block policy that implements it in hardware (None: model only).
 
@@ -31,13 +31,13 @@ def _owl(policy: str):
 
 
 _OWL_ARGS = (Arg("g_size", lo=1, hi=MAX_G_SIZE, default=G_SIZE_DEFAULT,
-                 doc="minimum warps per group (owl.md §12 A1; TL: warps per fetch group)"),
+                 doc="minimum warps per group ([OWL §12] A1; TL: warps per fetch group)"),
              Arg("G", lo=2, hi=MAX_G, default=G_DEFAULT,
                  doc="group registers: CTAs beyond G groups join the last (hdl/params/owl.py)"))
 
 
 def _queues(policy: str, doc: str) -> Family:
-    """A two-level ready/active/pending-queue family (thesis.md §1.8): ``NAME[:<N>]``."""
+    """A two-level ready/active/pending-queue family ([THESIS §1.8]): ``NAME[:<N>]``."""
     return Family(policy, lambda n_slots, a: TwoLevelQueuesTwin(n_slots, min(a["N"], n_slots),
                                                                 policy), doc,
                   args=(Arg("N", lo=1, default=6,
@@ -65,20 +65,20 @@ WARP_SCHEDULERS: dict[str, Family] = {f.name: f for f in (
            "youngest ready warp first (model only; the docs' worked example)"),
     *(Family(name, _owl(name), doc, args=_OWL_ARGS, extra={"rtl": name}) for name, doc in (
         ("owl_cta", "OWL CTA-aware: groups along CTA boundaries, sticky group, RR in and across "
-                    "groups (owl.md §4)"),
-        ("owl_locality", "OWL CTA-aware-Locality: strict group priority g_pri = g (owl.md §5)"),
-        ("owl_blp", "OWL CTA-aware-Locality-BLP: g_pri = (g - SM id) mod g_core (owl.md §6)"),
+                    "groups ([OWL §4])"),
+        ("owl_locality", "OWL CTA-aware-Locality: strict group priority g_pri = g ([OWL §5])"),
+        ("owl_blp", "OWL CTA-aware-Locality-BLP: g_pri = (g - SM id) mod g_core ([OWL §6])"),
         ("tl_narasiman", "two-level of Narasiman et al. [44]: groups of g_size warp slots, "
-                         "sticky, RR (owl.md §3.2)"))),
+                         "sticky, RR ([OWL §3.2])"))),
     Family("phase", lambda n_slots, a: PhaseAwareSelectTwin(n_slots),
            "phase-aware: smallest phase distance of the next instruction, ties by age "
-           "(thesis.md §1.7)", extra={"rtl": "phase", "phase_inputs": True}),
+           "([THESIS §1.7])", extra={"rtl": "phase", "phase_inputs": True}),
     _queues("tlrr", "two-level RR: ready/active/pending queues, FIFO active queue, RR inside "
-            "the ready queue (thesis.md §1.8)"),
+            "the ready queue ([THESIS §1.8])"),
     _queues("tlgto", "two-level GTO: active queue by age, GTO inside the ready queue "
-            "(thesis.md §1.8)"),
+            "([THESIS §1.8])"),
     _queues("tlphase", "two-level phase-aware: active queue by the length of the phase each "
-            "warp resumes in, ties by age; GTO inside (thesis.md §1.8, §9.1)"),
+            "warp resumes in, ties by age; GTO inside ([THESIS §1.8, §9.1])"),
 )}
 MAX_SLOTS = 64      # warp slots per scheduler the twins and the RTL take (hdl/params/warp_sched.py)
 
@@ -118,7 +118,7 @@ def check_warp_scheduler(policy: str, slots_per_scheduler: int) -> None:
     if n is not None and ":" in policy and n > max(2, slots_per_scheduler):
         raise ConfigError("sm.warp_sched", policy,
                           f"<N> = {n} exceeds the {slots_per_scheduler} warp slots of a scheduler "
-                          f"(sm.warps_per_sm / sm.subcores; baselines.md §1.3)")
+                          f"(sm.warps_per_sm / sm.subcores; [GPGPU-Sim §1.3])")
 
 
 def help_text() -> str:

@@ -1,4 +1,4 @@
-"""Warp-state profiler (thesis.md §4.2, §5.3 of the thesis): every resident warp is in exactly one
+"""Warp-state profiler ([THESIS §4.2, §5.3] of the thesis): every resident warp is in exactly one
 of 8 states each cycle, plus the ALU and MEM load; per kernel and per SM, and as a time series.
 
 States, derived from the warp's wait state (sim/warp.py) at the issue stage of the cycle (after

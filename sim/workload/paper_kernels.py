@@ -1,5 +1,5 @@
-"""Catalogue recipes, part 2: thesis kernels (phase kernels thesis.md §1.10/§10.2, ONAC §3.6,
-Perf-Sat §2.8, ch.5 micro-benchmarks §4.3) and IKRA workloads (ikra.md §7.2).
+"""Catalogue recipes, part 2: thesis kernels (phase kernels [THESIS §1.10]/§10.2, ONAC §3.6,
+Perf-Sat §2.8, ch.5 micro-benchmarks §4.3) and IKRA workloads ([IKRA §7.2]).
 
 Phase lengths in the thesis are summed latencies in cycles (§1.3); we turn a phase of L cycles
 into ⌈L/4⌉ ALU instructions (choice: a dependent ALU op costs ~4 issue cycles of latency on the
@@ -30,7 +30,7 @@ def _phases(c: Ctx, cycles: list[int], loads: int) -> tuple:
 def phase_kernel(c: Ctx, name: str, cycles: list[int], threads: int = 256, ctas: int = 180,
                  loads: int = 2, loop: tuple[int, list[int]] | None = None,
                  regs: int = 32) -> list[Kernel]:
-    """thesis.md §10.2: a list of phases; ``loop`` = (trips, cycles) adds a branch-back section
+    """[THESIS §10.2]: a list of phases; ``loop`` = (trips, cycles) adds a branch-back section
     of short phases (B+Tree-like) after the first phase. ``regs``: registers per thread (with
     ``threads``, the CTAs per core of Tables 3.2/3.3 on the ``thesis_ch3`` preset)."""
     if loop is None:
@@ -64,13 +64,13 @@ def _fitted_phase_kernel(c: Ctx, name: str, cycles: list[int], threads: int, cta
 
 
 def heartwall_cycles(seed: int) -> list[int]:
-    """45 phases of 41–212 cycles, many above 100 (thesis.md §1.10), fixed by the seed."""
+    """45 phases of 41–212 cycles, many above 100 ([THESIS §1.10]), fixed by the seed."""
     rng = random.Random(mix_seed(seed, 45))
     return [rng.randint(41, 212) for _ in range(45)]
 
 
 def onac(c: Ctx, name: str, r: int, trips: int, sfu: float = 0.0) -> list[Kernel]:
-    """thesis.md §10.2 ONAC: r non-memory instructions per coalesced 128-B load, unrolled ×4
+    """[THESIS §10.2] ONAC: r non-memory instructions per coalesced 128-B load, unrolled ×4
     (loop overhead of 3 instructions per 4 loads counts as ~1 of the r)."""
     alu = Block(max(1, r - 1), Mix(alu=1.0 - sfu, sfu=sfu))
     body = (Ins(Op.ALU, 4, dep="free"),
@@ -81,7 +81,7 @@ def onac(c: Ctx, name: str, r: int, trips: int, sfu: float = 0.0) -> list[Kernel
 
 
 def perfsat_c_strong(c: Ctx) -> list[Kernel]:
-    """C-strong (thesis.md §2.2, B+tree / SRAD-6): memory latency still exposed at N_max, so
+    """C-strong ([THESIS §2.2], B+tree / SRAD-6): memory latency still exposed at N_max, so
     performance rises up to it. §10.2: "low bandwidth demand, long dependent-load latency
     chains". Each warp load reads one 32-B sector of an 8 MB region (the next node's keys), its
     address from the previous load. The earlier recipe read 4 lines per warp access: 4 MSHRs a
@@ -104,7 +104,7 @@ def perfsat_c_weak(c: Ctx) -> list[Kernel]:
 
 
 def perfsat_mem(c: Ctx) -> list[Kernel]:
-    """MEM (thesis.md §2.2, LUD/CFD): performance drops past the optimum because L1D contention
+    """MEM ([THESIS §2.2], LUD/CFD): performance drops past the optimum because L1D contention
     raises the miss rate. §10.2's recipe: a 4–6 KB working set per CTA, re-used across
     iterations, so that more CTAs overflow the 16 KB L1D and the extra misses exhaust MSHRs and
     bandwidth. Here each warp owns five 128-B lines of its CTA's 5 KB tile and reads them twice
@@ -138,7 +138,7 @@ def perfsat_gaussian(c: Ctx) -> list[Kernel]:
 
 
 def add_x_loops(c: Ctx, x: int) -> list[Kernel]:
-    """thesis.md §4.3: ~6 index ALU, 2 FP32 loads, x × {2 FMUL + loop overhead}, FADD, store."""
+    """[THESIS §4.3]: ~6 index ALU, 2 FP32 loads, x × {2 FMUL + loop overhead}, FADD, store."""
     body = (Ins(Op.ALU, 6, dep="free"), Ins(Op.LDG, 1, Stream(c.region())),
             Ins(Op.LDG, 1, Stream(c.region())), Loop((Ins(Op.ALU, 2),), trips=x),
             Ins(Op.ALU, 1), Ins(Op.STG, 1, Stream(c.region())))
@@ -146,14 +146,14 @@ def add_x_loops(c: Ctx, x: int) -> list[Kernel]:
 
 
 def stream_x_words(c: Ctx, x: int) -> list[Kernel]:
-    """thesis.md §4.3: index ALU, then x coalesced 4-B loads and x stores per thread."""
+    """[THESIS §4.3]: index ALU, then x coalesced 4-B loads and x stores per thread."""
     body = (Ins(Op.ALU, 4, dep="free"),
             *(Ins(Op.LDG, 1, Stream(c.region())) for _ in range(x)),
             *(Ins(Op.STG, 1, Stream(c.region())) for _ in range(x)))
     return [c.kernel(KernelSpec(f"stream_{x}_words", c.n(640), 256, body))]
 
 
-# -- IKRA (ikra.md §7.2) -------------------------------------------------------------------------
+# -- IKRA ([IKRA §7.2]) -------------------------------------------------------------------------
 
 def ikra_micro(c: Ctx, tbs: int, launches: int = 16, steal: bool = False) -> list[Kernel]:
     """Each thread does load–add–store in place on words j of ``b·8 KB + (j·256 + t)·4``;
@@ -171,7 +171,7 @@ def ikra_micro(c: Ctx, tbs: int, launches: int = 16, steal: bool = False) -> lis
 
 def _iterative(c: Ctx, name: str, iters: int, ctas: int, make_body, readonly=(),
                smem_per_cta: int = 0) -> list[Kernel]:
-    """Host loop: kernel i reads buffer i % 2 and writes the other (ikra.md §7.2)."""
+    """Host loop: kernel i reads buffer i % 2 and writes the other ([IKRA §7.2])."""
     bufs = (c.region(), c.region())
     return [c.kernel(KernelSpec(f"{name}_{i}", ctas, 256,
                                 make_body(bufs[i % 2], bufs[1 - i % 2], i),
@@ -181,7 +181,7 @@ def _iterative(c: Ctx, name: str, iters: int, ctas: int, make_body, readonly=(),
 
 def tile_ghost(c: Ctx, tile: int = 4096, ghost: int = 256, iters: int = 8, ctas: int = 64,
                alu: int = 8) -> list[Kernel]:
-    """ikra.md §7.2 generator: TB b reads in[b·T − h, (b+1)·T + h) and writes out[b·T, (b+1)·T)
+    """[IKRA §7.2] generator: TB b reads in[b·T − h, (b+1)·T + h) and writes out[b·T, (b+1)·T)
     (T = ``tile``, h = ``ghost`` bytes), ``alu`` ops per element; the host swaps the buffers."""
     per_access = 8 * 128                             # 8 warps × one 128-B line each
 

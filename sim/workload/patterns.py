@@ -6,10 +6,10 @@ A pattern is a frozen description; ``bind(...)`` turns it into a fast function
 the k-th dynamic execution of one static memory instruction by one warp. Everything a pattern
 needs comes from its arguments, so a warp's addresses depend only on (kernel seed, CTA, warp).
 
-Knobs mapped from the specs: coalescing = distinct cache lines per warp access (1–32, owl.md
-§13.2, socgpu.md §7); per-unit footprint and passes over a tile (intra-CTA reuse, T-REUSE);
-sharing of one tile by a group of s adjacent CTAs (owl.md §13.2 "CTA c reads rows shared by CTAs
-⌊c/s⌋·s … +s−1"); ghost width h around a tile of T bytes (ikra.md §7.2).
+Knobs mapped from the specs: coalescing = distinct cache lines per warp access (1–32, [OWL]
+§13.2, [SOCGPU §7]); per-unit footprint and passes over a tile (intra-CTA reuse, T-REUSE);
+sharing of one tile by a group of s adjacent CTAs ([OWL §13.2] "CTA c reads rows shared by CTAs
+⌊c/s⌋·s … +s−1"); ghost width h around a tile of T bytes ([IKRA §7.2]).
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ class Stream:
     Defaults give fully coalesced streaming with no reuse. ``group`` = s CTAs sharing a tile;
     ``unit_stride`` < footprint with ``halo`` ≠ 0 shifts the tile into a neighbour's (ghost
     zones, stencil neighbours). ``split``: the s CTAs of a group read disjoint lines of the same
-    group tile (DRAM-row sharing without line reuse, owl.md §2.5) instead of the same lines.
+    group tile (DRAM-row sharing without line reuse, [OWL §2.5]) instead of the same lines.
     ``unit_tiles`` > 0: unit u's tiles are contiguous (u·unit_tiles + t) instead of grid-stride,
     so each unit keeps to its own rows (T-STREAM-PRIVATE).
     """

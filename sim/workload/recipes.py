@@ -1,5 +1,5 @@
-"""Catalogue recipes, part 1: the required basics, SOCGPU archetypes (socgpu.md §7) and OWL
-archetypes (owl.md §13.2). Sizes are our choices, kept so a default run on gtx480 stays below
+"""Catalogue recipes, part 1: the required basics, SOCGPU archetypes ([SOCGPU §7]) and OWL
+archetypes ([OWL §13.2]). Sizes are our choices, kept so a default run on gtx480 stays below
 ~2 M warp instructions; ``scale`` multiplies grids and main loop trip counts.
 """
 
@@ -72,7 +72,7 @@ def compute_only(c: Ctx) -> list[Kernel]:
                                 regs=Regs(pool=32, raw_mean=4.0)))]
 
 
-# -- SOCGPU archetypes (socgpu.md §7) -----------------------------------------------------------
+# -- SOCGPU archetypes ([SOCGPU §7]) -----------------------------------------------------------
 
 def gemm_like(c: Ctx) -> list[Kernel]:
     a = Stream(c.region(), unit="group", group=4)      # A rows shared by 4 CTAs of a row
@@ -161,7 +161,7 @@ def mixed_like(c: Ctx) -> list[Kernel]:
     return ks
 
 
-# -- OWL archetypes (owl.md §13.2) --------------------------------------------------------------
+# -- OWL archetypes ([OWL §13.2]) --------------------------------------------------------------
 
 def owl_reuse(c: Ctx) -> list[Kernel]:
     """T-REUSE: each CTA re-reads a private 6 KB tile 3 times (all warps read all of it).

@@ -1,4 +1,4 @@
-"""inorder_issue (baseline, spec/socgpu.md §2.8, §5): lockstep, reference scoreboard, CAM room,
+"""inorder_issue (baseline, [SOCGPU §2.8, §5]): lockstep, reference scoreboard, CAM room,
 storage."""
 
 from __future__ import annotations

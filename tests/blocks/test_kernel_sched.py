@@ -1,5 +1,5 @@
 """kernel_sched (sim/blocks/kernel_sched.py, hdl/kernel_sched.py): FIFO / MPMax / SRTF / Adaptive /
-zero-sampling decisions on hand-made event sequences (srtf.md §2.5-§2.9, §8), the tie mutant, and
+zero-sampling decisions on hand-made event sequences ([SRTF §2.5-§2.9, §8]), the tie mutant, and
 the RTL (fifo, srtf) in random lockstep with the port-level twin."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from gpusched.blocks import get_block, parse_params
 from hdl.params.srtf_pred import CTL_CAP, CTL_END, CTL_LAUNCH, CTL_SEED
 from sim.blocks.kernel_sched import KernelSchedTwin
 
-# gtx480 per-SM limits: threads, registers, shared memory, block slots, warps (srtf.md §3)
+# gtx480 per-SM limits: threads, registers, shared memory, block slots, warps ([SRTF §3])
 GTX480 = (1536, 32768, 49152, 8, 48)
 SLOT_LIMITED = (64, 64 * 8, 0, 1, 2)       # 2-warp blocks: R = 8, bound by the 8 block slots
 
@@ -85,7 +85,7 @@ def test_srtf_losing_sample_waits_and_sm0_returns_to_run():
 
 
 def tie_keeps_incumbent(cls) -> bool:
-    """Equal remaining times: the running kernel stays (srtf.md §6 item 7)."""
+    """Equal remaining times: the running kernel stays ([SRTF §6] item 7)."""
     tw = srtf_pair(cls)
     tw.update(2, 0, rem=700, pred=800, t=100, res=8)
     tw.update(0, 1, rem=700, pred=900, t=300, res=8)

@@ -1,4 +1,4 @@
-"""Phase-aware warp schedulers (thesis.md §1.7-§1.8): the single-level select and the two-level
+"""Phase-aware warp schedulers ([THESIS §1.7-§1.8]): the single-level select and the two-level
 ready/active/pending queues (tlrr, tlgto, tlphase) — directed rules on twin and RTL, random
 lockstep with the twin as scoreboard, mutants the lockstep must catch."""
 

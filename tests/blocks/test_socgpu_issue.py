@@ -1,6 +1,6 @@
 """socgpu_issue: directed cases on RTL and twin, properties, lockstep, mutations, storage.
 
-spec/socgpu.md §2.3 (illustration), §2.5 (cycle contract), §2.6 (dual issue), §4 (storage), §8.
+[SOCGPU §2.3] (illustration), §2.5 (cycle contract), §2.6 (dual issue), §4 (storage), §8.
 """
 
 from __future__ import annotations

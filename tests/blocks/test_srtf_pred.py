@@ -82,7 +82,7 @@ def updates(outs):
     return [(c, o) for c, o in enumerate(outs) if o["upd_valid"]]
 
 
-LAT = PredShape().pred_lat      # 66 = 1 + 16 + 48 + 1 (srtf.md §2.10)
+LAT = PredShape().pred_lat      # 66 = 1 + 16 + 48 + 1 ([SRTF §2.10])
 
 
 def test_first_block_end_gives_eq2_after_pred_lat():

@@ -1,4 +1,4 @@
-"""srtf_pred area (srtf.md §4): Yosys flop counts against the register fields of the design, and
+"""srtf_pred area ([SRTF §4]): Yosys flop counts against the register fields of the design, and
 their scaling with the number of kernel slots K."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Block-level timing mode (srtf.md §7.3, §8 "Staircase"): Eq. 1 for a lone constant-t kernel,
+"""Block-level timing mode ([SRTF §7.3, §8] "Staircase"): Eq. 1 for a lone constant-t kernel,
 t(r) with the knee and co-runner weighting, deterministic per seed."""
 
 import dataclasses

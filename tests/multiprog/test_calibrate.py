@@ -1,4 +1,4 @@
-"""Calibration of the block-level mode on the cycle-level model (srtf.md §6 item 21): knees from
+"""Calibration of the block-level mode on the cycle-level model ([SRTF §6] item 21): knees from
 t(1)/t(R), t_R fitted to the standalone runtime, and the cross-check on a pair."""
 
 import dataclasses

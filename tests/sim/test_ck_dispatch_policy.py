@@ -1,5 +1,5 @@
 """The ck_dispatch twin as the GPU model's kernel scheduler (sim/policies/ck_dispatch.py,
-thesis.md §4.4-§4.5): each policy's placement seen in the CTA table."""
+[THESIS §4.4-§4.5]): each policy's placement seen in the CTA table."""
 
 from __future__ import annotations
 
@@ -90,7 +90,7 @@ def test_needs_concurrent_sms():
 
 
 def test_table_5_1_machine():
-    """thesis.md §4.6: Table 3.1's machine (16 cores, 1300 MHz, 8 CTAs, 48 warps, 2 schedulers at one
+    """[THESIS §4.6]: Table 3.1's machine (16 cores, 1300 MHz, 8 CTAs, 48 warps, 2 schedulers at one
     instruction per 2 cycles, 177 GB/s) plus 16 LD/ST units per core, a 16-row KSB."""
     cfg = get_preset("thesis_ch5")
     sm, d = cfg.sm, cfg.dram

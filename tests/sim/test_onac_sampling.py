@@ -1,4 +1,4 @@
-"""ONAC / Seq-Det samples read the kernel's steady-state IPC (thesis.md §3.2–3.3, §9.3).
+"""ONAC / Seq-Det samples read the kernel's steady-state IPC ([THESIS §3.2–3.3, §9.3]).
 
 A quarter of the ``thesis`` chip (8 SMs, 3 memory partitions: the bandwidth per SM of the full
 chip, as the quick ONAC experiment) with the full memory hierarchy, running the bandwidth-bound

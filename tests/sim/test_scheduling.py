@@ -1,4 +1,4 @@
-"""Warp-arbiter order, CTA placement, occupancy limits and kernel order (baselines.md §1.2, §1.5)."""
+"""Warp-arbiter order, CTA placement, occupancy limits and kernel order ([GPGPU-Sim §1.2, §1.5])."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""SOCGPU issue-stage timing in the GPU model (spec/socgpu.md §2, §8): what out-of-order issue
+"""SOCGPU issue-stage timing in the GPU model ([SOCGPU §2, §8]): what out-of-order issue
 inside a warp must (ILP behind a long load, low TLP) and must not (a dependent chain) gain over
 the in-order baseline, dual issue, and the default stage's fetch count."""
 

@@ -1,4 +1,4 @@
-"""SRTF-family kernel schedulers in the GPU model (sim/policies/srtf.py; srtf.md §2.5-§2.7, §8):
+"""SRTF-family kernel schedulers in the GPU model (sim/policies/srtf.py; [SRTF §2.5-§2.7, §8]):
 the controller's rows as dispatched, sampling on SM0, switching, FIFO order, MPMax caps."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The dispatcher contract ``tb_dispatch`` (srtf.md §2.4, §8 "Dispatcher"): allow rows, caps,
+"""The dispatcher contract ``tb_dispatch`` ([SRTF §2.4, §8] "Dispatcher"): allow rows, caps,
 priority with fallback, per-(SM, kernel) resident counts."""
 
 from collections import Counter

@@ -57,7 +57,7 @@ def test_scale_shrinks_and_seed_reproduces():
 
 def test_small_scale_makes_every_entry_quick():
     for name in NAMES:
-        scale = 0.003 if name.startswith("ercb_") else 0.03   # srtf.md §7.2: up to 22 M cycles
+        scale = 0.003 if name.startswith("ercb_") else 0.03   # [SRTF §7.2]: up to 22 M cycles
         total = sum(estimate_warp_instructions(k) for k in get_workload(name, scale=scale).kernels)
         assert total <= 30_000, (name, total)
 
@@ -90,7 +90,7 @@ def test_iterative_buffers_are_swapped_between_launches():
     k0, k1 = wl.kernels[:2]
     out0 = cta_lines(k0, 3, ops=(Op.STG,))
     in1 = cta_lines(k1, 3, ops=(Op.LDG,))
-    assert out0 <= in1                                       # self dependence (ikra.md §2.1)
+    assert out0 <= in1                                       # self dependence ([IKRA §2.1])
     assert cta_lines(k1, 3, ops=(Op.STG,)) & cta_lines(k0, 3, ops=(Op.LDG,))
     assert k0.readonly_regions and all(a < b for a, b in k0.readonly_regions)
 

@@ -1,4 +1,4 @@
-"""Table 4's row metrics (owl.md §10) on hand-made layouts and on the OWL archetypes."""
+"""Table 4's row metrics ([OWL §10]) on hand-made layouts and on the OWL archetypes."""
 
 from __future__ import annotations
 

@@ -1,1 +1,1 @@
-"""Helpers around the ``cta_sched`` twin: the per-cycle property checker (ikra.md §8)."""
+"""Helpers around the ``cta_sched`` twin: the per-cycle property checker ([IKRA §8])."""

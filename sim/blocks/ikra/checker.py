@@ -1,4 +1,4 @@
-"""Per-cycle properties of ``cta_sched`` checked from port values only (ikra.md §8).
+"""Per-cycle properties of ``cta_sched`` checked from port values only ([IKRA §8]).
 
 ``CtaSchedChecker.check(inputs, outputs)`` is called once per cycle with the inputs and the
 outputs of that cycle, from the twin or from the RTL. It raises ``PropertyViolation`` naming the
