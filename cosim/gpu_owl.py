@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 
-from cosim.gpu_scenarios import _config, _simulate, _with_twin, canonical
+from cosim.gpu_scenarios import run_scenario, _config, _simulate, _with_twin
 from gpusched.blocks import get_block, parse_params
 
 
@@ -75,21 +74,8 @@ def gpu_warp_sched(blocks, params_list: list[dict], preset: str, workload: str, 
 
 
 def run(kwargs: dict, mode: str = "rtl") -> dict:
-    """``mode``: twin (no simulator) | rtl | lockstep, as ``cosim.gpu_scenarios.run``."""
-    from cosim.lockstep import LockstepMismatch
-    from cosim.runner import run_in_loop
-    t0 = time.perf_counter()
-    if mode == "twin":
-        return {"result": canonical(gpu_warp_sched(None, **kwargs)), "mismatch": None,
-                "seconds": time.perf_counter() - t0}
-    try:
-        out = run_in_loop(get_block("warp_sched"), kwargs["params_list"],
-                          "cosim.gpu_owl:gpu_warp_sched", kwargs, lockstep=mode == "lockstep")
-        out["mismatch"] = None
-    except LockstepMismatch as e:
-        out = {"result": None, "mismatch": str(e)}
-    out["seconds"] = time.perf_counter() - t0
-    return out
+    """mode twin | rtl | lockstep: ``cosim.gpu_scenarios.run_scenario`` of this scenario."""
+    return run_scenario("warp_sched", gpu_warp_sched, kwargs, mode)
 
 
 def main(argv: list[str] | None = None) -> None:

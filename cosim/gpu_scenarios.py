@@ -111,13 +111,20 @@ def canonical(result) -> object:
 
 def run(block: str, kwargs: dict, mode: str = "rtl") -> dict:
     """Run the scenario of ``block`` (cta_sched, onac, seq_det, socgpu_issue) with ``kwargs`` (params_list
-    included) on the twins (``mode="twin"``), the RTL alone or RTL + twin in lockstep. Returns
-    {"result", "steps" (per RTL instance, [] for twins), "mismatch", "seconds" (wall, build
-    included), "loop_seconds" (the scenario alone, inside the simulator for RTL modes)}."""
-    from cosim.lockstep import LockstepMismatch
-    from cosim.runner import run_in_loop
+    included) on the twins (``mode="twin"``), the RTL alone or RTL + twin in lockstep: see
+    :func:`run_scenario`."""
     from cosim.gpu_socgpu import gpu_socgpu
     fn = {"cta_sched": gpu_cta_sched, "socgpu_issue": gpu_socgpu}.get(block, gpu_swm)
+    return run_scenario(block, fn, kwargs, mode)
+
+
+def run_scenario(block: str, fn, kwargs: dict, mode: str = "rtl") -> dict:
+    """GPU scenario ``fn(ports, **kwargs)`` with ``block``'s twins (``mode="twin"``: ports None),
+    its RTL alone or RTL + twin in lockstep. Returns {"result", "steps" (per RTL instance, []
+    for twins), "mismatch", "seconds" (wall, build included), "loop_seconds" (the scenario
+    alone, inside the simulator for RTL modes)}."""
+    from cosim.lockstep import LockstepMismatch
+    from cosim.runner import run_in_loop
     scenario = f"{fn.__module__}:{fn.__name__}"
     t0 = time.perf_counter()
     if mode == "twin":
@@ -127,6 +134,7 @@ def run(block: str, kwargs: dict, mode: str = "rtl") -> dict:
         try:
             out = run_in_loop(get_block(block), kwargs["params_list"], scenario, kwargs,
                               lockstep=mode == "lockstep")
+            out["mismatch"] = None
         except LockstepMismatch as e:
             out = {"result": None, "steps": None, "mismatch": str(e), "seconds": None}
     out["loop_seconds"], out["seconds"] = out["seconds"], time.perf_counter() - t0

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 
-from cosim.gpu_scenarios import _config, _simulate, _with_twin, canonical
+from cosim.gpu_scenarios import run_scenario, _config, _simulate, _with_twin
 from gpusched.blocks import get_block, parse_params
 
 CONCURRENT = ("kernels.concurrent_sm=true",)
@@ -38,21 +37,8 @@ def gpu_srtf_pred(blocks, params_list: list[dict], preset: str, workload: str,
 
 
 def run(kwargs: dict, mode: str = "rtl") -> dict:
-    """As ``cosim.gpu_scenarios.run`` for this scenario: mode twin | rtl | lockstep."""
-    from cosim.lockstep import LockstepMismatch
-    from cosim.runner import run_in_loop
-    t0 = time.perf_counter()
-    if mode == "twin":
-        return {"result": canonical(gpu_srtf_pred(None, **kwargs)), "mismatch": None,
-                "seconds": time.perf_counter() - t0}
-    try:
-        out = run_in_loop(get_block("srtf_pred"), kwargs["params_list"],
-                          "cosim.gpu_srtf:gpu_srtf_pred", kwargs, lockstep=mode == "lockstep")
-        out["mismatch"] = None
-    except LockstepMismatch as e:
-        out = {"result": None, "mismatch": str(e)}
-    out["seconds"] = time.perf_counter() - t0
-    return out
+    """mode twin | rtl | lockstep: ``cosim.gpu_scenarios.run_scenario`` of this scenario."""
+    return run_scenario("srtf_pred", gpu_srtf_pred, kwargs, mode)
 
 
 def main(argv: list[str] | None = None) -> None:
