@@ -13,9 +13,9 @@ results must be equal.
 from __future__ import annotations
 
 import argparse
-import json
 
-from cosim.gpu_scenarios import run_scenario, _config, _simulate, _with_twin
+from cosim.gpu_scenarios import (_config, _simulate, _with_twin, print_against_twins,
+                                  run_scenario)
 from gpusched.blocks import get_block, parse_params
 
 
@@ -91,13 +91,7 @@ def main(argv: list[str] | None = None) -> None:
     kwargs = {"params_list": warp_sched_params(a.preset, a.policy), "preset": a.preset,
               "workload": a.workload, "policy": a.policy, "scale": a.scale, "sm": a.sm,
               "twin": a.twin}
-    ref = run(kwargs, "twin")
-    out = run(kwargs, a.mode)
-    r = (out["result"] or {"runs": [{}]})["runs"][0]
-    same = r.get("stats") == ref["result"]["runs"][0]["stats"] if out["result"] else None
-    print(json.dumps({"mode": a.mode, "cycles": r.get("cycles"), "block_steps": r.get("block_steps"),
-                      "equal_to_twins": same, "mismatch": out["mismatch"],
-                      "seconds": round(out["seconds"], 1)}))
+    print_against_twins(run, kwargs, a.mode)
 
 
 if __name__ == "__main__":

@@ -9,9 +9,9 @@ reference is the same run with twins only (``blocks=None``); the GPU results mus
 from __future__ import annotations
 
 import argparse
-import json
 
-from cosim.gpu_scenarios import run_scenario, _config, _with_twin
+from cosim.gpu_scenarios import (_config, _with_twin, print_against_twins,
+                                  run_scenario)
 from gpusched.blocks import get_block, parse_params
 
 
@@ -69,14 +69,7 @@ def main(argv: list[str] | None = None) -> None:
     kwargs = {"params_list": [owl_prefetch_params(a.preset, a.scheme)], "preset": a.preset,
               "workload": a.workload, "scale": a.scale, "scheme": a.scheme, "channel": a.channel,
               "twin": a.twin}
-    ref = run(kwargs, "twin")
-    out = run(kwargs, a.mode)
-    same = (out["result"]["runs"][0]["stats"] == ref["result"]["runs"][0]["stats"]
-            if out["result"] is not None else None)
-    r = (out["result"] or {"runs": [{}]})["runs"][0]
-    print(json.dumps({"mode": a.mode, "cycles": r.get("cycles"), "block_steps": r.get("block_steps"),
-                      "equal_to_twins": same, "mismatch": out["mismatch"],
-                      "seconds": round(out["seconds"], 1)}))
+    print_against_twins(run, kwargs, a.mode)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 
 from gpusched.blocks import get_block, parse_params
@@ -125,7 +126,10 @@ def run_scenario(block: str, fn, kwargs: dict, mode: str = "rtl") -> dict:
     alone, inside the simulator for RTL modes)}."""
     from cosim.lockstep import LockstepMismatch
     from cosim.runner import run_in_loop
-    scenario = f"{fn.__module__}:{fn.__name__}"
+    module = fn.__module__
+    if module == "__main__":        # run as ``python -m cosim.X``: the simulator imports it by name
+        module = sys.modules["__main__"].__spec__.name
+    scenario = f"{module}:{fn.__name__}"
     t0 = time.perf_counter()
     if mode == "twin":
         out = {"result": canonical(fn(None, **kwargs)), "steps": [], "mismatch": None,
@@ -139,6 +143,18 @@ def run_scenario(block: str, fn, kwargs: dict, mode: str = "rtl") -> dict:
             out = {"result": None, "steps": None, "mismatch": str(e), "seconds": None}
     out["loop_seconds"], out["seconds"] = out["seconds"], time.perf_counter() - t0
     return out
+
+
+def print_against_twins(run_fn, kwargs: dict, mode: str) -> None:
+    """The command-line summary of a GPU-in-the-loop scenario: one JSON line with its cycles,
+    RTL steps, lockstep mismatch, wall seconds and whether its statistics equal a twins-only run."""
+    ref = run_fn(kwargs, "twin")
+    out = run_fn(kwargs, mode)
+    r = (out["result"] or {"runs": [{}]})["runs"][0]
+    same = r.get("stats") == ref["result"]["runs"][0]["stats"] if out["result"] else None
+    print(json.dumps({"mode": mode, "cycles": r.get("cycles"), "block_steps": r.get("block_steps"),
+                      "equal_to_twins": same, "mismatch": out["mismatch"],
+                      "seconds": round(out["seconds"], 1)}))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -9,9 +9,9 @@ stepped every cycle, the twins skip quiet cycles, and the GPU results must be eq
 from __future__ import annotations
 
 import argparse
-import json
 
-from cosim.gpu_scenarios import run_scenario, _config, _simulate, _with_twin
+from cosim.gpu_scenarios import (_config, _simulate, _with_twin, print_against_twins,
+                                  run_scenario)
 from gpusched.blocks import get_block, parse_params
 
 CONCURRENT = ("kernels.concurrent_sm=true",)
@@ -54,14 +54,7 @@ def main(argv: list[str] | None = None) -> None:
     kwargs = {"params_list": [srtf_pred_params(a.preset)], "preset": a.preset,
               "workload": a.workload, "scale": a.scale, "policy": a.policy, "sm": a.sm,
               "twin": a.twin}
-    ref = run(kwargs, "twin")
-    out = run(kwargs, a.mode)
-    same = (out["result"]["runs"][0]["stats"] == ref["result"]["runs"][0]["stats"]
-            if out["result"] is not None else None)
-    r = (out["result"] or {"runs": [{}]})["runs"][0]
-    print(json.dumps({"mode": a.mode, "cycles": r.get("cycles"), "block_steps": r.get("block_steps"),
-                      "equal_to_twins": same, "mismatch": out["mismatch"],
-                      "seconds": round(out["seconds"], 1)}))
+    print_against_twins(run, kwargs, a.mode)
 
 
 if __name__ == "__main__":

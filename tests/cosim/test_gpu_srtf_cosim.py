@@ -70,3 +70,17 @@ def test_lockstep_in_the_loop_catches_a_mutant():
     block lockstep of tests/blocks/test_srtf_pred.py catches it.)"""
     got = run(kwargs(twin=f"{__name__}:resample_every_end"), "lockstep")
     assert got["mismatch"] and "upd_" in got["mismatch"], got["mismatch"]
+
+
+@needs_verilator
+def test_command_line_runs_the_rtl_in_lockstep():
+    """``python -m cosim.gpu_srtf``: the simulator must import the scenario by its module name,
+    not ``__main__`` (the command line once failed with 'cocotb bench wrote no result')."""
+    import json
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-m", "cosim.gpu_srtf", "--mode", "lockstep",
+                           "--scale", "0.1"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    line = json.loads(done.stdout.strip().splitlines()[-1])
+    assert line["mismatch"] is None and line["equal_to_twins"] is True and line["cycles"] > 0
