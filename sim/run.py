@@ -157,18 +157,30 @@ def simulate(cfg: GPUConfig, workload: Workload, seed: int = 0, memory: str | ob
     return result
 
 
-PROFILES = ("warp-states",)
+PROFILES = ("warp-states", "owl")
 
 
 def attach_profilers(gpu: GPU, names: tuple[str, ...]) -> dict:
-    """The profilers ``names`` (``PROFILES``) attached to ``gpu``'s SMs, by statistic key."""
-    out = {}
+    """The profilers ``names`` (``PROFILES``) attached to ``gpu``'s SMs, by statistic key:
+    ``warp-states`` → ``warp_states`` (sim/profile/warp_states.py), ``owl`` → ``owl``
+    (sim/profile/owl_metrics.py; also on the DRAM's column accesses)."""
+    out: dict = {}
     for name in names:
         if name not in PROFILES:
             raise ConfigError("--profile", name, "allowed: " + ", ".join(PROFILES))
-        from sim.profile.warp_states import WarpStateProfiler
-        prof = WarpStateProfiler(len(gpu.sms))
+        if name == "warp-states" and "warp_states" not in out:
+            from sim.profile.warp_states import WarpStateProfiler
+            out["warp_states"] = WarpStateProfiler(len(gpu.sms))
+        elif name == "owl" and "owl" not in out:
+            from sim.profile.owl_metrics import OwlMetricsProfiler
+            dram = getattr(gpu.memory, "dram", None)
+            prof = OwlMetricsProfiler(gpu.sms, *((len(dram.channels), dram.n_banks) if dram else ()))
+            if dram is not None:
+                dram.probe = prof
+            out["owl"] = prof
+    if out:
+        from sim.profile.owl_metrics import Profilers
+        hook = next(iter(out.values())) if len(out) == 1 else Profilers(list(out.values()))
         for sm in gpu.sms:
-            sm.profiler = prof
-        out["warp_states"] = prof
+            sm.profiler = hook
     return out

@@ -32,6 +32,7 @@ ISSUE, ENERGY = "issue stage (sim/issue/)", "energy (sim/memory/energy.py, sim/s
 RUN = "run (sim/run.py)"
 PREFETCH = "OWL prefetcher (sim/memory/prefetch.py)"
 PROF = "warp-state profiler (sim/profile/warp_states.py)"
+OWLPROF = "OWL metrics profiler (sim/profile/owl_metrics.py)"
 
 _REASONS = {
     "issued": "slots in which the scheduler issued a warp instruction. A slot, not an instruction: "
@@ -271,6 +272,37 @@ STATS: list[Stat] = [
          "warp-cycles, alu_load and mem_load in load-cycles]", PROF),
     Stat("warp_states.kernels[].series", "rows", "per `bin_cycles` bin from cycle 0, all SMs: the 8 "
          "states in warp-cycles, then the two loads in load-cycles (÷ bin_cycles = mean warps)", PROF),
+    # ---- OWL metrics profiler (--profile owl; [OWL §10]) ---------------------------------------
+    Stat("owl.cycles", "core cycles", "`cycles` of the run (`--profile owl` only; "
+         "docs/mechanisms/owl.md)", OWLPROF),
+    Stat("owl.sms", "SMs", "`sm.count`; the fractions below divide by `sms × cycles`", OWLPROF),
+    Stat("owl.columns", "", "columns of `per_sm` rows after the SM id: inactive, memory_block, no_warp",
+         OWLPROF),
+    Stat("owl.inactive_cycles", "SM-cycles", "cycles in which none of the SM's sub-cores issued or is "
+         "inside the `sm.issue_interval` of its last issue (no warp instruction executing), all SMs",
+         OWLPROF),
+    Stat("owl.cinv", "fraction", "CINV [OWL §10]: `inactive_cycles / (sms × cycles)`", OWLPROF),
+    Stat("owl.memory_block_cycles", "SM-cycles", "MemoryBlockCycles [OWL §10]: cycles in which the SM "
+         "holds a CTA, ≥ 1 live warp waits on a global load or fence (wait state memory) and every "
+         "other live warp waits on memory or at `bar.sync` (none ready, on the scoreboard or "
+         "fetching); sampled at the issue stage; L1-hit waits count too", OWLPROF),
+    Stat("owl.memory_block_fraction", "fraction", "`memory_block_cycles / (sms × cycles)` "
+         "(Fig. 3's share; divide by RR's total for Fig. 8)", OWLPROF),
+    Stat("owl.no_warp_cycles", "SM-cycles", "NoWarpCycles [OWL §10]: cycles in which the SM holds no "
+         "CTA at its issue stage, over the whole run (until the last kernel finishes)", OWLPROF),
+    Stat("owl.no_warp_fraction", "fraction", "`no_warp_cycles / (sms × cycles)`", OWLPROF),
+    Stat("owl.per_sm", "rows", "per SM: [sm, inactive, memory_block, no_warp] in cycles", OWLPROF),
+    Stat("owl.rbl.columns", "", "columns of `per_bank` rows after channel and bank: hits, accesses, "
+         "prefetch_hits, prefetch_accesses (hierarchy memory only)", OWLPROF),
+    Stat("owl.rbl.per_bank", "rows", "per DRAM bank: [channel, bank, demand row hits, demand column "
+         "accesses, prefetch row hits, prefetch accesses], counted when the access issues", OWLPROF),
+    Stat("owl.rbl.bank_mean", "fraction", "RBL averaged over banks [OWL §10]: mean of hits / accesses "
+         "over the banks with ≥ 1 demand access", OWLPROF),
+    Stat("owl.rbl.aggregate", "fraction", "Σ hits / Σ accesses (= `memory.dram.row_hit_rate`)", OWLPROF),
+    Stat("owl.rbl.bank_mean_with_prefetch", "fraction", "`bank_mean` counting prefetches as accesses "
+         "(and their hits)", OWLPROF),
+    Stat("owl.rbl.aggregate_with_prefetch", "fraction", "`aggregate` counting prefetches, at issue "
+         "(`memory.dram.row_hit_rate_with_prefetch` counts them when their data is done)", OWLPROF),
     # ---- energy -------------------------------------------------------------------------------
     *[Stat(f"energy.{k}", "pJ", d + " (hierarchy only; docs/energy.md)", ENERGY) for k, d in (
         ("l1_pj", "`l1.sector_accesses × l1_access_pj`"),

@@ -55,7 +55,8 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
         profile: Optional[List[str]] = typer.Option(
             None, "--profile", metavar="NAME",
             help="attach a profiler: warp-states (the 8 warp states of thesis §5.3 per kernel and "
-                 "SM, ALU/MEM load; key warp_states)"),
+                 "SM, ALU/MEM load; key warp_states); owl (OWL's CINV, MemoryBlockCycles, "
+                 "NoWarpCycles, RBL per bank; key owl)"),
         profile_plot: Optional[str] = typer.Option(
             None, "--profile-plot", metavar="PNG",
             help="with --profile warp-states: write the stacked-area plot of the states over time "

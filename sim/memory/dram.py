@@ -133,6 +133,8 @@ class DRAM:
         # ``dram.prefetch`` is on; its reads are counted apart from the demand counters
         self.pf: Any = None
         self.prefetch_reads = self.prefetch_bytes = 0
+        # the OWL-metrics profiler's per-bank row counters (sim/profile/owl_metrics.py), or None
+        self.probe: Any = None
 
     # --- clock conversion -------------------------------------------------------------------
     def beat_of(self, cycle: int) -> int:
@@ -276,6 +278,8 @@ class DRAM:
             self.activations += 1
         if self.pf is not None:
             self.pf.note(ch.index, req, activated)
+        if self.probe is not None:
+            self.probe.dram_access(ch.index, b, req.kind == PREFETCH, not activated)
         burst = -(-(req.mask.bit_count() * self.sector_bytes) // self.burst_bytes) * self.burst_beats
         start = col + self.tCL
         if start < ch.bus_free:

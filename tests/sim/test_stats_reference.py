@@ -21,6 +21,7 @@ def runs():
         _run(["sm.issue=socgpu", "sm.ib_entries=8"], memory="hierarchy"),
         _run(memory="hierarchy", cta_limit="perf_sat", sm_controller="onac", cta_scheduler="ikra_steal"),
         _run(memory="hierarchy", profile=("warp-states",)),
+        _run(memory="hierarchy", profile=("owl",)),
     ]
 
 
