@@ -70,7 +70,8 @@ class SubCore:
     __slots__ = ("sm", "index", "sched", "slots", "masks", "unit_masks", "units", "pipes", "in_use",
                  "next_issue", "issue_interval", "dual_issue", "launch_bits", "counts", "n_insts",
                  "wake", "grant", "n_dual", "n_fetches", "tick_always", "launch_cta",
-                 "launch_kernel", "launch_wpc", "launch_ctas", "multi", "phase_inputs")
+                 "launch_kernel", "launch_wpc", "launch_ctas", "multi", "phase_inputs",
+                 "block_loads")
     sm: SM
     index: int
     sched: Any
@@ -97,6 +98,7 @@ class SubCore:
     launch_ctas: int
     multi: int
     phase_inputs: Any       # slots -> {distance, long_out} for the phase-aware policies, or None
+    block_loads: bool       # ``sm.blocking_loads``: a load in flight blocks the warp ([OWL §2.3])
 
     def __init__(self, sm: SM, index: int, scheduler: Any, n_slots: int, units: list[Unit | None],
                  issue_interval: int, dual_issue: bool):
@@ -105,6 +107,7 @@ class SubCore:
         self.grant = fast if fast is not None else self._port_grant
         self.tick_always = False        # build_subcores sets it from the policy's registry entry
         self.phase_inputs = None        # … and this (sim.workload.phases.port_inputs)
+        self.block_loads = False        # … and this (``sm.blocking_loads``)
         self.launch_cta = self.launch_kernel = self.launch_wpc = self.launch_ctas = 0
         self.multi = 0      # warps whose candidate unit can change by itself (SOCGPU)
         self.slots = [None] * n_slots
@@ -143,6 +146,8 @@ class SubCore:
             if hit:
                 new = WS_MEMORY if hit & w.longop else WS_SCOREBOARD
             elif head.fence and w.mem_out:
+                new = WS_MEMORY
+            elif self.block_loads and w.longop:     # blocking-load model: a load in flight
                 new = WS_MEMORY
             else:
                 new = WS_READY

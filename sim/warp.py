@@ -145,6 +145,8 @@ class Warp:
             return WS_MEMORY if hit & self.longop else WS_SCOREBOARD
         if head.fence and self.mem_out:
             return WS_MEMORY
+        if self.longop and self.subcore.block_loads:     # sm.blocking_loads ([OWL §2.3])
+            return WS_MEMORY
         return WS_READY
 
     def drained(self) -> bool:

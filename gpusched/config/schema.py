@@ -62,11 +62,17 @@ class SMConfig:
                                        "entries of another, free unit ([SOCGPU §2.6])")
     fetch_per_cycle: int = rule(1, lo=1, hi=16, doc="fetch+decode slots per SM per cycle (2 instr each)",
                                  unit="slots per core cycle")
+    blocking_loads: bool = rule(False, doc="a warp with a global load (or atomic) in flight issues "
+                                           "nothing until its data returns ([OWL §2.3], GPGPU-Sim 2.x); "
+                                           "false: it stalls only at the first use (scoreboard)")
 
     def __post_init__(self):
         if self.issue == "socgpu" and isinstance(self.ib_entries, int) and self.ib_entries < 2:
             raise ConfigError("sm.ib_entries", self.ib_entries,
                               "must be >= 2 with sm.issue = socgpu")
+        if self.blocking_loads is True and (self.issue != "inorder" or self.dual_issue is True):
+            raise ConfigError("sm.blocking_loads", True,
+                              "needs sm.issue = inorder and sm.dual_issue = false")
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ def build_subcores(sm, cfg, make_scheduler, shared_ldst) -> list:
     for sc in subcores:
         sc.tick_always = tick
         sc.phase_inputs = hints
+        sc.block_loads = cfg.sm.blocking_loads
     return subcores
 
 
