@@ -15,7 +15,9 @@ Four parts, one concern each:
    last-grant pointer.
 The grant is a same-cycle function of the inputs and the registers; the registers (group map,
 BLP's top group, RR pointers, current group) change at the clock edge, only on a grant or a
-launch.
+launch. The A3 (b) variants ``owl_locality_rot`` / ``owl_blp_rot`` replace the latched top group
+by a rotating head (``_rotating_head``: head, seen bit, g_core, kernel id, used-slot mask), which
+also moves when the head group's last live warp is gone (``valid``), and send refills to the tail.
 """
 
 from __future__ import annotations
@@ -24,9 +26,9 @@ from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal, Value
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from hdl.params.owl import CTA_GROUPED, STICKY, n_groups_of
-from hdl.params.warp_sched import (CTA_BITS, RESIDENT_BITS, WPC_BITS, check_params, idx_width,
-                                   ports)
+from hdl.params.owl import CTA_GROUPED, ROTATING, STICKY, n_groups_of
+from hdl.params.warp_sched import (CTA_BITS, KERNEL_BITS, RESIDENT_BITS, WPC_BITS, check_params,
+                                   idx_width, ports)
 
 from .common import first_one_hot, one_hot_index, prefix_or, signature_of
 
@@ -71,7 +73,8 @@ class GroupFormation(wiring.Component):
 
 
 class OwlSched(wiring.Component):
-    """``owl_cta`` / ``owl_locality`` / ``owl_blp`` / ``tl_narasiman`` over ``n_warps`` slots."""
+    """``owl_cta`` / ``owl_locality`` / ``owl_blp`` / ``tl_narasiman`` (and the A3 (b)
+    ``owl_locality_rot`` / ``owl_blp_rot``) over ``n_warps`` slots."""
 
     def __init__(self, n_warps: int, policy: str, g_size: int = 8, n_groups: int = 8):
         check_params(n_warps, policy, g_size=g_size, n_groups=n_groups)
@@ -82,7 +85,10 @@ class OwlSched(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         w, gn = self.n_warps, self.n_groups
-        member, g_core = self._group_map(m)     # g_core: of the launching kernel
+        launch_group = Signal(_bits(gn), name="launch_group")     # group of a launching CTA
+        member, g_core, form = self._group_map(m, launch_group)   # g_core: of the launching kernel
+        if form is not None and self.policy not in ROTATING:
+            m.d.comb += launch_group.eq(form.group)
         group_ready = Signal(gn)
         m.d.comb += group_ready.eq(Cat((self.ready & member[g]).any() for g in range(gn)))
 
@@ -90,13 +96,13 @@ class OwlSched(wiring.Component):
         cur = Signal(_bits(gn))
         if self.policy in STICKY:
             chosen = self._first_from(m, group_ready, cur, gn, "group_from_cur")
+        elif self.policy in ROTATING:
+            head = self._rotating_head(m, member, g_core, form, launch_group)
+            chosen = self._first_from(m, group_ready, head, gn, "group_from_head")
         elif self.policy == "owl_blp":
             # g_pri is fixed per kernel (Algorithm 1): the top group is latched at each launch
-            top, top_next = Signal(_bits(gn)), Signal(_bits(gn))
-            with m.Switch(g_core):
-                for c in range(2, gn + 1):
-                    with m.Case(c):
-                        m.d.comb += top_next.eq(self._mod_const(m, self.sm_id, c))
+            top = Signal(_bits(gn))
+            top_next = self._blp_top(m, g_core)
             with m.If(self.launch.any()):
                 m.d.sync += top.eq(top_next)
             chosen = self._first_from(m, group_ready, top, gn, "group_from_top")
@@ -126,6 +132,51 @@ class OwlSched(wiring.Component):
                 m.d.sync += cur.eq(chosen_idx)
         return m
 
+    def _blp_top(self, m: Module, g_core: Value) -> Signal:
+        """BLP's top group ``sm_id mod g_core`` for this cycle's launch (0 when g_core = 1)."""
+        gn = self.n_groups
+        top_next = Signal(_bits(gn), name="blp_top_next")
+        with m.Switch(g_core):
+            for c in range(2, gn + 1):
+                with m.Case(c):
+                    m.d.comb += top_next.eq(self._mod_const(m, self.sm_id, c))
+        return top_next
+
+    def _rotating_head(self, m: Module, member: list, g_core: Value, form, launch_group: Signal
+                       ) -> Signal:
+        """A3 (b) (hdl/params/owl.py): the head register and the group of a launching CTA (its
+        Algorithm 1 group, or the tail after this cycle's head advance for a refill)."""
+        gn, w = self.n_groups, self.n_warps
+        head = Signal(_bits(gn), name="head")
+        seen = Signal(name="head_seen")
+        gcore = Signal(range(gn + 1), name="g_core_reg", init=1)
+        kernel = Signal(KERNEL_BITS, name="kernel")
+        kvalid = Signal(name="kernel_valid")
+        used = Signal(w, name="used_slots")
+        live, adv = Signal(name="head_live"), Signal(name="head_advance")
+        new_head, tail = Signal(_bits(gn), name="head_next"), Signal(_bits(gn), name="tail")
+        m.d.comb += [
+            live.eq((self.valid & Array(member)[head]).any()),
+            adv.eq(seen & ~live & (gcore > 1)),
+            new_head.eq(Mux(adv, Mux(head + 1 >= gcore, 0, head + 1), head)),
+            tail.eq(Mux(new_head == 0, gcore - 1, new_head - 1)),
+        ]
+        launching = self.launch.any()
+        fresh, refill = Signal(name="new_kernel"), Signal(name="refill")
+        m.d.comb += [
+            fresh.eq(launching & (~kvalid | (self.launch_kernel != kernel))),
+            refill.eq(launching & ~fresh & (self.launch & used).any()),
+            launch_group.eq(Mux(refill, tail, form.group)),
+        ]
+        first = self._blp_top(m, g_core) if ROTATING[self.policy] == "owl_blp" else Const(0)
+        m.d.sync += [head.eq(new_head), seen.eq(Mux(adv, 0, seen | live))]
+        with m.If(launching):
+            m.d.sync += [gcore.eq(g_core), used.eq(used | self.launch)]
+        with m.If(fresh):
+            m.d.sync += [head.eq(first), seen.eq(0), kernel.eq(self.launch_kernel),
+                         kvalid.eq(1), used.eq(self.launch)]
+        return head
+
     @staticmethod
     def _mod_const(m: Module, value: Value, c: int) -> Value:
         """``value mod c`` for a small constant c: each bit adds its residue 2^i mod c, then the
@@ -148,27 +199,27 @@ class OwlSched(wiring.Component):
             acc = acc | (mask & chosen[g].replicate(w))
         return acc
 
-    def _group_map(self, m: Module) -> tuple[list, Value]:
-        """3: per-group W-bit member masks (a group register per slot, set at its launch) and
-        g_core of this cycle's launch (group formation unit)."""
+    def _group_map(self, m: Module, launch_group: Signal) -> tuple[list, Value, GroupFormation | None]:
+        """3: per-group W-bit member masks (a group register per slot, set to ``launch_group``
+        at its launch), g_core of this cycle's launch and the group formation unit."""
         w, gn = self.n_warps, self.n_groups
         if self.policy not in CTA_GROUPED:          # TL: fixed groups of g_size slots
             masks = [Const(sum(1 << s for s in range(w) if s // self.g_size == g), w)
                      for g in range(gn)]
-            return masks, Const(gn, range(gn + 1))
+            return masks, Const(gn, range(gn + 1)), None
         m.submodules.formation = form = GroupFormation(self.g_size, gn)
         m.d.comb += [form.k.eq(self.warps_per_cta), form.n_ctas.eq(self.resident_ctas),
                      form.cta.eq(self.launch_cta)]
         group = [Signal(_bits(gn), name=f"group_of_{s}") for s in range(w)]
         for s in range(w):
             with m.If(self.launch[s]):
-                m.d.sync += group[s].eq(form.group)
+                m.d.sync += group[s].eq(launch_group)
         masks = []
         for g in range(gn):
             mask = Signal(w, name=f"member_{g}")
             m.d.comb += mask.eq(Cat(group[s] == g for s in range(w)))
             masks.append(mask)
-        return masks, form.g_core
+        return masks, form.g_core, form
 
     @staticmethod
     def _first_from(m: Module, vec: Signal, start: Signal, width: int, name: str) -> Signal:

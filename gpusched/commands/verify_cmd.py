@@ -22,6 +22,8 @@ SOAKS = [("warp_sched", {"policy": p, "W": 32}) for p in ("lrr", "gto", "old")] 
     [("warp_sched", {"policy": "two_level", "W": w, "N": n}) for w, n in ((8, 4), (16, 6), (32, 8))]
 SOAKS += [("warp_sched", {"policy": p, "W": 32}) for p in
           ("owl_cta", "owl_locality", "owl_blp", "tl_narasiman")]     # OWL (hdl/params/owl.py)
+SOAKS += [("warp_sched", {"policy": p, "W": 32}) for p in
+          ("owl_locality_rot", "owl_blp_rot")]     # OWL [OWL §12] A3 (b) ablation
 SOAKS += [("warp_sched", {"policy": "phase", "W": 24})] + \
     [("warp_sched", {"policy": p, "W": 24, "N": 6}) for p in ("tlrr", "tlgto", "tlphase")]
 # other blocks' soaks (SOAKS stays the warp-scheduler set its test expects)

@@ -19,6 +19,15 @@ Choices ([OWL §12]; each the spec's suggested default):
   counts as "no n reaches g_size": n stops at g_size.
 - A3 (a) slot-static: a warp's group is its CTA slot's group, fixed when the CTA launches (a CTA
   refilling a freed slot inherits that slot's group and priority); g_pri is fixed per kernel.
+  A3 (b) rotating head, the ablation ``owl_locality_rot`` / ``owl_blp_rot``: a head pointer h
+  (0, or BLP's ``core mod g_core``, at the kernel's first launch) gives ``g_pri = (g - h) mod
+  g_core``. A CTA launched into warp slots that already held a warp of this kernel (a refill)
+  joins the tail group ``(h - 1) mod g_core``, i.e. the lowest priority; a CTA in never-used
+  slots takes its Algorithm 1 group. When the head group has been seen with a live warp
+  (``valid``) and then has none, h advances by one (refills never join the head while g_core
+  >= 2, so "every CTA of the head group finished" is "no live warp in it"); the tail's h is the
+  one after this cycle's advance. Registers beyond (a): h, a seen bit, g_core, the kernel id and
+  a used bit per warp slot.
 - A4: Locality/BLP pick the highest-priority group with a ready warp at every issue slot (strict);
   CTA-aware and TL stay on their group until it has no ready warp (sticky), then move RR. One RR
   pointer per group (the slot it last granted), so a group resumes where it stopped.
@@ -37,6 +46,10 @@ from __future__ import annotations
 OWL_POLICIES = ("owl_cta", "owl_locality", "owl_blp", "tl_narasiman")
 STICKY = frozenset({"owl_cta", "tl_narasiman"})      # sticky current group, RR across groups
 CTA_GROUPED = frozenset({"owl_cta", "owl_locality", "owl_blp"})   # groups from CTA slots
+# A3 (b) rotating-head variants ([OWL §12]) and the policy whose initial head they take
+ROTATING = {"owl_locality_rot": "owl_locality", "owl_blp_rot": "owl_blp"}
+OWL_POLICIES += tuple(ROTATING)
+CTA_GROUPED |= set(ROTATING)
 G_SIZE_DEFAULT, G_DEFAULT = 8, 8
 MAX_G_SIZE, MAX_G = 32, 16
 
@@ -87,8 +100,19 @@ def form_groups(n_ctas: int, k: int, g_size: int) -> tuple[int, list[int]]:
 
 
 def top_group(policy: str, sm_id: int, g_core: int) -> int:
-    """The group with g_pri = 0: ``core mod g_core`` for BLP, group 0 for Locality."""
-    return sm_id % g_core if policy == "owl_blp" else 0
+    """The group with g_pri = 0: ``core mod g_core`` for BLP, group 0 for Locality (the
+    rotating variants: their head at the kernel's first launch)."""
+    return sm_id % g_core if ROTATING.get(policy, policy) == "owl_blp" else 0
+
+
+def next_head(head: int, g_core: int) -> int:
+    """A3 (b): the head after ``head`` (mod g_core, g_core >= 1)."""
+    return 0 if head + 1 >= g_core else head + 1
+
+
+def tail_group(head: int, g_core: int) -> int:
+    """A3 (b): the lowest-priority group, ``(head - 1) mod g_core``: where refills go."""
+    return g_core - 1 if head == 0 else head - 1
 
 
 def group_priority(policy: str, g: int, sm_id: int, g_core: int) -> int:

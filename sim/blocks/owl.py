@@ -4,13 +4,15 @@ defaults chosen where the paper is silent are in hdl/params/owl.py.
 
 State: the group of every warp slot (set when a CTA launches, from its CTA slot; TL: fixed by
 slot), g_core and BLP's top group of the last launch, one RR pointer per group (the slot it last
-granted) and, for the sticky policies, the current group.
+granted) and, for the sticky policies, the current group. The A3 (b) variants (``*_rot``) keep
+the top group as a rotating head instead, with a seen bit, the kernel id and the warp slots used
+by the kernel (refills join the tail group).
 """
 
 from __future__ import annotations
 
-from hdl.params.owl import (CTA_GROUPED, STICKY, group_of_cta, groups_on_core, n_groups_of,
-                            top_group)
+from hdl.params.owl import (CTA_GROUPED, ROTATING, STICKY, group_of_cta, groups_on_core,
+                            n_groups_of, next_head, tail_group, top_group)
 from hdl.params.warp_sched import check_params
 
 from .warp_sched import WarpSchedulerTwin
@@ -31,6 +33,10 @@ class OwlSchedTwin(WarpSchedulerTwin):
         self.cur = 0
         self.g_core = 1
         self.top = 0
+        self.rotate = policy in ROTATING      # A3 (b): top is the rotating head
+        self.seen = False                     # the head group has had a live warp
+        self.used = 0                         # warp slots that held a warp of this kernel
+        self.kernel = -1                      # the kernel of the last launch (-1: none yet)
         self.masks = self._masks()
 
     def _masks(self) -> list[int]:
@@ -73,16 +79,41 @@ class OwlSchedTwin(WarpSchedulerTwin):
             self.last[grp] = g
             self.cur = grp
         launch = inputs.get("launch", 0)
+        if self.rotate:
+            self.rotate_head(inputs.get("valid", 0))
         if launch and self.cta_grouped:
             k, n_ctas = inputs.get("warps_per_cta", 0), inputs.get("resident_ctas", 0)
             grp = group_of_cta(inputs.get("launch_cta", 0), n_ctas, k, self.g_size, self.n_groups)
+            fresh = True
+            if self.rotate:
+                kernel = inputs.get("launch_kernel", 0)
+                fresh = kernel != self.kernel
+                if not fresh and launch & self.used:        # a refill: the tail group
+                    grp = self.refill_group()
+                if fresh:
+                    self.kernel, self.used, self.seen = kernel, 0, False
+                self.used |= launch
             self.g_core = groups_on_core(n_ctas, k, self.g_size, self.n_groups)
-            self.top = self.top_at_launch(inputs.get("sm_id", 0), self.g_core)
+            if fresh:
+                self.top = self.top_at_launch(inputs.get("sm_id", 0), self.g_core)
             for w in range(self.n_warps):
                 if launch >> w & 1:
                     self.group[w] = grp
             self.masks = self._masks()
         super().advance(inputs, g)
+
+    def rotate_head(self, valid: int) -> None:
+        """A3 (b): advance the head once its group, seen live, has no live warp left."""
+        live = valid & self.masks[self.top]
+        if self.seen and not live and self.g_core > 1:
+            self.top = next_head(self.top, self.g_core)
+            self.seen = False
+        elif live:
+            self.seen = True
+
+    def refill_group(self) -> int:
+        """A3 (b): the group a refilling CTA joins: the tail, after this cycle's head advance."""
+        return tail_group(self.top, self.g_core)
 
 
 def group_rule_violation(twin: OwlSchedTwin, inputs: dict, g: int) -> str | None:
@@ -101,13 +132,22 @@ def group_rule_violation(twin: OwlSchedTwin, inputs: dict, g: int) -> str | None
         if ready & masks[twin.cur] and grp != twin.cur:
             return f"slot {g} of group {grp} granted while current group {twin.cur} has a ready warp"
         return None
-    top = top_group(twin.policy, sm_id, twin.g_core)
+    if twin.rotate:         # A3 (b): priority from the head (its rule: rotate_head, tests)
+        top = twin.top
+
+        def prio(h: int) -> int:
+            return (h - top) % twin.g_core
+    else:
+        top = top_group(twin.policy, sm_id, twin.g_core)
+
+        def prio(h: int) -> int:
+            return group_priority(twin.policy, h, sm_id, twin.g_core)
     if ready & masks[top] and grp != top:
         return f"slot {g} of group {grp} granted while top group {top} has a ready warp"
     if grp < twin.g_core:
-        mine = group_priority(twin.policy, grp, sm_id, twin.g_core)
+        mine = prio(grp)
         for h in range(twin.g_core):
-            if ready & masks[h] and group_priority(twin.policy, h, sm_id, twin.g_core) < mine:
+            if ready & masks[h] and prio(h) < mine:
                 return f"slot {g} of group {grp} granted while better group {h} has a ready warp"
     return None
 

@@ -79,6 +79,11 @@ WARP_SCHEDULERS: dict[str, Family] = {f.name: f for f in (
             "([THESIS §1.8])"),
     _queues("tlphase", "two-level phase-aware: active queue by the length of the phase each "
             "warp resumes in, ties by age; GTO inside ([THESIS §1.8, §9.1])"),
+    *(Family(name, _owl(name), doc, args=_OWL_ARGS, extra={"rtl": name}) for name, doc in (
+        ("owl_locality_rot", "owl_locality with [OWL §12] A3 (b): a rotating head group; refilled "
+                             "CTAs join the lowest-priority group (ablation)"),
+        ("owl_blp_rot", "owl_blp with [OWL §12] A3 (b): the head starts at SM id mod g_core and "
+                        "rotates; refilled CTAs join the lowest-priority group (ablation)"))),
 )}
 MAX_SLOTS = 64      # warp slots per scheduler the twins and the RTL take (hdl/params/warp_sched.py)
 
