@@ -276,8 +276,8 @@ STATS: list[Stat] = [
     Stat("owl.cycles", "core cycles", "`cycles` of the run (`--profile owl` only; "
          "docs/mechanisms/owl.md)", OWLPROF),
     Stat("owl.sms", "SMs", "`sm.count`; the fractions below divide by `sms × cycles`", OWLPROF),
-    Stat("owl.columns", "", "columns of `per_sm` rows after the SM id: inactive, memory_block, no_warp",
-         OWLPROF),
+    Stat("owl.columns", "", "columns of `per_sm` rows after the SM id: inactive, memory_block, no_warp, "
+         "memory_stall", OWLPROF),
     Stat("owl.inactive_cycles", "SM-cycles", "cycles in which none of the SM's sub-cores issued or is "
          "inside the `sm.issue_interval` of its last issue (no warp instruction executing), all SMs",
          OWLPROF),
@@ -291,7 +291,12 @@ STATS: list[Stat] = [
     Stat("owl.no_warp_cycles", "SM-cycles", "NoWarpCycles [OWL §10]: cycles in which the SM holds no "
          "CTA at its issue stage, over the whole run (until the last kernel finishes)", OWLPROF),
     Stat("owl.no_warp_fraction", "fraction", "`no_warp_cycles / (sms × cycles)`", OWLPROF),
-    Stat("owl.per_sm", "rows", "per SM: [sm, inactive, memory_block, no_warp] in cycles", OWLPROF),
+    Stat("owl.memory_stall_cycles", "SM-cycles", "`memory_block_cycles` counting also the warps ready "
+         "for a busy LD/ST unit (an access held for `units.ldst_ii`, or refused by the memory system: "
+         "MSHRs full, back-pressure) as waiting on memory; ≥ `memory_block_cycles`", OWLPROF),
+    Stat("owl.memory_stall_fraction", "fraction", "`memory_stall_cycles / (sms × cycles)`", OWLPROF),
+    Stat("owl.per_sm", "rows", "per SM: [sm, inactive, memory_block, no_warp, memory_stall] in cycles",
+         OWLPROF),
     Stat("owl.rbl.columns", "", "columns of `per_bank` rows after channel and bank: hits, accesses, "
          "prefetch_hits, prefetch_accesses (hierarchy memory only)", OWLPROF),
     Stat("owl.rbl.per_bank", "rows", "per DRAM bank: [channel, bank, demand row hits, demand column "

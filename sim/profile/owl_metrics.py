@@ -15,6 +15,11 @@ docs/stats.md):
   a scoreboard (ALU) wait or an empty instruction buffer means the SM is not memory-blocked.
   [OWL A5] asks for L2/DRAM waits only; ``WS_MEMORY`` also covers the few cycles of an L1 hit
   (4 on ``owl``), so short L1-hit waits count too.
+- **memory-stalled** (a broader MemoryBlockCycles): as memory-blocked, but a ready warp whose
+  head needs the LD/ST unit while that unit is busy (holding an earlier access for
+  ``units.ldst_ii``, or an access the memory system refused: MSHRs full, queue back-pressure)
+  also counts as waiting, and no WS_MEMORY warp is needed. [OWL A5] leaves such structural
+  stalls out of MemoryBlockCycles; this counter keeps them apart so both readings are there.
 - **no-warp** (NoWarpCycles): the SM holds no CTA. Over the run, i.e. until the last kernel
   finishes; for a one-kernel run that is the paper's "before the kernel has finished".
 
@@ -33,11 +38,11 @@ prefetches ([OWL §10] RBL "averaged over all banks"; ``dram.row_hit_rate`` is t
 
 from __future__ import annotations
 
-from sim.warp import WS_BARRIER, WS_FETCH, WS_MEMORY, WS_READY, WS_SCOREBOARD
+from sim.warp import LDST, WS_FETCH, WS_MEMORY, WS_READY, WS_SCOREBOARD
 
 # per-SM columns
-INACTIVE, MEM_BLOCK, NO_WARP = range(3)
-COLUMNS = ("inactive", "memory_block", "no_warp")
+INACTIVE, MEM_BLOCK, NO_WARP, MEM_STALL = range(4)
+COLUMNS = ("inactive", "memory_block", "no_warp", "memory_stall")
 # per-bank columns
 HITS, ACCESSES, PF_HITS, PF_ACCESSES = range(4)
 BANK_COLUMNS = ("hits", "accesses", "prefetch_hits", "prefetch_accesses")
@@ -48,7 +53,7 @@ class OwlMetricsProfiler:
 
     def __init__(self, sms: list, channels: int = 0, banks: int = 0):
         self.sms = sms
-        self.per_sm = [[0, 0, 0] for _ in sms]
+        self.per_sm = [[0] * len(COLUMNS) for _ in sms]
         self.pending = [-1] * len(sms)      # a sampled cycle whose activity is not known yet
         self.banks = [[[0, 0, 0, 0] for _ in range(banks)] for _ in range(channels)]
 
@@ -84,19 +89,37 @@ class OwlMetricsProfiler:
         self.per_sm[sid][INACTIVE] += 1
 
     def count_states(self, sm, a: int, b: int) -> None:
-        """Memory-blocked or no-warp for the cycles [a, b), from the sub-cores' wait-state masks."""
+        """Memory-blocked, memory-stalled or no-warp for the cycles [a, b), from the sub-cores'
+        wait-state masks (and the LD/ST units' ``free_at`` for ready memory warps)."""
         row = self.per_sm[sm.sm_id]
         if not sm.n_ctas:
             row[NO_WARP] += b - a
             return
         waiting = 0
+        held = False                # some warp is ready for the LD/ST unit
+        free = 0                    # the earliest a LD/ST unit such a warp needs frees
         for sc in sm.subcores:
             m = sc.masks
-            if m[WS_READY] or m[WS_SCOREBOARD] or m[WS_FETCH]:
+            if m[WS_SCOREBOARD] or m[WS_FETCH]:
                 return
+            ready = m[WS_READY]
+            if ready:
+                if ready & ~sc.unit_masks[LDST]:
+                    return              # a warp ready for another unit: not waiting on memory
+                unit = sc.units[LDST]
+                f = unit.free_at if unit is not None else 0
+                if not held or f < free:
+                    free = f
+                held = True
             waiting |= m[WS_MEMORY]
-        if waiting:
-            row[MEM_BLOCK] += b - a
+        if not held:                # no ready warp: every live warp waits on memory or a barrier
+            if waiting:
+                row[MEM_BLOCK] += b - a
+                row[MEM_STALL] += b - a
+            return
+        busy = (free if free < b else b) - a        # ready warps held at a busy LD/ST unit
+        if busy > 0:
+            row[MEM_STALL] += busy
 
     # -- DRAM hook -----------------------------------------------------------------------------
     def dram_access(self, channel: int, bank: int, prefetch: bool, hit: bool) -> None:
@@ -126,6 +149,7 @@ class OwlMetricsProfiler:
             "inactive_cycles": total[INACTIVE], "cinv": share(total[INACTIVE]),
             "memory_block_cycles": total[MEM_BLOCK], "memory_block_fraction": share(total[MEM_BLOCK]),
             "no_warp_cycles": total[NO_WARP], "no_warp_fraction": share(total[NO_WARP]),
+            "memory_stall_cycles": total[MEM_STALL], "memory_stall_fraction": share(total[MEM_STALL]),
             "per_sm": [[sid] + r for sid, r in enumerate(self.per_sm)],
         }
         if self.banks:

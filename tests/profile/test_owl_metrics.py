@@ -62,13 +62,13 @@ def test_one_load_on_two_sms_by_hand(interval):
         # issues at 2 (LDG), T (ALU), T+1 (EXIT); the ALU writes back at T+alu, which retires
         # the CTA at that cycle's write-back, before its issue stage: no CTA in cycle 0 and end
         assert end == t_data + alu
-        assert o["per_sm"][0] == [0, cycles - 3, blocked, 2]
+        assert o["per_sm"][0] == [0, cycles - 3, blocked, 2, blocked]
     else:
         # issues at 2, T and T+4 (the interval); EXIT at T+4 retires the warp in that issue
         # stage, the last cycle: active [2,6) ∪ [T,T+4) ∪ {T+4}
         assert end == t_data + 4
-        assert o["per_sm"][0] == [0, cycles - 9, blocked, 1]
-    assert o["per_sm"][1] == [1, cycles, 0, cycles]
+        assert o["per_sm"][0] == [0, cycles - 9, blocked, 1, blocked]
+    assert o["per_sm"][1] == [1, cycles, 0, cycles, 0]
     assert o["inactive_cycles"] == o["per_sm"][0][1] + cycles
     assert o["cinv"] == pytest.approx(o["inactive_cycles"] / (2 * cycles))
     assert o["no_warp_fraction"] == pytest.approx(o["no_warp_cycles"] / (2 * cycles))
@@ -107,6 +107,19 @@ def test_memory_block_needs_every_live_warp_waiting():
     assert 0 < both["memory_block_cycles"] <= alone - chain + 4
 
 
+def test_memory_stall_also_counts_warps_held_at_a_busy_ld_st_unit():
+    """Two warps, each a load and its use, LD/ST unit held 20 cycles per access: warp 0's LDG
+    issues at 2; warp 1 (fetched in cycle 2) is ready from 3 but waits for the unit until 22
+    while warp 0 waits on memory: 19 cycles memory-stalled but not memory-blocked."""
+    def body(cta, warp):
+        return [Instr(Op.LDG, dst=(2,), src=(3,), addrs=(128 * warp,) * 32),
+                Instr(Op.ALU, dst=(4,), src=(2,))]
+    o = _run(workload(make_kernel("k", body, block=(64, 1, 1))),
+             ONE_SCHEDULER + ("units.ldst_ii=20",))["owl"]
+    assert o["memory_stall_cycles"] - o["memory_block_cycles"] == 19
+    assert o["memory_stall_fraction"] == pytest.approx(o["memory_stall_cycles"] / (2 * o["cycles"]))
+
+
 @pytest.fixture(scope="module")
 def mixed():
     wl = lambda: get_workload("mixed_like", scale=0.05)
@@ -138,7 +151,7 @@ def test_inactive_cycles_agree_with_the_issue_slot_counts():
     slots = r["cycles"] * 4
     assert r["owl"]["inactive_cycles"] == slots - r["issue"]["issued"] - r["issue"]["issue_interval"]
     assert r["owl"]["rbl"]["aggregate"] == r["memory"]["dram"]["row_hit_rate"]
-    assert 0 < r["owl"]["memory_block_cycles"] < slots
+    assert 0 < r["owl"]["memory_block_cycles"] <= r["owl"]["memory_stall_cycles"] < slots
 
 
 def test_unknown_profile_is_a_one_line_error():
