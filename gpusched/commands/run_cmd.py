@@ -179,6 +179,9 @@ def _print_summary(r: dict) -> None:
     if "warp_states" in r:
         from sim.profile.plot import summary_table
         console.print(summary_table(r["warp_states"]))
+    if "owl" in r:
+        from sim.profile.owl_metrics import summary_table as owl_table
+        console.print(owl_table(r["owl"]))
     console.print("One slot per scheduler per cycle; 'issued' counts slots, not instructions: a "
                   f"dual-issue slot issues 2 ({r['issue_stage'].get('dual_issues', 0):,} such slots "
                   "here). Definitions: docs/stats.md", highlight=False, soft_wrap=True)

@@ -178,6 +178,20 @@ class OwlMetricsProfiler:
         }
 
 
+def summary_table(o: dict):
+    """A rich table of the ``owl`` statistic: the SM-cycle shares and the RBL figures."""
+    from rich.table import Table
+    t = Table(title="OWL metrics (share of SM-cycles; --profile owl, docs/stats.md)")
+    for col in ("CINV", "MemoryBlock", "MemoryStall", "NoWarp", "RBL bank mean", "RBL aggregate"):
+        t.add_column(col, justify="right")
+    rbl = o.get("rbl")
+    t.add_row(*(f"{100 * o[k]:.1f}%" for k in ("cinv", "memory_block_fraction",
+                                                "memory_stall_fraction", "no_warp_fraction")),
+              *((f"{100 * rbl['bank_mean']:.1f}%", f"{100 * rbl['aggregate']:.1f}%") if rbl
+                else ("—", "—")))
+    return t
+
+
 class Profilers:
     """Several profilers on one SM hook (``--profile warp-states --profile owl``)."""
 

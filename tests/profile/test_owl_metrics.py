@@ -157,3 +157,14 @@ def test_inactive_cycles_agree_with_the_issue_slot_counts():
 def test_unknown_profile_is_a_one_line_error():
     with pytest.raises(ConfigError, match="allowed: warp-states, owl"):
         simulate(get_preset("tiny"), _load_then_use([0]), profile=("owls",))
+
+
+def test_the_run_text_shows_the_owl_table():
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-c", "from gpusched.cli import main; main()", "run",
+                        "--preset", "tiny", "--workload", "mem_stream", "--scale", "0.05",
+                        "--memory", "hierarchy", "--profile", "owl"],
+                       capture_output=True, text=True, env={"COLUMNS": "200", "PATH": ""})
+    assert r.returncode == 0, r.stderr
+    assert "OWL metrics" in r.stdout and "MemoryStall" in r.stdout and "RBL bank mean" in r.stdout
