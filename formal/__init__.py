@@ -100,7 +100,7 @@ def _owl_cases() -> list[Case]:
     return [Case("warp_sched", f"W=4 policy={pol} g_size=2 G=2",
                  lambda pol=pol: OwlSched(4, pol, 2, 2), OwlProps, mutant_ignore_groups,
                  mutant_ignore_groups.__doc__)
-            for pol in ("owl_cta", "owl_locality", "owl_blp")]
+            for pol in ("owl_cta", "owl_locality", "owl_blp", "owl_locality_rot", "owl_blp_rot")]
 
 
 def proof_blocks() -> list[str]:
