@@ -54,7 +54,7 @@ def stream(x: int) -> str:
 
 
 def _grid(name: str, pairs: list[str], alone: list[str], scale: float,
-          tl_scale: float) -> GridUnion:
+          tl_scale: float, rodinia: list[str] = ()) -> GridUnion:
     kernels_of_plot = PLOT_PAIR.split("+")
     unprofiled = [p for p in pairs if p != PLOT_PAIR]
     parts = [part(f"{name}_pairs", unprofiled, POLICIES, [BASE_WS], scale),
@@ -63,7 +63,12 @@ def _grid(name: str, pairs: list[str], alone: list[str], scale: float,
              part(f"{name}_alone", alone, [SEQ], [BASE_WS], scale),
              part(f"{name}_tl_pair", [PLOT_PAIR], [INTER], TWO_LEVEL, tl_scale),
              part(f"{name}_tl_alone", kernels_of_plot, [SEQ], TWO_LEVEL, tl_scale)]
-    workloads = list(dict.fromkeys(pairs + [PLOT_PAIR] + alone))
+    if rodinia:
+        members = list(dict.fromkeys(n for p in rodinia for n in p.split("+")))
+        parts += [part(f"{name}_rodinia_alone", members, [SEQ], [BASE_WS], 1.0, share="oracle"),
+                  part(f"{name}_rodinia", list(rodinia), POLICIES, [BASE_WS], 1.0,
+                       share="oracle")]
+    workloads = list(dict.fromkeys(pairs + [PLOT_PAIR] + alone + list(rodinia)))
     return GridUnion(name=name, workloads=workloads, preset=["thesis_ch5"], seeds=[0], kind=KIND,
                      parts=tuple(parts))
 
@@ -71,10 +76,14 @@ def _grid(name: str, pairs: list[str], alone: list[str], scale: float,
 FULL_PAIRS = [f"{add(a)}+{stream(s)}" for a, s in
               [(10, 1), (10, 3), (10, 4), (10, 8), (10, 16), (20, 3), (20, 16)]]
 FULL_ALONE = [add(x) for x in (5, 10, 15, 20)] + [stream(x) for x in (1, 2, 3, 4, 6, 8, 16)]
+# Rodinia-like pairs ([THESIS §4.1]'s saturating kernels, the Perf-Sat stand-ins of §2.8:
+# pathfinder = C-weak, LUD = MEM, B+tree = C-strong), 180 CTAs each, at their optimal CTA counts
+RODINIA = ["perfsat_c_weak+perfsat_mem", "perfsat_c_strong+perfsat_mem",
+           "perfsat_c_strong+perfsat_c_weak"]
 # The two-level schedulers cost ~8x gto's run time in the model: their runs are shorter.
-GRID = _grid("concurrent", FULL_PAIRS, FULL_ALONE, 1.0, 0.25)
+GRID = _grid("concurrent", FULL_PAIRS, FULL_ALONE, 1.0, 0.25, RODINIA)
 QUICK = _grid("concurrent_quick", [f"{add(10)}+{stream(3)}", PLOT_PAIR],
-              [add(5), add(10), stream(1), stream(3), stream(16)], 0.5, 0.1)
+              [add(5), add(10), stream(1), stream(3), stream(16)], 0.5, 0.1, RODINIA[:1])
 
 
 # ---- rows -----------------------------------------------------------------------------------
@@ -100,8 +109,14 @@ def full_grid_cycles(results: ResultSet, name: str) -> float:
     return r["cycles"] / float(r.get("scale", 1.0))
 
 
-def pairs(results: ResultSet) -> list[str]:
-    return [w for w in results.levels("workload") if "+" in w and row(results, w, INTER)]
+def is_rodinia(workload: str) -> bool:
+    return workload.startswith("perfsat_")
+
+
+def pairs(results: ResultSet, rodinia: bool = False) -> list[str]:
+    """The add/stream pairs (or the Rodinia-like ones) with an interleaved run."""
+    return [w for w in results.levels("workload")
+            if "+" in w and row(results, w, INTER) and is_rodinia(w) == rodinia]
 
 
 def metrics_of(results: ResultSet, pair: str, policy: str = INTER, ws: str = BASE_WS) -> dict:
@@ -113,9 +128,9 @@ def metrics_of(results: ResultSet, pair: str, policy: str = INTER, ws: str = BAS
     return pair_metrics(alone, run["cycles"], left["cycles"] if left else None)
 
 
-def over_pairs(metric: str, fn=max, policy: str = INTER):
+def over_pairs(metric: str, fn=max, policy: str = INTER, rodinia: bool = False):
     def ours(results: ResultSet) -> float:
-        xs = [metrics_of(results, p, policy)[metric] for p in pairs(results)
+        xs = [metrics_of(results, p, policy)[metric] for p in pairs(results, rodinia)
               if row(results, p, policy)]
         if not xs:
             raise ValueError(f"no pairs under {policy}")
@@ -198,6 +213,15 @@ def _headline() -> list[Headline]:
           util_of(PLOT_PAIR, "mem_util")),
         H(f"{PLOT_PAIR} alone (time-weighted): DRAM utilisation", "% of peak",
           util_alone_mean("mem_util")),
+        H("Rodinia-like pairs at the optimal CTA counts: best achieved speedup", "×",
+          over_pairs("achieved", rodinia=True),
+          note="sequential = sum of the kernels alone at their optimal counts"),
+        H("Rodinia-like pairs: lowest interleaved efficiency", "of ideal",
+          over_pairs("efficiency", min, rodinia=True)),
+        H("Rodinia-like pairs: highest interleaved efficiency", "of ideal",
+          over_pairs("efficiency", max, rodinia=True)),
+        H("Rodinia-like pairs: best achieved speedup, spatial multitasking", "×",
+          over_pairs("achieved", policy=SPATIAL, rodinia=True)),
         H(f"TLRR: {PLOT_PAIR} achieved speedup", "×", pair_speedup("tlrr")),
         H(f"TLGTO: {PLOT_PAIR} achieved speedup", "×", pair_speedup("tlgto")),
         H(f"TLRR: {a} slowdown when sharing", "×", slowdown("tlrr", 0)),

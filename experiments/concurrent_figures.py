@@ -16,6 +16,8 @@ THESIS_STREAM_UTIL = 70.0
 
 def _short(pair: str) -> str:
     a, s = pair.split("+")
+    if a.startswith("perfsat_"):
+        return f"{a[8:]}+{s[8:]}"
     return f"add{a.split('_')[1]}+str{s.split('_')[1]}"
 
 
@@ -23,8 +25,10 @@ def draw_pairs(exp, results: ResultSet, plt):
     """Per pair: max speedup (ideal), interleaved, spatial and measured left-over, each over
     the sum of the standalone runs."""
     from experiments import concurrent as c
-    fig, (ax,) = plotstyle.figure(plt, 1, size=(max(5.0, 0.9 * len(c.pairs(results))), 3.6))
-    order = sorted(c.pairs(results), key=lambda p: c.metrics_of(results, p)["max_speedup"])
+    every = c.pairs(results) + c.pairs(results, rodinia=True)
+    fig, (ax,) = plotstyle.figure(plt, 1, size=(max(5.0, 0.9 * len(every)), 3.6))
+    order = sorted(c.pairs(results), key=lambda p: c.metrics_of(results, p)["max_speedup"]) \
+        + c.pairs(results, rodinia=True)
     bars = [("max speedup (ideal)", lambda p: c.metrics_of(results, p)["max_speedup"]),
             ("interleaved", lambda p: c.metrics_of(results, p)["achieved"]),
             ("spatial", lambda p: c.metrics_of(results, p, c.SPATIAL)["achieved"]

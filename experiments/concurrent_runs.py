@@ -6,8 +6,10 @@ Point: ``preset`` thesis_ch5 with Fig 5.3's 64 warps per core (``sm.warps_per_sm
 ``sm.threads_per_sm`` 2048 as overrides) and ``sm.warp_sched`` (gto, tlrr, tlgto); params
 ``policy`` (``ck_sequential`` = left-over, ``ck_interleaved[:share]``, ``ck_baseline`` = spatial
 multitasking; a kernel alone runs under ``ck_sequential``), ``scale`` (the catalogue's: CTAs,
-never the loop count x) and ``profile`` (``warp-states`` attaches the profiler; cycles are
-unchanged). Every input is checked before the sweep starts (one line naming the field).
+never the loop count x), ``profile`` (``warp-states`` attaches the profiler; cycles are
+unchanged) and ``share`` (``oracle``: each kernel at its offline-optimal CTA count from a cached
+standalone sweep, sim/multiprog/concurrent.py ``optimal_ctas``: a pair gets it as each kernel's
+share, a kernel alone runs at it as a fixed CTA limit). Every input is checked before the sweep starts (one line naming the field).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from gpusched.experiment.point import Point, override_strings
 from gpusched.experiment.runners import register_kind
 
 KIND = "ck_pair"
-PARAMS = ("policy", "scale", "profile")
+PARAMS = ("policy", "scale", "profile", "share")
+SHARES = ("", "oracle")
 POLICIES = ("ck_sequential", "ck_interleaved", "ck_baseline")
 PROFILES = ("", "warp-states")
 CH5 = {"sm.warps_per_sm": 64, "sm.threads_per_sm": 2048}
@@ -43,32 +46,49 @@ def _inputs(point: Point):
     scale = float(p.get("scale", 1.0))
     if not 0 < scale <= 1000:
         raise ConfigError("scale", scale, "must be in (0, 1000]")
+    share = str(p.get("share", ""))
+    if share not in SHARES:
+        raise ConfigError("share", share, "allowed: '', oracle")
     if not cfg.kernels.concurrent_sm:
         raise ConfigError("kernels.concurrent_sm", False, "must be true (kernels share SMs)")
     check_names(point.workload)
-    return cfg, policy, scale, profile
+    return cfg, policy, scale, profile, share
 
 
 def check_pair(point: Point) -> None:
     from sim.policies import make_policy
-    cfg, policy, _scale, _profile = _inputs(point)
+    cfg, policy, _scale, _profile, _share = _inputs(point)
     make_policy("kernel_scheduler", policy, cfg)       # bad share / config: one line
 
 
 def run_pair(point: Point) -> dict:
-    from sim.multiprog.concurrent import run_concurrent
-    cfg, policy, scale, profile = _inputs(point)
-    return run_concurrent(cfg, point.workload, policy, point.seed, scale,
-                          profile=(profile,) if profile else ())
+    from sim.multiprog.concurrent import optimal_ctas, run_concurrent
+    cfg, policy, scale, profile, share = _inputs(point)
+    profiles = (profile,) if profile else ()
+    if share != "oracle":
+        return run_concurrent(cfg, point.workload, policy, point.seed, scale, profile=profiles)
+    names = point.workload.split("+")
+    sweeps = {n: optimal_ctas(cfg, n, point.seed, scale) for n in names}
+    shares = {n: s["limit"] for n, s in sweeps.items()}
+    if len(names) == 1:
+        out = run_concurrent(cfg, point.workload, policy, point.seed, scale, profile=profiles,
+                             cta_limit=f"fixed:{shares[names[0]]}")
+    else:
+        out = run_concurrent(cfg, point.workload, policy, point.seed, scale, profile=profiles,
+                             shares=shares)
+    out.update(shares=shares, sweeps={n: sorted(s["cycles"].items()) for n, s in sweeps.items()})
+    return out
 
 
 register_kind(KIND, run_pair, check_pair)
 
 
 def part(name: str, workloads: list[str], policies: list[str], warp_sched: list[str],
-         scale: float, profile: str = "") -> Grid:
+         scale: float, profile: str = "", share: str = "") -> Grid:
     """One cartesian piece of the reproduction's grid."""
+    params = {"policy": policies, "scale": [scale], "profile": [profile]}
+    if share:
+        params["share"] = [share]
     return Grid(name=name, workloads=workloads, preset=["thesis_ch5"], kind=KIND,
                 overrides={**{k: [v] for k, v in CH5.items()}, "sm.warp_sched": warp_sched},
-                params={"policy": policies, "scale": [scale], "profile": [profile]},
-                source=__file__)
+                params=params, source=__file__)

@@ -17,11 +17,24 @@ Metrics, for a pair A+B with standalone runtimes T_A, T_B ([THESIS §4.7]):
   memory-bandwidth utilisation = DRAM bytes / cycles / peak bytes per cycle, for every run;
 - interference: a kernel's slowdown in the pair = its cycles there (first CTA to last) over its
   standalone cycles under the same warp scheduler (TLRR vs TLGTO, §4.1).
+
+Rodinia-like pairs run each kernel at its offline-optimal CTA count ([THESIS §4.5], §9.4):
+``optimal_ctas`` sweeps the kernel alone over fixed per-SM limits 1..R_k and takes Perf-Sat's
+oracle rule ([THESIS §2.8]: the smallest n whose n + 1 gains less than 2 %, speed = 1 / cycles);
+the pair then gives each kernel that count as its launch-side share (``kernel.meta["ck_share"]``,
+sim/policies/ck_dispatch.py) and the standalone runs use the same count (Figs 5.11/5.12 compare
+at the optimal CTA count). Sweeps are cached like the standalone runtimes.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import tempfile
+from pathlib import Path
+
 from gpusched.config import ConfigError, GPUConfig
+from sim.multiprog.standalone import DEFAULT_CACHE
 
 PRESET = "thesis_ch5"
 # Fig 5.3's 64 warps per core (8 CTAs × 8 warps) exceed Table 5.1's 48 ([THESIS §8] item 6)
@@ -49,7 +62,8 @@ def summarize(stats: dict, cfg: GPUConfig) -> dict:
     out = {"cycles": cycles, "ipc": stats["ipc"],
            "compute_util": stats["ipc"] / peak_ipc(cfg),
            "kernels": [{"name": k["name"], "start": k["start"], "end": k["end"],
-                        "cycles": k["cycles"], "ipc": k["ipc"]} for k in stats["kernels"]]}
+                        "cycles": k["cycles"], "ipc": k["ipc"],
+                        "occupancy_limit": k["occupancy_limit"]} for k in stats["kernels"]]}
     if d is not None:
         moved = d["bytes_read"] + d["bytes_written"]
         out.update(dram_bytes=moved, mem_util=moved / cycles / d["peak_bytes_per_cycle"])
@@ -73,17 +87,68 @@ def check_names(workload: str) -> list[str]:
 
 def run_concurrent(cfg: GPUConfig, workload: str, kernel_scheduler: str = "ck_interleaved",
                    seed: int = 0, scale: float = 1.0, memory: str = "hierarchy",
-                   profile: tuple[str, ...] = ()) -> dict:
-    """Run ``A+B`` (both at cycle 0) or ``A`` alone and return ``summarize``'s dict."""
+                   profile: tuple[str, ...] = (), shares: dict[str, int] | None = None,
+                   cta_limit: str | None = None) -> dict:
+    """Run ``A+B`` (both at cycle 0) or ``A`` alone and return ``summarize``'s dict.
+    ``shares``: member → its launch-side CTAs per SM while sharing; ``cta_limit``: a
+    ``cta_limit`` policy for the run (``fixed:<n>``: the standalone sweep)."""
+    from dataclasses import replace
+
     from sim.multiprog.compose import Member, compose
     from sim.run import simulate
+    from sim.workload.kernel import Workload
     names = check_names(workload)
     if not cfg.kernels.concurrent_sm:
         raise ConfigError("kernels.concurrent_sm", False, "must be true (kernels share SMs)")
     wl = compose([Member(n) for n in names], seed, scale, cfg.kernels.max_concurrent)
+    if shares:
+        wl = Workload(wl.name, [replace(k, meta={**k.meta, "ck_share": shares[m]})
+                                if (m := k.meta.get("member", k.name)) in shares else k
+                                for k in wl.kernels], wl.description, wl.meta)
+    extra = {"cta_limit": cta_limit} if cta_limit else {}
     stats = simulate(cfg, wl, seed=seed, memory=memory, kernel_scheduler=kernel_scheduler,
-                     profile=profile)
+                     profile=profile, **extra)
     return summarize(stats, cfg)
+
+
+def oracle_limit(cycles: dict[int, int], gain: float = 0.02) -> int:
+    """Perf-Sat's oracle ([THESIS §2.8]): the smallest n with speed(n + 1) < (1 + gain) ×
+    speed(n), speed = 1 / cycles; the largest n when every step gains."""
+    ns = sorted(cycles)
+    for a, b in zip(ns, ns[1:]):
+        if 1 / cycles[b] < (1 + gain) / cycles[a]:
+            return a
+    return ns[-1]
+
+
+def optimal_ctas(cfg: GPUConfig, name: str, seed: int = 0, scale: float = 1.0,
+                 memory: str = "hierarchy", cache_dir: str | Path | None = DEFAULT_CACHE) -> dict:
+    """``{"limit": n, "cycles": {n: cycles}}``: ``name`` alone at every fixed CTA limit per SM
+    from 1 to its occupancy limit, and the oracle's choice (cached in ``cache_dir``)."""
+    from sim.multiprog.standalone import cache_key
+    path = None
+    if cache_dir is not None:
+        key = cache_key(f"{name}@ctas", cfg, "cycle", seed, scale, "ck_sequential", memory)
+        path = Path(cache_dir) / f"{key}.json"
+        try:
+            got = json.loads(path.read_text())
+            return {"limit": got["limit"], "cycles": {int(n): c for n, c in got["cycles"].items()}}
+        except (OSError, ValueError, KeyError):
+            pass
+    top = run_concurrent(cfg, name, "ck_sequential", seed, scale, memory)
+    limit = top["kernels"][0]["occupancy_limit"]
+    cycles = {limit: top["cycles"]}
+    for n in range(1, limit):
+        cycles[n] = run_concurrent(cfg, name, "ck_sequential", seed, scale, memory,
+                                   cta_limit=f"fixed:{n}")["cycles"]
+    out = {"limit": oracle_limit(cycles), "cycles": dict(sorted(cycles.items()))}
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w") as f:
+            json.dump({"member": name, "preset": cfg.name, **out}, f)
+        os.replace(tmp, path)
+    return out
 
 
 def kernel_cycles(run: dict) -> dict[str, int]:

@@ -33,6 +33,7 @@ def test_grids_check_and_cover_the_schedulers():
     ("add_2_loops+stream_1_words", {"profile": "ipc"}, {}, "profile"),
     ("add_2_loops+stream_1_words", {"scale": 0}, {}, "scale"),
     ("add_2_loops+stream_1_words", {"share": 3}, {}, "share"),
+    ("add_2_loops+stream_1_words", {"shares": 3}, {}, "shares"),
     ("add_2_loops+nope", {}, {}, "workload"),
     ("add_2_loops+stream_1_words", {}, {"kernels.concurrent_sm": False}, "kernels.concurrent_sm"),
 ])

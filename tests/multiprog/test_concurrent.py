@@ -89,3 +89,23 @@ def test_needs_kernels_sharing_sms():
     with pytest.raises(ConfigError) as e:
         run_concurrent(cfg, PAIR, scale=SCALE)
     assert e.value.where == "kernels.concurrent_sm"
+
+
+def test_oracle_limit_is_perf_sats_rule():
+    from sim.multiprog.concurrent import oracle_limit
+    # speed = 1 / cycles: 1 → 2 gains 67 %, 2 → 3 gains 1.7 % (< 2 %): stop at 2
+    assert oracle_limit({1: 100, 2: 60, 3: 59, 4: 50}) == 2
+    assert oracle_limit({1: 100, 2: 90, 3: 80}) == 3                # every step gains
+    assert oracle_limit({1: 100, 2: 120, 3: 50}) == 1               # a loss stops it too
+
+
+def test_optimal_ctas_sweeps_every_limit_and_caches(tmp_path):
+    from sim.multiprog.concurrent import optimal_ctas, oracle_limit
+    cfg = ch5_config()
+    got = optimal_ctas(cfg, "perfsat_c_weak", 0, 0.1, cache_dir=tmp_path)
+    top = max(got["cycles"])
+    assert sorted(got["cycles"]) == list(range(1, top + 1)) and top >= 2
+    assert got["limit"] == oracle_limit(got["cycles"])
+    assert got["cycles"][1] > got["cycles"][top]        # more CTAs per SM: faster here
+    assert len(list(tmp_path.iterdir())) == 1
+    assert optimal_ctas(cfg, "perfsat_c_weak", 0, 0.1, cache_dir=tmp_path) == got
