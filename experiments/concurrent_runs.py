@@ -66,7 +66,9 @@ def run_pair(point: Point) -> dict:
     cfg, policy, scale, profile, share = _inputs(point)
     profiles = (profile,) if profile else ()
     if share != "oracle":
-        return run_concurrent(cfg, point.workload, policy, point.seed, scale, profile=profiles)
+        out = run_concurrent(cfg, point.workload, policy, point.seed, scale, profile=profiles)
+        out["warp_sched"] = cfg.sm.warp_sched           # for the tables (stats-only metrics)
+        return out
     names = point.workload.split("+")
     sweeps = {n: optimal_ctas(cfg, n, point.seed, scale) for n in names}
     shares = {n: s["limit"] for n, s in sweeps.items()}
@@ -76,7 +78,8 @@ def run_pair(point: Point) -> dict:
     else:
         out = run_concurrent(cfg, point.workload, policy, point.seed, scale, profile=profiles,
                              shares=shares)
-    out.update(shares=shares, sweeps={n: sorted(s["cycles"].items()) for n, s in sweeps.items()})
+    out.update(shares=shares, sweeps={n: sorted(s["cycles"].items()) for n, s in sweeps.items()},
+               warp_sched=cfg.sm.warp_sched)
     return out
 
 

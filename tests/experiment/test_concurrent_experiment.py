@@ -98,3 +98,11 @@ def test_figures_draw(tiny, tmp_path):
         fig = spec.draw(exp, tiny, plt)
         paths = plotstyle.save(fig, tmp_path / spec.filename)
         assert paths[0].stat().st_size > 5_000
+
+
+def test_tables_keep_the_gto_runs_only():
+    exp = get_experiment("concurrent")
+    m = exp.metric("mem_gto")
+    assert m.value({"mem_util": 0.5, "warp_sched": "gto"}) == pytest.approx(50.0)
+    assert m.value({"mem_util": 0.5, "warp_sched": "tlrr"}) is None
+    assert exp.metric("cycles_gto").value({"cycles": 7}) is None      # no scheduler recorded
