@@ -243,7 +243,7 @@ STATS: list[Stat] = [
         ("latency", "core cycles", "`dram.fixed_latency + 2 × icnt.latency`"))],
     # ---- warp-state profiler (--profile warp-states; [THESIS §4.2]) -------------------------
     Stat("warp_states.states", "", "the 8 warp states, in column order (`--profile warp-states` "
-         "only; docs/mechanisms/concurrent_kernels.md)", PROF),
+         "only; docs/mechanisms/concurrent-kernels.md)", PROF),
     Stat("warp_states.columns", "", "columns of `per_sm` rows (after the SM id) and `series` bins: "
          "the 8 states, then alu_load and mem_load", PROF),
     Stat("warp_states.bin_cycles", "core cycles", "width of one `series` bin (doubles as the run grows; "

@@ -7,7 +7,8 @@ drains its old kernel before it starts its new one), ``ck_sequential`` (left-ove
 the oldest kernel with CTAs left; tails overlap) and ``ck_interleaved`` (every kernel on every SM,
 at most ``share`` CTAs of a kernel per SM while another kernel still has CTAs to issue, its
 occupancy limit R_k once it is the only one: the shift of resources; ``ck_interleaved:<share>``
-fixes ``share``, e.g. a kernel pair's offline-optimal CTA count).
+fixes ``share`` for every kernel; a kernel's own launch-side value ``kernel.meta["ck_share"]``
+(e.g. its offline-optimal CTA count, [THESIS §4.5]'s Rodinia pairs) takes precedence).
 
 Choices: KSB rows = ``kernels.max_concurrent`` (the thesis's 16 with the Table 5.1 machine, §9.4);
 a launch into a full KSB fails and the GPU offers the kernel again when one ends. ``share`` =
@@ -43,7 +44,8 @@ class CkKernelScheduler(FIFOKernelScheduler):
 
     def launch(self, now: int, run) -> bool:
         limit = run.occupancy.limit
-        share = min(limit, self.share) if self.share else max(1, limit // 2)
+        want = run.kernel.meta.get("ck_share", self.share)
+        share = min(limit, want) if want else max(1, limit // 2)
         k = self.ksb.launch(run.n_ctas, limit, share, run.index)
         if k is None:
             self.launch_failures += 1

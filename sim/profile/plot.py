@@ -14,9 +14,13 @@ STATE_LABELS = {"ib_empty": "IB empty", "alu_scoreboard": "ALU scoreboard",
 
 
 def plot_warp_states(ws: dict, png: Path, title: str = "") -> list[Path]:
+    """``draw_warp_states`` saved as ``png`` (+ PDF). Returns the PNG and PDF paths."""
+    return plotstyle.save(draw_warp_states(ws, plotstyle.pyplot(), title), png)
+
+
+def draw_warp_states(ws: dict, plt, title: str = ""):
     """One panel per kernel: mean warps per SM in each state per time bin, stacked; a last panel
-    with the mean ALU and MEM load per SM. Returns the PNG and PDF paths."""
-    plt = plotstyle.pyplot()
+    with the mean ALU and MEM load per SM. Returns the figure."""
     kernels = ws["kernels"]
     fig, axes = plotstyle.figure(plt, panels=len(kernels) + 1, cols=1, size=(7.0, 2.3))
     width, sms = ws["bin_cycles"], ws["sms"]
@@ -46,7 +50,7 @@ def plot_warp_states(ws: dict, png: Path, title: str = "") -> list[Path]:
         fig.suptitle(title)
     fig.legend(list(handles), [h.get_label() for h in handles], loc="outside lower center", ncols=4,
                frameon=False)     # 8 states: two rows of four (legend_below's one row is too wide)
-    return plotstyle.save(fig, png)
+    return fig
 
 
 def summary_table(ws: dict):

@@ -137,20 +137,34 @@ def perfsat_gaussian(c: Ctx) -> list[Kernel]:
     return [c.kernel(KernelSpec("gaussian_fan2", c.n(960), 16, body, regs_per_thread=12))]
 
 
+ADD_ITERATION = 41     # warp instructions per add_x_loops iteration, loop overhead included
+CH5_REGS = 16          # registers per thread: 8 CTAs of 256 threads in a 32 K register file
+
+
 def add_x_loops(c: Ctx, x: int) -> list[Kernel]:
-    """[THESIS §4.3]: ~6 index ALU, 2 FP32 loads, x × {2 FMUL + loop overhead}, FADD, store."""
+    """[THESIS §4.3]: ~6 index ALU, 2 FP32 loads, x iterations of {2 FMUL + the rest of the
+    iteration's ALU work + loop overhead}, FADD, store. The iteration is calibrated to
+    ``ADD_ITERATION`` warp instructions: the thesis's ≈13.2 k chip-cycles per unit of x at 16
+    cores and 1 IPC per core over 5,120 warps [THESIS §10.2] (choice: the FMULs plus
+    independent filler ALU; the text does not list the loop's other instructions). 640 CTAs of
+    256 threads at ``CH5_REGS`` registers, so 8 CTAs = 64 warps fit a core (Fig 5.3)."""
+    filler = ADD_ITERATION - 2 - 3                       # 3 = counter, compare, branch
     body = (Ins(Op.ALU, 6, dep="free"), Ins(Op.LDG, 1, Stream(c.region())),
-            Ins(Op.LDG, 1, Stream(c.region())), Loop((Ins(Op.ALU, 2),), trips=x),
+            Ins(Op.LDG, 1, Stream(c.region())),
+            Loop((Ins(Op.ALU, 2), Ins(Op.ALU, filler)), trips=x),
             Ins(Op.ALU, 1), Ins(Op.STG, 1, Stream(c.region())))
-    return [c.kernel(KernelSpec(f"add_{x}_loops", c.n(640), 256, body))]
+    return [c.kernel(KernelSpec(f"add_{x}_loops", c.n(640), 256, body,
+                                regs_per_thread=CH5_REGS))]
 
 
 def stream_x_words(c: Ctx, x: int) -> list[Kernel]:
-    """[THESIS §4.3]: index ALU, then x coalesced 4-B loads and x stores per thread."""
+    """[THESIS §4.3]: index ALU, then x coalesced 4-B loads and x stores per thread; 640 CTAs
+    of 256 threads at ``CH5_REGS`` registers (8 CTAs per core, Fig 5.3)."""
     body = (Ins(Op.ALU, 4, dep="free"),
             *(Ins(Op.LDG, 1, Stream(c.region())) for _ in range(x)),
             *(Ins(Op.STG, 1, Stream(c.region())) for _ in range(x)))
-    return [c.kernel(KernelSpec(f"stream_{x}_words", c.n(640), 256, body))]
+    return [c.kernel(KernelSpec(f"stream_{x}_words", c.n(640), 256, body,
+                                regs_per_thread=CH5_REGS))]
 
 
 # -- IKRA ([IKRA §7.2]) -------------------------------------------------------------------------

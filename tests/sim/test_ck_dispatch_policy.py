@@ -115,3 +115,29 @@ def test_interleaved_share_is_a_parameter():
             assert sum(1 for k2, _, s2, a2, e2 in rows if k2 == k and s2 == sm and a2 <= start < e2) <= 1
     with pytest.raises(ConfigError, match="share"):
         _run("ck_interleaved:0")
+
+
+def test_a_kernels_launch_side_share_takes_precedence():
+    """``kernel.meta["ck_share"]`` (the offline-optimal CTA count of a Rodinia pair, [THESIS
+    §4.5]) caps that kernel's CTAs per SM while another kernel has CTAs to issue; the other
+    kernel keeps the scheduler's share (half of its 8)."""
+    from dataclasses import replace
+    from sim.multiprog.compose import Member, compose
+    from sim.workload.kernel import Workload
+    cfg = with_overrides(get_preset("thesis_ch5"), ["sm.warps_per_sm=64", "sm.threads_per_sm=2048"])
+    wl = compose([Member("stream_1_words"), Member("add_2_loops")], 0, 0.25, 16)
+    ks = [replace(k, meta={**k.meta, "ck_share": 1}) if k.name == "add_2_loops" else k
+          for k in wl.kernels]
+    r = simulate(cfg, Workload(wl.name, ks), memory="hierarchy", kernel_scheduler="ck_interleaved")
+    rows = r["ctas"]["rows"]
+    last_issue = {}
+    for k, _, _, start, _ in rows:
+        last_issue[k] = max(last_issue.get(k, start), start)
+    most = {}
+    for k, _, sm, start, _ in rows:
+        if any(j != k and last_issue[j] > start and first_start(r, j) <= start for j in last_issue):
+            n = sum(1 for k2, _, s2, a2, e2 in rows if k2 == k and s2 == sm and a2 <= start < e2)
+            most[k] = max(most.get(k, 0), n)
+    add = next(k["index"] for k in r["kernels"] if k["name"] == "add_2_loops")
+    assert most[add] == 1
+    assert most[1 - add] == 4
