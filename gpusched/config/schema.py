@@ -131,6 +131,10 @@ class L1Config:
                                       "them (a header-only reply), so a warp's exit and fences "
                                       "wait for its stores (GPGPU-Sim's stores_done); False: "
                                       "a store completes once the L1 accepts it")
+    bypass_unmerged: bool = rule(False, doc="with bypass_global_loads, every load sends its own "
+                                            "request packets and waits for its own replies (no "
+                                            "merging in the L1's MSHRs: GPGPU-Sim's L1 bypass "
+                                            "pushes each access straight to the interconnect)")
 
 
 @dataclass(frozen=True)
@@ -161,6 +165,11 @@ class IcntConfig:
     inject_queue: int = rule(16, lo=1, doc="packets an SM may have waiting to enter the "
                                           "network; an instruction needing more stalls (choice)",
                              unit="packets")
+    fifo_inputs: bool = rule(False, doc="one in-order input queue per source: a packet waiting "
+                                        "for a busy port holds back the source's later packets "
+                                        "(head-of-line blocking, one virtual channel as in "
+                                        "GPGPU-Sim's Booksim config); False: a queue per source "
+                                        "and port")
 
 
 @dataclass(frozen=True)

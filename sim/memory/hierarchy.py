@@ -67,9 +67,9 @@ class MemoryHierarchy:
         self.inject_queue = cfg.icnt.inject_queue
         self.map = AddressMap(cfg.dram, cfg.l2.line_bytes, n_slices)
         self.up = Crossbar(ev, n_sm, n_slices, cfg.icnt.latency, cfg.icnt.bytes_per_cycle,
-                           self._at_slice)
+                           self._at_slice, cfg.icnt.fifo_inputs)
         self.down = Crossbar(ev, n_slices, n_sm, cfg.icnt.latency, cfg.icnt.bytes_per_cycle,
-                             self._at_sm)
+                             self._at_sm, cfg.icnt.fifo_inputs)
         self.dram = DRAM(ev, cfg.dram, cfg.core_clock_mhz, self.sector_bytes, self._dram_done)
         spc = self.map.spc
         self.slices = [L2Slice(i, cfg.l2, self.map, self._to_dram, self._l2_reply,

@@ -104,3 +104,11 @@ def test_stream_order_only_in_the_accelsim_presets_and_traces_carry_their_stream
     from sim.workload.trace_parity import write_case
     wl = read_trace_dir(write_case("sg_srad", tmp_path), preset="titanx", cache=tmp_path / "cache")
     assert [k.meta["cuda stream"] for k in wl.kernels] == ["0"] * 4     # the writer's one stream
+
+
+def test_interconnect_and_bypass_mechanisms_only_in_the_accelsim_presets():
+    from gpusched.config.presets import PRESETS
+    for name, cfg in PRESETS.items():
+        on = name in ("gp102", "titanx")      # Accel-Sim's Pascal icnt: 1 VC, 40 B flits
+        assert cfg.icnt.fifo_inputs is on and cfg.l1.bypass_unmerged is on, name
+    assert get_preset("titanx").icnt.bytes_per_cycle == 40
