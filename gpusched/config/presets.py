@@ -52,13 +52,13 @@ GP102 = GPUConfig(
     # per cycle (ldst_sector_cycles), stores complete at the L2's ack, a stream's kernels in order;
     # its interconnect (config_pascal_islip.icnt): one virtual channel per input (fifo_inputs),
     # 40-byte flits, 256-flit input buffers (= 64 packets of 4 flits); L1-bypassing loads do not
-    # merge in the L1 (bypass_unmerged).
+    # merge in the L1 (bypass_unmerged); each written sector is acked (sector_acks).
     units=UnitsConfig(alu_latency=4, alu_ii=1, sfu_latency=20, sfu_ii=4, fp64_latency=8, fp64_ii=8,
                       div_latency=39, idiv_latency=145, div_ii=4, ldst_shared=True, smem_latency=24,
                       operand_latency=5, ldst_sector_cycles=1),
     # 48 KB, 128 B lines, sectored, latency 82, global loads bypass L1 [ext]; 64 × 6-way (choice).
     l1=L1Config(size_bytes=49152, line_bytes=128, ways=6, sets=64, hit_latency=82, mshrs=64,
-                bypass_global_loads=True, store_ack=True, bypass_unmerged=True),
+                bypass_global_loads=True, store_ack=True, bypass_unmerged=True, sector_acks=True),
     # 11 partitions × 2 slices × 128 KB, 16-way [doc/ext]; L2 hit ≈ 220 = 20 + 180 + 20 (choice).
     l2=L2Config(slices=22, size_per_slice=131072, line_bytes=128, ways=16, sets=64,
                 hit_latency=180, mshrs=64),

@@ -135,6 +135,10 @@ class L1Config:
                                             "request packets and waits for its own replies (no "
                                             "merging in the L1's MSHRs: GPGPU-Sim's L1 bypass "
                                             "pushes each access straight to the interconnect)")
+    sector_acks: bool = rule(False, doc="with store_ack, the L2 acknowledges each 32-byte sector "
+                                        "of a write with its own header-only packet (GPGPU-Sim 4 "
+                                        "splits a write into sector requests, each acked); False: "
+                                        "one ack per write packet")
 
 
 @dataclass(frozen=True)

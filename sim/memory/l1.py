@@ -75,6 +75,7 @@ class L1:
         self.bypass, self.keep = c.bypass_global_loads, c.keep_across_kernels
         self.self_invalidate = c.self_invalidate
         self.unmerged = c.bypass_global_loads and c.bypass_unmerged
+        self.sector_acks = c.store_ack and c.sector_acks
         self.send, self.complete = send, complete
         self.src_waiting, self.inject_queue = src_waiting, inject_queue
         self.mshr: dict[int, _Mshr] = {}
@@ -260,8 +261,8 @@ class L1:
                 if self.write_back:
                     self._install(now, addr, mask, mask, False)
             if not self.write_back:
-                if rec is not None:
-                    rec.remaining += 1
+                if rec is not None:     # acks to wait for: one per packet, or per sector
+                    rec.remaining += mask.bit_count() if self.sector_acks else 1
                 self.send(now, MemRequest(WRITE, self.sm, addr, mask, now, waiter=rec))
         return True
 

@@ -96,6 +96,19 @@ def test_store_ack_completes_a_store_after_its_round_trip_to_the_l2(n_lines):
     assert store_completion(cfg, n_lines) == expect
 
 
+def test_sector_acks_send_one_ack_per_sector_and_the_store_waits_for_the_last():
+    acked, per_sector = with_l1("tiny", store_ack=True), with_l1("tiny", store_ack=True, sector_acks=True)
+    down = -(-per_sector.icnt.header_bytes // per_sector.icnt.bytes_per_cycle)
+    # one line, 4 sectors: four header-only acks share the SM's port, one after the other
+    assert store_completion(per_sector, 1) == store_completion(acked, 1) + 3 * down
+    mem = MemoryHierarchy(per_sector)
+    mem.connect(0, lambda token, cycle: None)
+    assert mem.issue(0, 0, Instr(Op.STG, (), (1, 2), tuple(4 * i for i in range(32))), "st")
+    while mem.busy():
+        mem.tick(mem.next_event())
+    assert mem.stats()["icnt.down.packets"] == 4 and mem.stats()["icnt.up.packets"] == 1
+
+
 def test_stream_order_only_in_the_accelsim_presets_and_traces_carry_their_stream(tmp_path):
     for name in ("tiny", "gtx480", "ikra_15cu", "thesis"):
         assert get_preset(name).kernels.stream_order is False
@@ -111,4 +124,5 @@ def test_interconnect_and_bypass_mechanisms_only_in_the_accelsim_presets():
     for name, cfg in PRESETS.items():
         on = name in ("gp102", "titanx")      # Accel-Sim's Pascal icnt: 1 VC, 40 B flits
         assert cfg.icnt.fifo_inputs is on and cfg.l1.bypass_unmerged is on, name
+        assert cfg.l1.sector_acks is on, name
     assert get_preset("titanx").icnt.bytes_per_cycle == 40
