@@ -95,12 +95,13 @@ TITANX = GPUConfig(
     # icnt_flit_size 40, num_vcs 1, input_buffer_size 256 flits [ext] (as gp102).
     icnt=GP102.icnt,
     # GDDR5X: 12 × 32-bit channels, 2500 MHz command clock, QDR, burst 8, 16 banks,
-    # CL/RCD/RP/RAS/RRD = 16/16/16/37/8, FR-FCFS queue 64 [ext] = 480 GB/s.
+    # CL/RCD/RP/RAS/RRD = 16/16/16/37/8, FR-FCFS queue 64 [ext] = 480 GB/s. Each 128-byte line
+    # on a pseudo-random sub-partition: -gpgpu_memory_partition_indexing 4 (RANDOM) [ext].
     dram=DRAMConfig(channels=12, banks=16, row_bytes=2048, clock_mhz=2500.0, bus_bytes=4,
                     data_rate=4, burst_length=8, tCL=16, tRCD=16, tRP=16, tRAS=37, tRRD=8,
                     queue_size=64,
                     channel_bit=8, bank_bit=15, row_bit=19, fixed_latency=180,
-                    controller_latency=102),
+                    controller_latency=102, partition_map="random"),
     # Accel-Sim starts a kernel only when its CUDA stream is idle (accel-sim.cc busy_streams)
     kernels=KernelConfig(max_concurrent=128, stream_order=True),
 )

@@ -214,6 +214,11 @@ class DRAMConfig:
     prefetch: str = rule("off", choices=("off", "owl_a", "owl_b"),
                          doc="OWL opportunistic prefetcher in each channel ([OWL §7]): off, "
                              "owl_a (stop on a conflicting demand) or owl_b (at least C lines)")
+    partition_map: str = rule("modulo", choices=("modulo", "random"),
+                              doc="which L2 slice and channel hold a line: modulo (channel = "
+                                  "(addr >> channel_bit) % channels, slices interleaved) or random "
+                                  "(each 128-byte line on a fixed pseudo-random slice, its channel "
+                                  "the slice's; GPGPU-Sim -gpgpu_memory_partition_indexing 4)")
 
 
 @dataclass(frozen=True)

@@ -299,7 +299,8 @@ class MemoryHierarchy:
 
     def _to_dram(self, now: int, req: MemRequest) -> None:
         m, addr = self.map, req.line        # map.locate, inlined
-        req.channel = (addr >> m.channel_bit) % m.channels
+        req.channel = (m.random_slice(addr) // m.spc if m.random
+                       else (addr >> m.channel_bit) % m.channels)
         req.bank = (addr >> m.bank_bit) % m.banks
         req.row = addr >> m.row_bit
         if self.controller_latency:

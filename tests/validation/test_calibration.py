@@ -126,3 +126,26 @@ def test_interconnect_and_bypass_mechanisms_only_in_the_accelsim_presets():
         assert cfg.icnt.fifo_inputs is on and cfg.l1.bypass_unmerged is on, name
         assert cfg.l1.sector_acks is on, name
     assert get_preset("titanx").icnt.bytes_per_cycle == 40
+
+
+def test_random_partition_map_only_in_titanx():
+    from gpusched.config.presets import PRESETS
+    for name, cfg in PRESETS.items():
+        assert cfg.dram.partition_map == ("random" if name == "titanx" else "modulo"), name
+
+
+def test_random_partition_map_spreads_strided_lines_and_keeps_each_slice_on_its_channel():
+    """Lines 4 KB apart fall on 3 of titanx's 12 channels with the modulo map; the random map
+    (GPGPU-Sim's RANDOM partition indexing) spreads them over nearly all slices, the same way
+    every time, and a line's DRAM channel is its slice's."""
+    from sim.memory.dram import AddressMap
+    cfg = get_preset("titanx")
+    modulo = AddressMap(dataclasses.replace(cfg.dram, partition_map="modulo"), 128, cfg.l2.slices)
+    rand, again = (AddressMap(cfg.dram, 128, cfg.l2.slices) for _ in range(2))
+    lines = [0x40000000 + j * 0x1000 for j in range(96)]
+    assert {modulo.locate(a)[0] for a in lines} == {0, 4, 8}
+    slices = [rand.slice_of(a) for a in lines]
+    assert len(set(slices)) >= 20 and slices == [again.slice_of(a) for a in lines]
+    assert all(rand.locate(a)[0] == s // rand.spc for a, s in zip(lines, slices))
+    # the four sectors of one line stay together
+    assert all(rand.slice_of(a + 32 * k) == rand.slice_of(a) for a in lines[:8] for k in range(4))
