@@ -49,17 +49,20 @@ GP102 = GPUConfig(
                 fetch_per_cycle=4),
     # Accel-Sim behaviour measured on its SM6_TITANX (docs/validation.md): a dependent op issues 5
     # cycles after the execute latency (operand_latency), the LD/ST unit sends one sector request
-    # per cycle (ldst_sector_cycles), stores complete at the L2's ack, a stream's kernels in order.
+    # per cycle (ldst_sector_cycles), stores complete at the L2's ack, a stream's kernels in order;
+    # its interconnect (config_pascal_islip.icnt): one virtual channel per input (fifo_inputs),
+    # 40-byte flits, 256-flit input buffers (= 64 packets of 4 flits); L1-bypassing loads do not
+    # merge in the L1 (bypass_unmerged); each written sector is acked (sector_acks).
     units=UnitsConfig(alu_latency=4, alu_ii=1, sfu_latency=20, sfu_ii=4, fp64_latency=8, fp64_ii=8,
                       div_latency=39, idiv_latency=145, div_ii=4, ldst_shared=True, smem_latency=24,
                       operand_latency=5, ldst_sector_cycles=1),
     # 48 KB, 128 B lines, sectored, latency 82, global loads bypass L1 [ext]; 64 × 6-way (choice).
     l1=L1Config(size_bytes=49152, line_bytes=128, ways=6, sets=64, hit_latency=82, mshrs=64,
-                bypass_global_loads=True, store_ack=True),
+                bypass_global_loads=True, store_ack=True, bypass_unmerged=True, sector_acks=True),
     # 11 partitions × 2 slices × 128 KB, 16-way [doc/ext]; L2 hit ≈ 220 = 20 + 180 + 20 (choice).
     l2=L2Config(slices=22, size_per_slice=131072, line_bytes=128, ways=16, sets=64,
                 hit_latency=180, mshrs=64),
-    icnt=IcntConfig(latency=20, bytes_per_cycle=32),
+    icnt=IcntConfig(latency=20, bytes_per_cycle=40, inject_queue=64, fifo_inputs=True),
     # GDDR5X, 11 × 32-bit channels, 8 transfers per 1375 MHz clock ≈ 484 GB/s, queue 64 [ext].
     # controller_latency 146 (choice): unloaded closed-row miss = 400, [SOCGPU §3] target.
     dram=DRAMConfig(channels=11, banks=16, row_bytes=2048, clock_mhz=1375.0, bus_bytes=4,
@@ -89,14 +92,16 @@ TITANX = GPUConfig(
     # 12 channels × 2 sub-partitions, 64 sets × 128 B × 16 ways = 128 KB each [ext].
     l2=L2Config(slices=24, size_per_slice=131072, line_bytes=128, ways=16, sets=64,
                 hit_latency=97, mshrs=64),
-    icnt=IcntConfig(latency=20, bytes_per_cycle=32),
+    # icnt_flit_size 40, num_vcs 1, input_buffer_size 256 flits [ext] (as gp102).
+    icnt=GP102.icnt,
     # GDDR5X: 12 × 32-bit channels, 2500 MHz command clock, QDR, burst 8, 16 banks,
-    # CL/RCD/RP/RAS/RRD = 16/16/16/37/8, FR-FCFS queue 64 [ext] = 480 GB/s.
+    # CL/RCD/RP/RAS/RRD = 16/16/16/37/8, FR-FCFS queue 64 [ext] = 480 GB/s. Each 128-byte line
+    # on a pseudo-random sub-partition: -gpgpu_memory_partition_indexing 4 (RANDOM) [ext].
     dram=DRAMConfig(channels=12, banks=16, row_bytes=2048, clock_mhz=2500.0, bus_bytes=4,
                     data_rate=4, burst_length=8, tCL=16, tRCD=16, tRP=16, tRAS=37, tRRD=8,
                     queue_size=64,
                     channel_bit=8, bank_bit=15, row_bit=19, fixed_latency=180,
-                    controller_latency=102),
+                    controller_latency=102, partition_map="random"),
     # Accel-Sim starts a kernel only when its CUDA stream is idle (accel-sim.cc busy_streams)
     kernels=KernelConfig(max_concurrent=128, stream_order=True),
 )

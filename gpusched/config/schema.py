@@ -137,6 +137,14 @@ class L1Config:
                                       "them (a header-only reply), so a warp's exit and fences "
                                       "wait for its stores (GPGPU-Sim's stores_done); False: "
                                       "a store completes once the L1 accepts it")
+    bypass_unmerged: bool = rule(False, doc="with bypass_global_loads, every load sends its own "
+                                            "request packets and waits for its own replies (no "
+                                            "merging in the L1's MSHRs: GPGPU-Sim's L1 bypass "
+                                            "pushes each access straight to the interconnect)")
+    sector_acks: bool = rule(False, doc="with store_ack, the L2 acknowledges each 32-byte sector "
+                                        "of a write with its own header-only packet (GPGPU-Sim 4 "
+                                        "splits a write into sector requests, each acked); False: "
+                                        "one ack per write packet")
 
 
 @dataclass(frozen=True)
@@ -167,6 +175,11 @@ class IcntConfig:
     inject_queue: int = rule(16, lo=1, doc="packets an SM may have waiting to enter the "
                                           "network; an instruction needing more stalls (choice)",
                              unit="packets")
+    fifo_inputs: bool = rule(False, doc="one in-order input queue per source: a packet waiting "
+                                        "for a busy port holds back the source's later packets "
+                                        "(head-of-line blocking, one virtual channel as in "
+                                        "GPGPU-Sim's Booksim config); False: a queue per source "
+                                        "and port")
 
 
 @dataclass(frozen=True)
@@ -207,6 +220,11 @@ class DRAMConfig:
     prefetch: str = rule("off", choices=("off", "owl_a", "owl_b"),
                          doc="OWL opportunistic prefetcher in each channel ([OWL §7]): off, "
                              "owl_a (stop on a conflicting demand) or owl_b (at least C lines)")
+    partition_map: str = rule("modulo", choices=("modulo", "random"),
+                              doc="which L2 slice and channel hold a line: modulo (channel = "
+                                  "(addr >> channel_bit) % channels, slices interleaved) or random "
+                                  "(each 128-byte line on a fixed pseudo-random slice, its channel "
+                                  "the slice's; GPGPU-Sim -gpgpu_memory_partition_indexing 4)")
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ class AddressMap:
     channel and lines of one channel are interleaved over them."""
 
     __slots__ = ("channels", "banks", "channel_bit", "bank_bit", "row_bit", "line_shift",
-                 "spc", "low_mask", "low_bits")
+                 "spc", "low_mask", "low_bits", "random", "n_slices")
 
     def __init__(self, d: DRAMConfig, line_bytes: int, slices: int):
         self.channels, self.banks = d.channels, d.banks
@@ -58,10 +58,23 @@ class AddressMap:
         self.spc = slices // d.channels
         self.low_mask = (1 << d.channel_bit) - 1
         self.low_bits = d.channel_bit - self.line_shift
+        self.random = d.partition_map == "random"
+        self.n_slices = self.spc * d.channels
+
+    def random_slice(self, addr: int) -> int:
+        """``partition_map = random``: the line's slice from a fixed hash of its line
+        number (splitmix64's finaliser). GPGPU-Sim's RANDOM partition indexing draws rand() the
+        first time a line is seen and keeps it; a hash gives the same uniform, address-blind
+        spread without depending on the order lines are first touched (choice)."""
+        z = ((addr >> self.line_shift) + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+        return (z ^ (z >> 31)) % self.n_slices
 
     def locate(self, addr: int) -> tuple[int, int, int]:
-        return ((addr >> self.channel_bit) % self.channels, (addr >> self.bank_bit) % self.banks,
-                addr >> self.row_bit)
+        ch = (self.random_slice(addr) // self.spc if self.random
+              else (addr >> self.channel_bit) % self.channels)
+        return ch, (addr >> self.bank_bit) % self.banks, addr >> self.row_bit
 
     def line_in_channel(self, addr: int) -> int:
         """The line number with the channel field taken out (dense within one channel)."""
@@ -73,6 +86,8 @@ class AddressMap:
         return self.line_in_channel(addr) // self.spc
 
     def slice_of(self, addr: int) -> int:
+        if self.random:
+            return self.random_slice(addr)
         hi = addr >> self.channel_bit
         line = ((hi // self.channels) << self.low_bits) | ((addr & self.low_mask) >> self.line_shift)
         return (hi % self.channels) * self.spc + line % self.spc

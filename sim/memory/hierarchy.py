@@ -13,11 +13,12 @@ An L1 hit takes ``l1.hit_latency``; an L2 hit skips the DRAM term. Shared-memory
 a time per SM. Stores are accepted (``on_complete``) one cycle after issue; their packets still
 consume interconnect, L2 and DRAM bandwidth. With ``l1.store_ack`` a write-through store instead
 completes when the L2 has acknowledged each of its packets (a header-only reply after the tag
-stage), so the warp's exit and fences wait for it. Everything is driven by one event queue, so an idle
-hierarchy has ``next_event() is None`` and ``tick`` costs nothing. A refused access is remembered
-with the state it waits on: MSHR frees when the MSHRs bind, else also the SM's queued packets.
-Re-offered while that has not moved it is refused at once without side effects, and
-``watch_stalls`` tells the SM when it moves, so a stalled SM need not retry every cycle.
+stage; one per written sector with ``l1.sector_acks``), so the warp's exit and fences wait for
+it. Everything is driven by one event queue, so an idle hierarchy has ``next_event() is None``
+and ``tick`` costs nothing. A refused access is remembered with the state it waits on: MSHR
+frees when the MSHRs bind, else also the SM's queued packets. Re-offered while that has not moved
+it is refused at once without side effects, and ``watch_stalls`` tells the SM when it moves, so a
+stalled SM need not retry every cycle.
 ``l1.stalls`` counts stall episodes: accesses refused at least once, however often re-offered.
 
 Beyond the protocol: ``watch_stalls`` (optional hook, see interface.py), ``prefetch_l1`` /
@@ -67,9 +68,9 @@ class MemoryHierarchy:
         self.inject_queue = cfg.icnt.inject_queue
         self.map = AddressMap(cfg.dram, cfg.l2.line_bytes, n_slices)
         self.up = Crossbar(ev, n_sm, n_slices, cfg.icnt.latency, cfg.icnt.bytes_per_cycle,
-                           self._at_slice)
+                           self._at_slice, cfg.icnt.fifo_inputs)
         self.down = Crossbar(ev, n_slices, n_sm, cfg.icnt.latency, cfg.icnt.bytes_per_cycle,
-                             self._at_sm)
+                             self._at_sm, cfg.icnt.fifo_inputs)
         self.dram = DRAM(ev, cfg.dram, cfg.core_clock_mhz, self.sector_bytes, self._dram_done)
         spc = self.map.spc
         self.slices = [L2Slice(i, cfg.l2, self.map, self._to_dram, self._l2_reply,
@@ -92,6 +93,7 @@ class MemoryHierarchy:
         self._l1_fill = [l1.fill for l1 in self.l1s]
         self._l1_atomic_done = [l1.atomic_done for l1 in self.l1s]
         self.store_ack = cfg.l1.store_ack
+        self.sector_acks = cfg.l1.store_ack and cfg.l1.sector_acks
         # refused accesses per SM, by id(instr): (instr, lines, MSHR frees and queued packets at
         # the refusal, whether the MSHRs bound, access kind for L1.blocked)
         self._refused: list[dict[int, tuple[Any, dict[int, int], int, int, bool, int]]] = [
@@ -273,6 +275,9 @@ class MemoryHierarchy:
             data = req.mask.bit_count() * self.sector_bytes
             nbytes += data
             self.bytes_l2_to_l1 += data
+        elif req.kind == WRITE and self.sector_acks:    # one ack packet per sector written
+            for _ in range(req.mask.bit_count() - 1):
+                self.down.send(now, req.slice, req.sm, nbytes, req)
         self.down.send(now, req.slice, req.sm, nbytes, req)
 
     def _at_sm(self, arrival: int, req: MemRequest) -> None:
@@ -294,7 +299,8 @@ class MemoryHierarchy:
 
     def _to_dram(self, now: int, req: MemRequest) -> None:
         m, addr = self.map, req.line        # map.locate, inlined
-        req.channel = (addr >> m.channel_bit) % m.channels
+        req.channel = (m.random_slice(addr) // m.spc if m.random
+                       else (addr >> m.channel_bit) % m.channels)
         req.bank = (addr >> m.bank_bit) % m.banks
         req.row = addr >> m.row_bit
         if self.controller_latency:

@@ -11,7 +11,10 @@ that line) and sends one read packet per line to the L2; the fill returns at the
 completes every merged instruction whose other lines are done too. An instruction is all-or-nothing:
 ``issue`` refuses it (structural stall) when its new lines do not fit in the free MSHRs, unless the
 L1 has no miss outstanding at all (so an instruction wider than the MSHR file cannot deadlock).
-``bypass_global_loads`` sends loads to the L2 and does not fill the L1 (GP102). Atomics bypass the
+``bypass_global_loads`` sends loads to the L2 and does not fill the L1 (GP102); with
+``bypass_unmerged`` such a load also skips the MSHRs: it sends its own packets even for a line
+already requested, and each reply completes it directly (GPGPU-Sim pushes a bypassing access
+straight into the interconnect, so repeated loads of a line all reach the L2). Atomics bypass the
 L1 and execute at the L2; each occupies an MSHR until its reply.
 
 Kernel boundary: the L1 is invalidated (baseline; a write-back L1 first writes its dirty data
@@ -71,6 +74,8 @@ class L1:
         self.write_back = c.write_policy == "write_back"
         self.bypass, self.keep = c.bypass_global_loads, c.keep_across_kernels
         self.self_invalidate = c.self_invalidate
+        self.unmerged = c.bypass_global_loads and c.bypass_unmerged
+        self.sector_acks = c.store_ack and c.sector_acks
         self.send, self.complete = send, complete
         self.src_waiting, self.inject_queue = src_waiting, inject_queue
         self.mshr: dict[int, _Mshr] = {}
@@ -120,6 +125,8 @@ class L1:
     # --- loads -----------------------------------------------------------------------------
     def _load_blocked(self, lines: dict[int, int]) -> bool:
         """``load``'s exact check: the MSHRs and packets the lines need do not fit."""
+        if self.unmerged:
+            return not self._room(0, len(lines))
         cache, mshr = self.cache, self.mshr
         sets, n_sets, shift = cache.sets, cache.n_sets, cache.line_shift
         new = packets = 0
@@ -145,6 +152,14 @@ class L1:
             return False
         sets, n_sets, shift = cache.sets, cache.n_sets, cache.line_shift
         rec = LoadRecord(token, self.sm, now)
+        if self.unmerged:
+            for addr, mask in lines.items():
+                self.misses += 1
+                rec.remaining += 1
+                self.send(now, MemRequest(READ, self.sm, addr, mask, now, waiter=rec))
+            if rec.remaining == 0:
+                self.complete(now + 1, rec)
+            return True
         for addr, mask in lines.items():
             line: Line | None = None
             if not self.bypass:         # cache.touch, inlined
@@ -187,6 +202,12 @@ class L1:
 
     def fill(self, now: int, req: MemRequest) -> None:
         """A read reply arrived: install the sectors, finish the waiting instructions."""
+        rec = req.waiter
+        if rec is not None:             # an unmerged bypassing load: its own reply
+            rec.remaining -= 1
+            if rec.remaining == 0:
+                self.complete(now, rec)
+            return
         addr = req.line
         entry = self.mshr.get(addr)
         if entry is None:
@@ -240,8 +261,8 @@ class L1:
                 if self.write_back:
                     self._install(now, addr, mask, mask, False)
             if not self.write_back:
-                if rec is not None:
-                    rec.remaining += 1
+                if rec is not None:     # acks to wait for: one per packet, or per sector
+                    rec.remaining += mask.bit_count() if self.sector_acks else 1
                 self.send(now, MemRequest(WRITE, self.sm, addr, mask, now, waiter=rec))
         return True
 

@@ -1,5 +1,7 @@
 """L1/L2 policies: LRU, MSHR merging and stalls, store traffic, kernel-boundary hooks."""
 
+import pytest
+
 from memdriver import Driver, config, warp_load
 from sim.workload.kernel import Op
 
@@ -176,3 +178,20 @@ def test_denovo_launch_keeps_owned_and_readonly_data():
     st = drv.mem.stats()
     assert st["l1.hits_prev_kernel"] == 2          # ro and owned
     assert st["l1.misses"] == 3                    # ro, clean first time; clean again
+
+
+@pytest.mark.parametrize("unmerged", [False, True])
+def test_bypassing_loads_merge_in_the_l1_unless_unmerged(unmerged):
+    cfg = config("tiny", l1={"bypass_global_loads": True, "bypass_unmerged": unmerged})
+    drv = Driver(cfg)
+    for w in range(4):                         # four warps load the same line in one cycle
+        assert drv.mem.issue(0, 0, warp_load(0x8000), w)
+    drv.drain()
+    st = drv.mem.stats()
+    assert st["dram.reads"] == 1 and len(drv.done) == 4
+    if unmerged:                               # each load's own packet reaches the L2 and merges there
+        assert st["icnt.up.packets"] == 4 and st["l1.merges"] == 0
+        assert st["l2.misses"] == 1 and st["l2.merges"] == 3 and st["icnt.down.packets"] == 4
+    else:                                      # one packet, the others wait in the L1's MSHR
+        assert st["icnt.up.packets"] == 1 and st["l1.merges"] == 3
+        assert st["icnt.down.packets"] == 1 and len(set(drv.done.values())) == 1

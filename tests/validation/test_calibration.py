@@ -96,6 +96,19 @@ def test_store_ack_completes_a_store_after_its_round_trip_to_the_l2(n_lines):
     assert store_completion(cfg, n_lines) == expect
 
 
+def test_sector_acks_send_one_ack_per_sector_and_the_store_waits_for_the_last():
+    acked, per_sector = with_l1("tiny", store_ack=True), with_l1("tiny", store_ack=True, sector_acks=True)
+    down = -(-per_sector.icnt.header_bytes // per_sector.icnt.bytes_per_cycle)
+    # one line, 4 sectors: four header-only acks share the SM's port, one after the other
+    assert store_completion(per_sector, 1) == store_completion(acked, 1) + 3 * down
+    mem = MemoryHierarchy(per_sector)
+    mem.connect(0, lambda token, cycle: None)
+    assert mem.issue(0, 0, Instr(Op.STG, (), (1, 2), tuple(4 * i for i in range(32))), "st")
+    while mem.busy():
+        mem.tick(mem.next_event())
+    assert mem.stats()["icnt.down.packets"] == 4 and mem.stats()["icnt.up.packets"] == 1
+
+
 def test_stream_order_only_in_the_accelsim_presets_and_traces_carry_their_stream(tmp_path):
     for name in ("tiny", "gtx480", "ikra_15cu", "thesis"):
         assert get_preset(name).kernels.stream_order is False
@@ -104,3 +117,35 @@ def test_stream_order_only_in_the_accelsim_presets_and_traces_carry_their_stream
     from sim.workload.trace_parity import write_case
     wl = read_trace_dir(write_case("sg_srad", tmp_path), preset="titanx", cache=tmp_path / "cache")
     assert [k.meta["cuda stream"] for k in wl.kernels] == ["0"] * 4     # the writer's one stream
+
+
+def test_interconnect_and_bypass_mechanisms_only_in_the_accelsim_presets():
+    from gpusched.config.presets import PRESETS
+    for name, cfg in PRESETS.items():
+        on = name in ("gp102", "titanx")      # Accel-Sim's Pascal icnt: 1 VC, 40 B flits
+        assert cfg.icnt.fifo_inputs is on and cfg.l1.bypass_unmerged is on, name
+        assert cfg.l1.sector_acks is on, name
+    assert get_preset("titanx").icnt.bytes_per_cycle == 40
+
+
+def test_random_partition_map_only_in_titanx():
+    from gpusched.config.presets import PRESETS
+    for name, cfg in PRESETS.items():
+        assert cfg.dram.partition_map == ("random" if name == "titanx" else "modulo"), name
+
+
+def test_random_partition_map_spreads_strided_lines_and_keeps_each_slice_on_its_channel():
+    """Lines 4 KB apart fall on 3 of titanx's 12 channels with the modulo map; the random map
+    (GPGPU-Sim's RANDOM partition indexing) spreads them over nearly all slices, the same way
+    every time, and a line's DRAM channel is its slice's."""
+    from sim.memory.dram import AddressMap
+    cfg = get_preset("titanx")
+    modulo = AddressMap(dataclasses.replace(cfg.dram, partition_map="modulo"), 128, cfg.l2.slices)
+    rand, again = (AddressMap(cfg.dram, 128, cfg.l2.slices) for _ in range(2))
+    lines = [0x40000000 + j * 0x1000 for j in range(96)]
+    assert {modulo.locate(a)[0] for a in lines} == {0, 4, 8}
+    slices = [rand.slice_of(a) for a in lines]
+    assert len(set(slices)) >= 20 and slices == [again.slice_of(a) for a in lines]
+    assert all(rand.locate(a)[0] == s // rand.spc for a, s in zip(lines, slices))
+    # the four sectors of one line stay together
+    assert all(rand.slice_of(a + 32 * k) == rand.slice_of(a) for a in lines[:8] for k in range(4))
