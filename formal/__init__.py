@@ -1,9 +1,9 @@
-"""Bounded model checking of block invariants (``gpusched prove``): one properties wrapper per
-block in ``formal/props_*.py``, a port-level mutant per block that the prover must catch.
+"""Proofs of block invariants (``gpusched prove``): one properties wrapper per block in
+``formal/props_*.py``, a mutant per block that the prover must catch.
 
-Proofs run at small parameters (the invariants do not depend on the sizes) so that depth 20
-is reached in seconds to two minutes — except cta_sched, whose 6 launch set-up cycles plus the
-dispatch bookkeeping stop at depth 12 (depth 20 ran > 5 min); see docs/formal.md.
+Proofs run at small parameters (the invariants do not depend on the sizes): unbounded by PDR
+(formal/pdr.py), and ``depth`` is the bound of the BMC fallback (formal/bmc.py) used with
+``--depth`` or when PDR times out; see docs/formal.md.
 """
 
 from __future__ import annotations
