@@ -24,6 +24,7 @@ class Case:
     mutant_doc: str
     depth: int = 20                 # the depth gpusched verify proves it to
     make_mutant: Callable | None = None   # a mutant block of its own (instead of a port shell)
+    pdr: bool = True                # False: PDR is undecided within 10 min, prove by BMC to depth
 
 
 def _cases() -> list[Case]:
@@ -56,7 +57,7 @@ def _cases() -> list[Case]:
     cases.append(Case("socgpu_issue", "N=4 S=2 D=1 RW=3 PW=4 W=1 policy=first dual=on",
                       lambda: SocgpuIssue(**soc), SocgpuProps, None,
                       SocgpuIssueIgnoringDM.__doc__,
-                      make_mutant=lambda: SocgpuIssueIgnoringDM(**soc)))
+                      make_mutant=lambda: SocgpuIssueIgnoringDM(**soc), pdr=False))
     cases += _owl_cases()
     cases += _phase_cases()
     from formal.props_ck_dispatch import CkDispatchProps, mutant_accepts_over_cap

@@ -18,8 +18,8 @@ def prove_block(block: str, depth: Optional[int], mutant: bool = False,
     """Prove every case of ``block``, or check that its mutant fails; print a line per case and
     each counterexample's trace. ``engine``: ``pdr`` an unbounded proof (a counterexample is
     replayed by BMC for its trace), ``bmc`` to ``depth`` (None: the case's own depth), ``auto``
-    PDR unless ``depth`` is given, and BMC to the case's depth when PDR runs out of ``timeout``
-    seconds. True when every outcome is the expected one."""
+    PDR unless ``depth`` is given or the case is marked BMC-only (``Case.pdr``), and BMC to the
+    case's depth when PDR runs out of ``timeout`` seconds. True when every outcome is the expected one."""
     from formal import build, cases_for
     from formal.bmc import format_trace, prove
     from formal.pdr import prove_unbounded
@@ -37,7 +37,7 @@ def prove_block(block: str, depth: Optional[int], mutant: bool = False,
         show = stderr_progress(label)
         try:
             res = None
-            if engine == "pdr" or (engine == "auto" and depth is None):
+            if engine == "pdr" or (engine == "auto" and depth is None and case.pdr):
                 res = prove_unbounded(build(case, mutant), timeout, case_depth, show, vcd=case_vcd)
                 if res.status == "unknown":
                     clear_progress()
