@@ -49,7 +49,7 @@ def _cases() -> list[Case]:
     for pol in ("rr", "chunk", "steal"):
         cases.append(Case("cta_sched", f"C=2 ID_W=4 QDEPTH=2 policy={pol}",
                           lambda pol=pol: CtaSched(2, 4, 2, pol), None, mutant_same_id_twice,
-                          mutant_same_id_twice.__doc__, depth=12))
+                          mutant_same_id_twice.__doc__, depth=12, pdr=pol == "rr"))
     cases.append(Case("perf_sat", "n_bits=3 tb_bits=4 period_bits=6 stall_bits=8",
                       lambda: PerfSatCtrl(3, 4, 6, 8), PerfSatProps, mutant_si_overshoots,
                       mutant_si_overshoots.__doc__))
