@@ -49,6 +49,14 @@ _INVARIANT = re.compile(r"Invariant F\[(\d+)\]")
 _FRAME = re.compile(r"^\s*(\d+)\s*:", re.M)
 
 
+def abc_available() -> bool:
+    try:
+        abc_binary()
+        return True
+    except RuntimeError:
+        return False
+
+
 def abc_binary() -> str:
     """The ``yosys-abc`` of the pyosys wheel (or one on PATH)."""
     try:

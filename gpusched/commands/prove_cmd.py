@@ -22,12 +22,17 @@ def prove_block(block: str, depth: Optional[int], mutant: bool = False,
     case's depth when PDR runs out of ``timeout`` seconds. True when every outcome is the expected one."""
     from formal import build, cases_for
     from formal.bmc import format_trace, prove
-    from formal.pdr import prove_unbounded
+    from formal.pdr import abc_available, prove_unbounded
     from synth.yosys import clear_progress, stderr_progress
     if engine not in ENGINES:
         raise ConfigError("--engine", engine, "allowed: " + ", ".join(ENGINES))
     if engine == "pdr" and depth is not None:
         raise ConfigError("--depth", depth, "PDR proves every depth; --depth is for --engine bmc")
+    if engine == "pdr" and not abc_available():
+        raise ConfigError("--engine", engine, "PDR needs yosys-abc (pip install pyosys)")
+    if engine == "auto" and not abc_available():
+        typer.echo("no yosys-abc (pyosys wheel): bounded model checking only", err=True)
+        engine = "bmc"
     ok = True
     cases = cases_for(block)
     for i, case in enumerate(cases):
