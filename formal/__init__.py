@@ -1,9 +1,9 @@
-"""Bounded model checking of block invariants (``gpusched prove``): one properties wrapper per
-block in ``formal/props_*.py``, a port-level mutant per block that the prover must catch.
+"""Proofs of block invariants (``gpusched prove``): one properties wrapper per block in
+``formal/props_*.py``, a mutant per block that the prover must catch.
 
-Proofs run at small parameters (the invariants do not depend on the sizes) so that depth 20
-is reached in seconds to two minutes — except cta_sched, whose 6 launch set-up cycles plus the
-dispatch bookkeeping stop at depth 12 (depth 20 ran > 5 min); see docs/formal.md.
+Proofs run at small parameters (the invariants do not depend on the sizes): unbounded by PDR
+(formal/pdr.py), and ``depth`` is the bound of the BMC fallback (formal/bmc.py) used with
+``--depth`` or when PDR times out; see docs/formal.md.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ class Case:
     mutant_doc: str
     depth: int = 20                 # the depth gpusched verify proves it to
     make_mutant: Callable | None = None   # a mutant block of its own (instead of a port shell)
+    pdr: bool = True                # False: PDR is undecided within 10 min, prove by BMC to depth
 
 
 def _cases() -> list[Case]:
@@ -48,7 +49,7 @@ def _cases() -> list[Case]:
     for pol in ("rr", "chunk", "steal"):
         cases.append(Case("cta_sched", f"C=2 ID_W=4 QDEPTH=2 policy={pol}",
                           lambda pol=pol: CtaSched(2, 4, 2, pol), None, mutant_same_id_twice,
-                          mutant_same_id_twice.__doc__, depth=12))
+                          mutant_same_id_twice.__doc__, depth=12, pdr=pol == "rr"))
     cases.append(Case("perf_sat", "n_bits=3 tb_bits=4 period_bits=6 stall_bits=8",
                       lambda: PerfSatCtrl(3, 4, 6, 8), PerfSatProps, mutant_si_overshoots,
                       mutant_si_overshoots.__doc__))
@@ -56,7 +57,7 @@ def _cases() -> list[Case]:
     cases.append(Case("socgpu_issue", "N=4 S=2 D=1 RW=3 PW=4 W=1 policy=first dual=on",
                       lambda: SocgpuIssue(**soc), SocgpuProps, None,
                       SocgpuIssueIgnoringDM.__doc__,
-                      make_mutant=lambda: SocgpuIssueIgnoringDM(**soc)))
+                      make_mutant=lambda: SocgpuIssueIgnoringDM(**soc), pdr=False))
     cases += _owl_cases()
     cases += _phase_cases()
     from formal.props_ck_dispatch import CkDispatchProps, mutant_accepts_over_cap

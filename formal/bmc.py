@@ -47,6 +47,8 @@ class ProofResult:
     failed: Optional[str] = None     # the invariant that failed
     step: Optional[int] = None       # the step it failed in
     trace: dict[str, list[int]] = field(default_factory=dict)   # port → value per step
+    engine: str = "bmc"              # "bmc" (to depth) or "pdr" (unbounded; depth 0)
+    frames: Optional[int] = None     # PDR: the frame of its inductive invariant F[k]
 
 
 def _smtbmc() -> list[str]:

@@ -2,7 +2,8 @@
 
 Each check is a named function returning True on success; ``gpusched verify`` runs them all (or
 those named), prints a line each and exits 1 if any failed. Today: the formal proofs of every
-block at depth 20 (cta_sched 12) and each block's mutant caught, and random lockstep soaks of
+block (unbounded by PDR; BMC to the block's depth where PDR times out) and each block's mutant
+caught, and random lockstep soaks of
 the warp schedulers (100 000 cycles per configuration under Verilator, twin as scoreboard), and
 the long slices of the input fuzzing suite (tests/reliability/test_fuzz.py, 400 random cases per
 property or ``$GPUSCHED_FUZZ_EXAMPLES``).
@@ -88,7 +89,7 @@ def _checks() -> dict[str, Callable[[], bool]]:
 
 def verify_cmd(names: Optional[List[str]] = typer.Argument(None, help="checks to run (default all)"),
                list_only: bool = typer.Option(False, "--list", help="list the checks and exit")):
-    """Run the long checks (formal proofs to depth 20, mutants caught, lockstep soaks)."""
+    """Run the long checks (formal proofs, unbounded where PDR finishes; mutants caught; lockstep soaks)."""
     checks = _checks()
     if list_only:
         for name in checks:
