@@ -201,6 +201,9 @@ class DRAMConfig:
     prefetch: str = rule("off", choices=("off", "owl_a", "owl_b"),
                          doc="OWL opportunistic prefetcher in each channel ([OWL §7]): off, "
                              "owl_a (stop on a conflicting demand) or owl_b (at least C lines)")
+    prefetch_priority: str = rule("lowest", choices=("lowest", "above_misses"),
+                                  doc="OWL prefetches at the lowest priority, or above row-miss "
+                                      "demands ([OWL §7.6] order: row hit > prefetch > oldest)")
 
 
 @dataclass(frozen=True)
