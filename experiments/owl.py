@@ -17,11 +17,13 @@ Type-1 archetypes with the arithmetic (the paper's default), harmonic and geomet
   (compute-bound, ≤ 6 warps per core); they are reported apart and never enter the means.
 - Metrics (§10): L1 miss rate (loads, ``1 − memory.l1.hit_rate``), BLP (per MC, averaged over
   MCs: ``memory.dram.blp_per_channel``; the GPU-wide figure beside it), RBL (aggregate row-hit
-  rate of demand column accesses, ``memory.dram.row_hit_rate``), MemoryBlockCycles and
-  NoWarpCycles (approximated by the share of the scheduler's decision slots, those outside the
-  4-cycle issue interval, whose first stall reason is a wait on a global load, ``issue.memory``,
-  or no live warp, ``issue.idle``: the model counts per scheduler slot, not per core cycle),
-  prefetch accuracy and coverage (OWL only).
+  rate of demand column accesses, ``memory.dram.row_hit_rate``), and, when the model has the
+  OWL metrics profiler (``--profile owl``), CINV, MemoryBlockCycles, NoWarpCycles and RBL as a
+  mean over banks (demand, and with prefetches). Without the profiler MemoryBlockCycles and
+  NoWarpCycles fall back to proxies: the share of the scheduler's decision slots (outside the
+  4-cycle issue interval) whose first stall reason is a wait on a global load
+  (``issue.memory``) or no live warp (``issue.idle``). Prefetch accuracy and coverage for the
+  OWL variants.
 """
 
 from __future__ import annotations
@@ -79,9 +81,20 @@ def _point_overrides(point: Point) -> Point:
                                params=params, kind="model")
 
 
+def owl_profile_available() -> bool:
+    """Whether the model has the OWL metrics profiler (``--profile owl``: exact CINV,
+    MemoryBlockCycles, NoWarpCycles and per-bank RBL)."""
+    from sim.run import PROFILES
+    return "owl" in PROFILES
+
+
 def run_point(point: Point) -> dict:
-    """The model run of the point's scheme, with ``scheme`` recorded in the stats."""
-    stats = run_model(_point_overrides(point))
+    """The model run of the point's scheme (with the OWL metrics profiler when the model has
+    it), with ``scheme`` recorded in the stats."""
+    point = _point_overrides(point)
+    if owl_profile_available():
+        point = dataclasses.replace(point, params={**point.params, "profile": ("owl",)})
+    stats = run_model(point)
     stats["scheme"] = point.params["scheme"]
     return stats
 
@@ -129,6 +142,19 @@ def _percent(stat: str):
 
 memory_block_share = _slot_share("memory")     # MemoryBlockCycles proxy
 no_warp_share = _slot_share("idle")            # NoWarpCycles proxy
+
+
+def _owl_stat(key: str, fallback=None):
+    """``owl.<key>`` of the OWL metrics profiler × 100 (a fraction), else ``fallback``'s value
+    (the decision-slot proxy) on runs made without the profiler."""
+    def value(stats: dict) -> float | None:
+        node = stats.get("owl")
+        for part in key.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, (int, float)):
+            return 100.0 * node
+        return fallback(stats) if fallback is not None else None
+    return value
 
 
 def l1_miss_pct(stats: dict) -> float | None:
@@ -232,18 +258,23 @@ EXPERIMENT = Experiment(
         Metric("blp_gpu", "BLP, GPU-wide", "banks", compute=only("memory.dram.blp")),
         Metric("rbl", "RBL (row-buffer hit rate)", "%",
                compute=only(lambda s: 100 * s["memory"]["dram"]["row_hit_rate"])),
-        Metric("mem_block", "MemoryBlockCycles (proxy)", "%",
-               compute=only(memory_block_share)),
-        Metric("no_warp", "NoWarpCycles (proxy)", "%",
-               compute=only(no_warp_share)),
+        Metric("mem_block", "MemoryBlockCycles", "%",
+               compute=only(_owl_stat("memory_block_fraction", memory_block_share))),
+        Metric("no_warp", "NoWarpCycles", "%",
+               compute=only(_owl_stat("no_warp_fraction", no_warp_share))),
+        Metric("cinv", "CINV (inactive core cycles)", "%", compute=only(_owl_stat("cinv"))),
+        Metric("rbl_bank", "RBL, mean over banks", "%",
+               compute=only(_owl_stat("rbl.bank_mean"))),
+        Metric("rbl_pf", "RBL with prefetches, mean over banks", "%",
+               compute=only(_owl_stat("rbl.bank_mean_with_prefetch"), PREFETCHING)),
         Metric("pf_accuracy", "Prefetch accuracy", "%",
                compute=only(_percent("memory.prefetch.accuracy"), PREFETCHING)),
         Metric("pf_coverage", "Prefetch coverage", "%",
                compute=only(_percent("memory.prefetch.coverage"), PREFETCHING)),
     ],
     tables=[Table(m, columns="scheme") for m in
-            ("ipc", "l1_miss", "l2_hit", "blp", "blp_gpu", "rbl", "mem_block", "no_warp",
-             "pf_accuracy", "pf_coverage")],
+            ("ipc", "l1_miss", "l2_hit", "blp", "blp_gpu", "rbl", "rbl_bank", "rbl_pf",
+             "mem_block", "no_warp", "cinv", "pf_accuracy", "pf_coverage")],
     plots=[Plot("ipc_t1", "ipc.png", series="scheme", normalize="rr", mean=("arith", "geo"),
                 title="Type-1: IPC normalised to RR"),
            Plot("ipc_bound", "perfect_l2.png", series="scheme", normalize="rr",
@@ -258,7 +289,7 @@ EXPERIMENT = Experiment(
            Plot("blp", "blp.png", series="scheme", title="Bank-level parallelism per MC"),
            Plot("rbl", "rbl.png", series="scheme", title="Row-buffer locality (hit rate)"),
            Plot("mem_block", "mem_block.png", series="scheme",
-                title="MemoryBlockCycles (share of decision slots)")],
+                title="MemoryBlockCycles (share of core cycles; proxy without the profiler)")],
     headline=[
         Headline("OWL over RR, IPC (arithmetic mean)", "%", gain("owl"), paper=33.0,
                  note=_AR + _PF),
