@@ -91,10 +91,10 @@ def owl_profile_available() -> bool:
 def run_point(point: Point) -> dict:
     """The model run of the point's scheme (with the OWL metrics profiler when the model has
     it), with ``scheme`` recorded in the stats."""
-    point = _point_overrides(point)
+    model = _point_overrides(point)
     if owl_profile_available():
-        point = dataclasses.replace(point, params={**point.params, "profile": ("owl",)})
-    stats = run_model(point)
+        model = dataclasses.replace(model, params={**model.params, "profile": ("owl",)})
+    stats = run_model(model)
     stats["scheme"] = point.params["scheme"]
     return stats
 

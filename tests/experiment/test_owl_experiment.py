@@ -85,3 +85,29 @@ def test_experiment_is_discoverable():
     exp = get_experiment("owl")
     assert isinstance(exp.grid, Grid) and exp.grid.kind == "owl"
     assert {m.name for m in exp.metrics} >= {"ipc", "l1_miss", "blp", "rbl", "mem_block"}
+
+
+def test_profiler_metrics_are_exact_when_present_else_the_proxy():
+    proxy = {"issue": {"issued": 10, "memory": 30, "idle": 60, "issue_interval": 300},
+             "scheme": "owl"}
+    exact = {**proxy, "owl": {"memory_block_fraction": 0.5, "no_warp_fraction": 0.125,
+                              "cinv": 0.25, "rbl": {"bank_mean": 0.75}}}
+    metric = {m.name: m for m in owl.EXPERIMENT.metrics}
+    assert metric["mem_block"].value(exact) == pytest.approx(50.0)
+    assert metric["mem_block"].value(proxy) == pytest.approx(30.0)
+    assert metric["no_warp"].value(exact) == pytest.approx(12.5)
+    assert metric["cinv"].value(exact) == pytest.approx(25.0)
+    assert metric["cinv"].value(proxy) is None
+    assert metric["rbl_bank"].value(exact) == pytest.approx(75.0)
+
+
+def test_prefetch_ablations_differ_from_owl_only_in_the_prefetcher():
+    if not owl.prefetch_available():
+        pytest.skip("no prefetcher in this model")
+    base = owl.SCHEMES["owl"]
+    for name, field, value in (("owl_a", "dram.prefetch", "owl_a"),
+                               ("owl_b_hi", "dram.prefetch_priority", "above_misses")):
+        scheme = owl.SCHEMES[name]
+        assert scheme[field] == value and scheme["sm.warp_sched"] == base["sm.warp_sched"]
+        assert ({k: v for k, v in scheme.items() if k != field}
+                == {k: v for k, v in base.items() if k != field})
