@@ -111,3 +111,16 @@ def test_prefetch_ablations_differ_from_owl_only_in_the_prefetcher():
         assert scheme[field] == value and scheme["sm.warp_sched"] == base["sm.warp_sched"]
         assert ({k: v for k, v in scheme.items() if k != field}
                 == {k: v for k, v in base.items() if k != field})
+
+
+@pytest.mark.parametrize("scale", [0.25, 1.0])
+def test_irregular_variants_gather_within_their_scaled_footprint(scale):
+    from sim.run import load_workload
+    from sim.workload.kernel import Op
+    k = load_workload("experiments/owl_irregular.py:footprint_4mb", seed=0, scale=scale).kernels[0]
+    addrs = [a for w in range(8) for ins in k.stream(0, w) if ins.op == Op.LDG for a in ins.addrs]
+    span = max(addrs) - min(addrs)
+    assert 0.5 * 4 * (1 << 20) * scale < span <= 4 * (1 << 20) * scale
+    bfs = load_workload("experiments/owl_irregular.py:bfs_like", seed=0, scale=scale).kernels[0]
+    loads = [ins for ins in bfs.stream(0, 0) if ins.op == Op.LDG]
+    assert len(loads) == 48                      # a streamed and a gathered load per trip
