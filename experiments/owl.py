@@ -273,8 +273,9 @@ EXPERIMENT = Experiment(
                compute=only(_percent("memory.prefetch.coverage"), PREFETCHING)),
     ],
     tables=[Table(m, columns="scheme") for m in
-            ("ipc", "l1_miss", "l2_hit", "blp", "blp_gpu", "rbl", "rbl_bank", "rbl_pf",
-             "mem_block", "no_warp", "cinv", "pf_accuracy", "pf_coverage")],
+            ("ipc", "l1_miss", "l2_hit", "blp", "blp_gpu", "rbl", "mem_block", "no_warp",
+             "pf_accuracy", "pf_coverage")
+            + (("rbl_bank", "rbl_pf", "cinv") if owl_profile_available() else ())],
     plots=[Plot("ipc_t1", "ipc.png", series="scheme", normalize="rr", mean=("arith", "geo"),
                 title="Type-1: IPC normalised to RR"),
            Plot("ipc_bound", "perfect_l2.png", series="scheme", normalize="rr",

@@ -124,3 +124,14 @@ def test_irregular_variants_gather_within_their_scaled_footprint(scale):
     bfs = load_workload("experiments/owl_irregular.py:bfs_like", seed=0, scale=scale).kernels[0]
     loads = [ins for ins in bfs.stream(0, 0) if ins.op == Op.LDG]
     assert len(loads) == 48                      # a streamed and a gathered load per trip
+
+
+def test_plots_leave_out_groups_and_series_without_values():
+    from gpusched.experiment.plots import _bar_values
+    rows = [{"scheme": s, "workload": w, "ipc_t2": v}
+            for s, w, v in (("rr", "owl_t_compute", 1.0), ("owl", "owl_t_compute", 1.1),
+                            ("rr", "owl_t_reuse", None), ("perfect_l1", "owl_t_reuse", None))]
+    spec = next(p for p in owl.EXPERIMENT.plots if p.metric == "ipc_t2")
+    xs, series, value, _, _ = _bar_values(owl.EXPERIMENT, spec, ResultSet(rows))
+    assert xs == ["owl_t_compute"] and sorted(series) == ["owl", "rr"]
+    assert value[("owl_t_compute", "owl")] == pytest.approx(1.1)
