@@ -9,17 +9,21 @@ Type-1 archetypes with the arithmetic (the paper's default), harmonic and geomet
   +Locality, +BLP = ``owl_cta``, ``owl_locality``, ``owl_blp`` (g_size = 8, A3 (a)
   slot-static groups); OWL = ``owl_blp`` + the opportunistic prefetcher, scheme B
   (``dram.prefetch = owl_b``, §12 A11 default) when the model has it, otherwise ``owl_blp``
-  alone (the headline note then says so); Perfect-L2 and Perfect-L1 = RR with ``l2.perfect`` /
+  alone (the headline note then says so); prefetch ablations (with the prefetcher): OWL with
+  scheme A (``owl_a``) and OWL with [OWL §7.6]'s order (``owl_b_hi``: prefetches above row-miss
+  demands, ``dram.prefetch_priority = above_misses``); Perfect-L2 and Perfect-L1 = RR with ``l2.perfect`` /
   ``l1.perfect`` (Perfect-L1 only for PMEM = IPC(Perfect-L1) / IPC(RR), the Type-1 test).
 - Type-1 = the memory-bound archetypes (``TYPE1``); Type-2 (do-no-harm, §12 A16) = ``TYPE2``
   (compute-bound, ≤ 6 warps per core); they are reported apart and never enter the means.
 - Metrics (§10): L1 miss rate (loads, ``1 − memory.l1.hit_rate``), BLP (per MC, averaged over
   MCs: ``memory.dram.blp_per_channel``; the GPU-wide figure beside it), RBL (aggregate row-hit
-  rate of demand column accesses, ``memory.dram.row_hit_rate``), MemoryBlockCycles and
-  NoWarpCycles (approximated by the share of the scheduler's decision slots, those outside the
-  4-cycle issue interval, whose first stall reason is a wait on a global load, ``issue.memory``,
-  or no live warp, ``issue.idle``: the model counts per scheduler slot, not per core cycle),
-  prefetch accuracy and coverage (OWL only).
+  rate of demand column accesses, ``memory.dram.row_hit_rate``), and, when the model has the
+  OWL metrics profiler (``--profile owl``), CINV, MemoryBlockCycles, NoWarpCycles and RBL as a
+  mean over banks (demand, and with prefetches). Without the profiler MemoryBlockCycles and
+  NoWarpCycles fall back to proxies: the share of the scheduler's decision slots (outside the
+  4-cycle issue interval) whose first stall reason is a wait on a global load
+  (``issue.memory``) or no live warp (``issue.idle``). Prefetch accuracy and coverage for the
+  OWL variants.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ PRESET = "owl"
 TYPE1 = ["owl_t_reuse", "owl_t_stream_shared", "owl_t_stream_private", "owl_t_irregular",
          "owl_t_mixed"]
 TYPE2 = ["owl_t_compute", "owl_t_small"]
+IRREGULAR = ["owl_t_irregular"]
 
 
 def prefetch_available() -> bool:
@@ -55,11 +60,16 @@ SCHEMES: dict[str, dict] = {
     "locality": {"sm.warp_sched": "owl_locality"},
     "blp": {"sm.warp_sched": "owl_blp"},
     "owl": _OWL,
+    # prefetch ablations: scheme A (stop on a conflicting demand, [OWL §7.4]) and scheme B with
+    # [OWL §7.6]'s priority order (prefetch above row-miss demands) instead of the lowest
+    "owl_a": {**_OWL, "dram.prefetch": "owl_a"},
+    "owl_b_hi": {**_OWL, "dram.prefetch_priority": "above_misses"},
     "perfect_l2": {"sm.warp_sched": "lrr", "l2.perfect": True},
     "perfect_l1": {"sm.warp_sched": "lrr", "l1.perfect": True},
 }
 LABELS = {"rr": "RR", "tl": "TL", "cta": "CTA-Aware", "locality": "+Locality", "blp": "+BLP",
-          "owl": "OWL", "perfect_l2": "Perfect-L2", "perfect_l1": "Perfect-L1"}
+          "owl": "OWL", "owl_a": "OWL (scheme A)", "owl_b_hi": "OWL (§7.6 order)",
+          "perfect_l2": "Perfect-L2", "perfect_l1": "Perfect-L1"}
 
 
 def _point_overrides(point: Point) -> Point:
@@ -71,9 +81,20 @@ def _point_overrides(point: Point) -> Point:
                                params=params, kind="model")
 
 
+def owl_profile_available() -> bool:
+    """Whether the model has the OWL metrics profiler (``--profile owl``: exact CINV,
+    MemoryBlockCycles, NoWarpCycles and per-bank RBL)."""
+    from sim.run import PROFILES
+    return "owl" in PROFILES
+
+
 def run_point(point: Point) -> dict:
-    """The model run of the point's scheme, with ``scheme`` recorded in the stats."""
-    stats = run_model(_point_overrides(point))
+    """The model run of the point's scheme (with the OWL metrics profiler when the model has
+    it), with ``scheme`` recorded in the stats."""
+    model = _point_overrides(point)
+    if owl_profile_available():
+        model = dataclasses.replace(model, params={**model.params, "profile": ("owl",)})
+    stats = run_model(model)
     stats["scheme"] = point.params["scheme"]
     return stats
 
@@ -87,7 +108,8 @@ register_kind("owl", run_point, check_point)
 
 # ---- metrics -----------------------------------------------------------------------------------
 
-SCHEDULING = ["rr", "tl", "cta", "locality", "blp", "owl"]
+SCHEDULING = ["rr", "tl", "cta", "locality", "blp", "owl", "owl_a", "owl_b_hi"]
+PREFETCHING = ["owl", "owl_a", "owl_b_hi"]
 
 
 def only(stat, schemes: list[str] = SCHEDULING, workloads: list[str] | None = None):
@@ -120,6 +142,19 @@ def _percent(stat: str):
 
 memory_block_share = _slot_share("memory")     # MemoryBlockCycles proxy
 no_warp_share = _slot_share("idle")            # NoWarpCycles proxy
+
+
+def _owl_stat(key: str, fallback=None):
+    """``owl.<key>`` of the OWL metrics profiler × 100 (a fraction), else ``fallback``'s value
+    (the decision-slot proxy) on runs made without the profiler."""
+    def value(stats: dict) -> float | None:
+        node = stats.get("owl")
+        for part in key.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, (int, float)):
+            return 100.0 * node
+        return fallback(stats) if fallback is not None else None
+    return value
 
 
 def l1_miss_pct(stats: dict) -> float | None:
@@ -195,14 +230,16 @@ def _grid(name: str, workloads: list[str], schemes: list[str], scale: float,
 
 
 _MAIN = ["rr", "tl", "cta", "locality", "blp", "owl", "perfect_l2"]
+_ABLATION = ["owl_a", "owl_b_hi"] if prefetch_available() else []
 _PF = "" if prefetch_available() else " (no prefetcher in this model: OWL = +BLP)"
 _AR = "IPC / RR IPC, arithmetic mean over the Type-1 archetypes, − 1"
 EXPERIMENT = Experiment(
     name="owl",
     title="OWL: CTA-aware warp scheduling and opportunistic prefetching vs RR (owl preset)",
     description=__doc__,
-    grid=_grid("owl", TYPE1 + TYPE2, _MAIN + ["perfect_l1"], 1.0),
-    quick=_grid("owl_quick", TYPE1 + TYPE2, _MAIN + ["perfect_l1"], 0.25, QUARTER),
+    grid=_grid("owl", TYPE1 + TYPE2, _MAIN + _ABLATION + ["perfect_l1"], 1.0),
+    quick=_grid("owl_quick", TYPE1 + TYPE2, _MAIN + _ABLATION + ["perfect_l1"], 0.25,
+                QUARTER),
     metrics=[
         Metric("ipc", "IPC", "warp instructions/cycle"),
         Metric("ipc_t1", "IPC, Type-1", "warp instructions/cycle",
@@ -211,6 +248,8 @@ EXPERIMENT = Experiment(
                compute=only("ipc", ["rr", "owl", "perfect_l2"], TYPE1)),
         Metric("ipc_t2", "IPC, Type-2", "warp instructions/cycle",
                compute=only("ipc", workloads=TYPE2)),
+        Metric("ipc_pf", "IPC, prefetch ablation", "warp instructions/cycle",
+               compute=only("ipc", ["rr", "blp"] + PREFETCHING)),
         Metric("cycles", "Run time", "core cycles"),
         Metric("l1_miss", "L1 miss rate (loads)", "%", compute=only(l1_miss_pct)),
         Metric("l2_hit", "L2 hit rate", "%",
@@ -219,29 +258,39 @@ EXPERIMENT = Experiment(
         Metric("blp_gpu", "BLP, GPU-wide", "banks", compute=only("memory.dram.blp")),
         Metric("rbl", "RBL (row-buffer hit rate)", "%",
                compute=only(lambda s: 100 * s["memory"]["dram"]["row_hit_rate"])),
-        Metric("mem_block", "MemoryBlockCycles (proxy)", "%",
-               compute=only(memory_block_share)),
-        Metric("no_warp", "NoWarpCycles (proxy)", "%",
-               compute=only(no_warp_share)),
+        Metric("mem_block", "MemoryBlockCycles", "%",
+               compute=only(_owl_stat("memory_block_fraction", memory_block_share))),
+        Metric("no_warp", "NoWarpCycles", "%",
+               compute=only(_owl_stat("no_warp_fraction", no_warp_share))),
+        Metric("cinv", "CINV (inactive core cycles)", "%", compute=only(_owl_stat("cinv"))),
+        Metric("rbl_bank", "RBL, mean over banks", "%",
+               compute=only(_owl_stat("rbl.bank_mean"))),
+        Metric("rbl_pf", "RBL with prefetches, mean over banks", "%",
+               compute=only(_owl_stat("rbl.bank_mean_with_prefetch"), PREFETCHING)),
         Metric("pf_accuracy", "Prefetch accuracy", "%",
-               compute=only(_percent("memory.prefetch.accuracy"), ["owl"])),
+               compute=only(_percent("memory.prefetch.accuracy"), PREFETCHING)),
         Metric("pf_coverage", "Prefetch coverage", "%",
-               compute=only(_percent("memory.prefetch.coverage"), ["owl"])),
+               compute=only(_percent("memory.prefetch.coverage"), PREFETCHING)),
     ],
     tables=[Table(m, columns="scheme") for m in
             ("ipc", "l1_miss", "l2_hit", "blp", "blp_gpu", "rbl", "mem_block", "no_warp",
-             "pf_accuracy", "pf_coverage")],
+             "pf_accuracy", "pf_coverage")
+            + (("rbl_bank", "rbl_pf", "cinv") if owl_profile_available() else ())],
     plots=[Plot("ipc_t1", "ipc.png", series="scheme", normalize="rr", mean=("arith", "geo"),
                 title="Type-1: IPC normalised to RR"),
            Plot("ipc_bound", "perfect_l2.png", series="scheme", normalize="rr",
                 mean=("arith", "geo"), title="Type-1: OWL and Perfect-L2, IPC normalised to RR"),
            Plot("ipc_t2", "type2.png", series="scheme", normalize="rr",
                 title="Type-2 (do no harm): IPC normalised to RR"),
+           Plot("ipc_pf", "prefetch.png", series="scheme", normalize="rr",
+                title="Prefetch ablation: scheme B, A, B with §7.6 order; IPC / RR"),
+           Plot("pf_accuracy", "pf_accuracy.png", series="scheme",
+                title="Prefetch accuracy per variant"),
            Plot("l1_miss", "l1_miss.png", series="scheme", title="L1 miss rate per scheme"),
            Plot("blp", "blp.png", series="scheme", title="Bank-level parallelism per MC"),
            Plot("rbl", "rbl.png", series="scheme", title="Row-buffer locality (hit rate)"),
            Plot("mem_block", "mem_block.png", series="scheme",
-                title="MemoryBlockCycles (share of decision slots)")],
+                title="MemoryBlockCycles (share of core cycles; proxy without the profiler)")],
     headline=[
         Headline("OWL over RR, IPC (arithmetic mean)", "%", gain("owl"), paper=33.0,
                  note=_AR + _PF),
@@ -257,6 +306,15 @@ EXPERIMENT = Experiment(
         Headline("OWL over two-level (TL)", "%", gain("owl", "tl"), paper=19.0,
                  note="IPC(OWL)/IPC(TL), arithmetic mean, − 1" + _PF),
         Headline("TL over RR", "%", gain("tl"), note="no paper number"),
+        Headline("OWL with scheme A over RR", "%", gain("owl_a"),
+                 note="ablation: stop prefetching at a conflicting demand; " + _AR),
+        Headline("OWL with the §7.6 order over RR", "%", gain("owl_b_hi"),
+                 note="ablation: scheme B, prefetch above row-miss demands; " + _AR),
+        Headline("Irregular: OWL over +BLP", "%", gain("owl", "blp", workloads=IRREGULAR),
+                 note="owl_t_irregular, IPC(OWL)/IPC(+BLP) − 1 (the prefetcher's effect alone)"),
+        Headline("Irregular: OWL scheme A over +BLP", "%",
+                 gain("owl_a", "blp", workloads=IRREGULAR),
+                 note="owl_t_irregular, IPC(OWL, scheme A)/IPC(+BLP) − 1"),
         Headline("OWL below Perfect-L2", "%", gap_to_perfect_l2, paper=11.0,
                  note="1 − mean(OWL/RR) / mean(Perfect-L2/RR); paper: within 11 %"),
         Headline("Type-2: worst OWL change over RR", "%", type2_worst, paper=0.0,

@@ -225,6 +225,9 @@ class DRAMConfig:
                                   "(addr >> channel_bit) % channels, slices interleaved) or random "
                                   "(each 128-byte line on a fixed pseudo-random slice, its channel "
                                   "the slice's; GPGPU-Sim -gpgpu_memory_partition_indexing 4)")
+    prefetch_priority: str = rule("lowest", choices=("lowest", "above_misses"),
+                                  doc="OWL prefetches at the lowest priority, or above row-miss "
+                                      "demands ([OWL §7.6] order: row hit > prefetch > oldest)")
 
 
 @dataclass(frozen=True)

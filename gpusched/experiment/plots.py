@@ -52,6 +52,9 @@ def _bar_values(exp: Experiment, spec: Plot, results: ResultSet):
                 mean = mean / base if mean is not None and base else None
                 std = std / base if base else 0.0
             value[(str(x), s)], error[(str(x), s)] = mean, std
+    # groups and series with no value at all (a metric defined on some runs only) are left out
+    xs = [x for x in xs if any(value[(str(x), s)] is not None for s in series)] or xs
+    series = [s for s in series if any(value[(str(x), s)] is not None for x in xs)] or series
     return [str(x) for x in xs], series, value, error, most
 
 

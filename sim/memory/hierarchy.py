@@ -81,7 +81,8 @@ class MemoryHierarchy:
         if cfg.dram.prefetch != "off":         # OWL opportunistic prefetcher (prefetch.py)
             self.pf = self.dram.pf = OwlPrefetcher(cfg.dram.prefetch, self.map, cfg.l2.line_bytes,
                                                    self.sector_bytes, self._in_l2, self.map.slice_of,
-                                                   cfg.dram.scheduler)
+                                                   cfg.dram.scheduler,
+                                                   cfg.dram.prefetch_priority)
         self.controller_latency = cfg.dram.controller_latency
         self.l1s = [L1(i, cfg.l1, self._send, self._complete, self.up.src_waiting, self.inject_queue)
                     for i in range(n_sm)]

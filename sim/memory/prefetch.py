@@ -9,7 +9,9 @@ command issued in the previous slot; it turns the engine's proposal into a prefe
 Scheduling with the prefetcher on (``dram.prefetch`` = ``owl_a`` / ``owl_b``), per command slot:
 the oldest demand row hit; else the oldest demand whose bank is free and not held by the engine
 (scheme B's row-hold: a demand to another row waits while fewer than C lines are prefetched);
-else the engine's proposal — prefetches have the lowest priority. A proposed line already in the
+else the engine's proposal — prefetches have the lowest priority (``dram.prefetch_priority =
+lowest``, the default; ``above_misses`` is [OWL §7.6]'s order, an ablation: a proposal goes
+before a demand that would open another row, after demand row hits). A proposed line already in the
 line's L2 slice (or on its way there) is skipped: the engine is told (a mark without a prefetch)
 and asked again in the same slot. A prefetch is a row hit on the open row, uses the channel's
 data bus like a demand, sits in no queue (one in flight per bank: the bank is busy until its data
@@ -35,6 +37,7 @@ from .request import PREFETCH, READ, MemRequest
 
 LOWER, HIGHER = 8, 16           # [OWL §7.4] baseline degree: C = 8, or 16 below the average
 SCHEMES = {"owl_a": "a", "owl_b": "b"}
+PRIORITIES = ("lowest", "above_misses")    # ablation: [OWL §7.6]'s row hit > prefetch > miss
 
 
 class RowMap:
@@ -75,12 +78,16 @@ class OwlPrefetcher:
 
     def __init__(self, scheme: str, m: AddressMap, line_bytes: int, sector_bytes: int,
                  in_l2: Callable[[int], bool], slice_of: Callable[[int], int],
-                 scheduler: str = "frfcfs"):
+                 scheduler: str = "frfcfs", priority: str = "lowest"):
         if scheme not in SCHEMES:
             raise ConfigError("dram.prefetch", scheme, "expected off, owl_a or owl_b")
         if scheduler != "frfcfs":
             raise ConfigError("dram.prefetch", scheme, "needs dram.scheduler = frfcfs (the "
                               "prefetcher is part of the FR-FCFS controller)")
+        if priority not in PRIORITIES:
+            raise ConfigError("dram.prefetch_priority", priority,
+                              "expected " + " or ".join(PRIORITIES))
+        self.above_misses = priority == "above_misses"
         self.rows = RowMap(m, line_bytes)
         lines = 8
         while lines < self.rows.lines:
@@ -153,16 +160,14 @@ class OwlPrefetcher:
                 best = req
         if blocked and (best is None or open_row[best.bank] != best.row):
             self.held_slots += 1
+        miss = None
+        if best is not None and self.above_misses and out["pf_valid"] \
+                and open_row[best.bank] != best.row:
+            miss, best = best, None     # §7.6 order: the engine's prefetch before a row miss
         moved = issued = False
         if best is not None:
-            ch.queue.remove(best)
-            dram.queue_wait_sum += now - best.t_dram
-            dram._issue(ch, best, c)
+            self._issue_demand(dram, now, ch, best, c)
             moved = issued = True
-            if ch.overflow:
-                dram._admit(now, ch, ch.overflow.popleft())
-                if dram.on_space is not None and len(ch.overflow) == dram.queue_size - 1:
-                    dram.on_space(now, ch.index)
         else:
             while out["pf_valid"]:
                 b, col = out["pf_bank"], out["pf_line"]
@@ -180,6 +185,9 @@ class OwlPrefetcher:
                 self.pending[ch.index] = {"cmd_bank": b, "cmd_mark": 1, "cmd_line": col}
                 out = self.step(ch.index, 0, inputs)
                 moved = True            # the engine's state changed: look again next slot
+            if miss is not None and not issued:
+                self._issue_demand(dram, now, ch, miss, c)
+                issued = True
         if issued:
             ch.cmd_free = c + dr
         if moved:
@@ -196,6 +204,16 @@ class OwlPrefetcher:
             soonest = c + dr
         if soonest >= 0:
             dram._wake(ch, -(-soonest * den // num))
+
+    @staticmethod
+    def _issue_demand(dram, now: int, ch, req: MemRequest, c: int) -> None:
+        ch.queue.remove(req)
+        dram.queue_wait_sum += now - req.t_dram
+        dram._issue(ch, req, c)
+        if ch.overflow:
+            dram._admit(now, ch, ch.overflow.popleft())
+            if dram.on_space is not None and len(ch.overflow) == dram.queue_size - 1:
+                dram.on_space(now, ch.index)
 
     # --- L2 side -------------------------------------------------------------------------------
     def stats(self, prefetch_hits: int, demand_reads: int) -> dict:

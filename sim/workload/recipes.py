@@ -164,16 +164,20 @@ def mixed_like(c: Ctx) -> list[Kernel]:
 # -- OWL archetypes ([OWL §13.2]) --------------------------------------------------------------
 
 def owl_reuse(c: Ctx) -> list[Kernel]:
-    """T-REUSE: each CTA re-reads a private 6 KB tile 3 times (all warps read all of it).
-    ``scale`` ≥ 0.1 shrinks the grid only (the passes over the tile are the archetype); below,
-    for smoke tests, the passes too."""
-    tile = Stream(c.region(), footprint=6144, step=128, warp_offset=768, passes=3)
+    """T-REUSE: 6-warp CTAs, each re-reading a private 8 KB tile 3 times (all warps read all of
+    it). A core holds 5 CTAs (30 of 32 warps): 40 KB overflow the 32 KB L1, a CTA-aware group of
+    2–3 CTAs (16–24 KB) fits; 8-warp TL groups straddle CTAs. ``scale`` ≥ 0.1 shrinks the grid
+    only (the passes over the tile are the archetype); below, for smoke tests, the passes too."""
+    tile, warps = 8192, 6
+    per_pass = tile // 128
+    ld = Stream(c.region(), footprint=tile, step=128, warp_offset=128 * (per_pass // warps),
+                passes=3)
     body = (Ins(Op.ALU, 2, dep="free"),
-            Loop((Ins(Op.LDG, 1, tile), Ins(Op.ALU, 1, dep="free"),
+            Loop((Ins(Op.LDG, 1, ld), Ins(Op.ALU, 1, dep="free"),
                   Ins(Op.ALU, 1, dep="last_load")),
-                 trips=48 * 3 if c.scale >= 0.1 else c.n(48 * 3)),
+                 trips=per_pass * 3 if c.scale >= 0.1 else c.n(per_pass * 3)),
             Ins(Op.STG, 1, Stream(c.region())))
-    return [c.kernel(KernelSpec("t_reuse", c.n(160), 256, body))]
+    return [c.kernel(KernelSpec("t_reuse", c.n(160), 32 * warps, body))]
 
 
 def owl_stream(c: Ctx, group: int, private: bool) -> list[Kernel]:

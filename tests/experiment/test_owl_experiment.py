@@ -85,3 +85,53 @@ def test_experiment_is_discoverable():
     exp = get_experiment("owl")
     assert isinstance(exp.grid, Grid) and exp.grid.kind == "owl"
     assert {m.name for m in exp.metrics} >= {"ipc", "l1_miss", "blp", "rbl", "mem_block"}
+
+
+def test_profiler_metrics_are_exact_when_present_else_the_proxy():
+    proxy = {"issue": {"issued": 10, "memory": 30, "idle": 60, "issue_interval": 300},
+             "scheme": "owl"}
+    exact = {**proxy, "owl": {"memory_block_fraction": 0.5, "no_warp_fraction": 0.125,
+                              "cinv": 0.25, "rbl": {"bank_mean": 0.75}}}
+    metric = {m.name: m for m in owl.EXPERIMENT.metrics}
+    assert metric["mem_block"].value(exact) == pytest.approx(50.0)
+    assert metric["mem_block"].value(proxy) == pytest.approx(30.0)
+    assert metric["no_warp"].value(exact) == pytest.approx(12.5)
+    assert metric["cinv"].value(exact) == pytest.approx(25.0)
+    assert metric["cinv"].value(proxy) is None
+    assert metric["rbl_bank"].value(exact) == pytest.approx(75.0)
+
+
+def test_prefetch_ablations_differ_from_owl_only_in_the_prefetcher():
+    if not owl.prefetch_available():
+        pytest.skip("no prefetcher in this model")
+    base = owl.SCHEMES["owl"]
+    for name, field, value in (("owl_a", "dram.prefetch", "owl_a"),
+                               ("owl_b_hi", "dram.prefetch_priority", "above_misses")):
+        scheme = owl.SCHEMES[name]
+        assert scheme[field] == value and scheme["sm.warp_sched"] == base["sm.warp_sched"]
+        assert ({k: v for k, v in scheme.items() if k != field}
+                == {k: v for k, v in base.items() if k != field})
+
+
+@pytest.mark.parametrize("scale", [0.25, 1.0])
+def test_irregular_variants_gather_within_their_scaled_footprint(scale):
+    from sim.run import load_workload
+    from sim.workload.kernel import Op
+    k = load_workload("experiments/owl_irregular.py:footprint_4mb", seed=0, scale=scale).kernels[0]
+    addrs = [a for w in range(8) for ins in k.stream(0, w) if ins.op == Op.LDG for a in ins.addrs]
+    span = max(addrs) - min(addrs)
+    assert 0.5 * 4 * (1 << 20) * scale < span <= 4 * (1 << 20) * scale
+    bfs = load_workload("experiments/owl_irregular.py:bfs_like", seed=0, scale=scale).kernels[0]
+    loads = [ins for ins in bfs.stream(0, 0) if ins.op == Op.LDG]
+    assert len(loads) == 48                      # a streamed and a gathered load per trip
+
+
+def test_plots_leave_out_groups_and_series_without_values():
+    from gpusched.experiment.plots import _bar_values
+    rows = [{"scheme": s, "workload": w, "ipc_t2": v}
+            for s, w, v in (("rr", "owl_t_compute", 1.0), ("owl", "owl_t_compute", 1.1),
+                            ("rr", "owl_t_reuse", None), ("perfect_l1", "owl_t_reuse", None))]
+    spec = next(p for p in owl.EXPERIMENT.plots if p.metric == "ipc_t2")
+    xs, series, value, _, _ = _bar_values(owl.EXPERIMENT, spec, ResultSet(rows))
+    assert xs == ["owl_t_compute"] and sorted(series) == ["owl", "rr"]
+    assert value[("owl_t_compute", "owl")] == pytest.approx(1.1)

@@ -166,9 +166,11 @@ def test_cache_gto_rewards_greedy_scheduling():
 
 def test_owl_reuse_and_perfsat_mem_thrash_beyond_a_few_ctas():
     reuse = get_workload("owl_t_reuse").kernels[0]
-    seqs = load_lines(reuse, range(6))                                    # 6 CTAs × 6 KB
-    assert lru_hit_rate(seqs, 48, L1_LINES) < 0.2
-    assert lru_hit_rate(seqs, 16, L1_LINES) > 0.6                        # 2 CTAs' tiles fit
+    assert reuse.warps_per_cta() == 6
+    owl_l1 = 32768 // 128                                                 # the owl preset's L1
+    seqs = load_lines(reuse, range(5))                # 5 CTAs × 8 KB: the owl core's 30 warps
+    assert lru_hit_rate(seqs, 30, owl_l1) < 0.2
+    assert lru_hit_rate(seqs, 12, owl_l1) > 0.6                          # a 2-CTA group fits
     mem = get_workload("perfsat_mem").kernels[0]                          # 5 KB per CTA
     assert lru_hit_rate(load_lines(mem, range(3)), 24, L1_LINES) > 0.75
     assert lru_hit_rate(load_lines(mem, range(6)), 48, L1_LINES) < 0.2
