@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Callable, Final
 
 from mypy_extensions import mypyc_attr
 
+from sim.blocks.warp_sched import WarpSchedTwin
 from sim.stats import (SLOT_BARRIER, SLOT_FETCH, SLOT_IDLE, SLOT_INTERVAL, ISSUE_SLOT_REASONS, SLOT_ISSUED, SLOT_MEMORY, SLOT_SCOREBOARD, SLOT_UNIT_BUSY)
 from sim.warp import ALU, DIV, LDST, NONE, WS_READY, UNIT_NAMES, Decoded, Warp
 from sim.warp import WS_BARRIER
@@ -70,7 +71,7 @@ class SubCore:
     __slots__ = ("sm", "index", "sched", "slots", "masks", "unit_masks", "units", "pipes", "in_use",
                  "next_issue", "issue_interval", "dual_issue", "launch_bits", "counts", "n_insts",
                  "wake", "grant", "n_dual", "n_fetches", "tick_always", "launch_cta",
-                 "launch_kernel", "launch_wpc", "launch_ctas", "multi", "phase_inputs")
+                 "launch_kernel", "launch_wpc", "launch_ctas", "multi", "phase_inputs", "arbiter")
     sm: SM
     index: int
     sched: Any
@@ -88,6 +89,7 @@ class SubCore:
     n_insts: int
     wake: int
     grant: Callable[[int, int], int]
+    arbiter: WarpSchedTwin | None      # the built-in arbiter twin: called natively when compiled
     n_dual: int
     n_fetches: int
     tick_always: bool
@@ -103,6 +105,7 @@ class SubCore:
         self.sm, self.index, self.sched = sm, index, scheduler
         fast = getattr(scheduler, "grant_fast", None)
         self.grant = fast if fast is not None else self._port_grant
+        self.arbiter = scheduler if type(scheduler) is WarpSchedTwin else None
         self.tick_always = False        # build_subcores sets it from the policy's registry entry
         self.phase_inputs = None        # … and this (sim.workload.phases.port_inputs)
         self.launch_cta = self.launch_kernel = self.launch_wpc = self.launch_ctas = 0
@@ -245,7 +248,8 @@ class SubCore:
             self.idle(now, soonest)
             return
         self.launch_bits = 0
-        g = self.grant(ready, launch)
+        arbiter = self.arbiter
+        g = arbiter.grant_fast(ready, launch) if arbiter is not None else self.grant(ready, launch)
         if g < 0:
             self.idle(now, soonest)
             return
