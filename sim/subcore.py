@@ -21,7 +21,6 @@ so the SM skips the issue stage (and idle cycles altogether) until something can
 
 from __future__ import annotations
 
-from heapq import heappush
 from typing import TYPE_CHECKING, Any, Callable, Final
 
 from mypy_extensions import mypyc_attr
@@ -71,7 +70,8 @@ class SubCore:
     __slots__ = ("sm", "index", "sched", "slots", "masks", "unit_masks", "units", "pipes", "in_use",
                  "next_issue", "issue_interval", "dual_issue", "launch_bits", "counts", "n_insts",
                  "wake", "grant", "n_dual", "n_fetches", "tick_always", "launch_cta",
-                 "launch_kernel", "launch_wpc", "launch_ctas", "multi", "phase_inputs", "arbiter")
+                 "launch_kernel", "launch_wpc", "launch_ctas", "multi", "phase_inputs", "arbiter",
+                 "in_use_kinds")
     sm: SM
     index: int
     sched: Any
@@ -81,6 +81,7 @@ class SubCore:
     units: list[Unit | None]
     pipes: list[Unit]
     in_use: list[Unit]
+    in_use_kinds: int
     next_issue: int
     issue_interval: int
     dual_issue: bool
@@ -118,6 +119,7 @@ class SubCore:
         # the pipes some warp has been WS_READY for (only those can hold a WS_READY warp back): the
         # issue loops skip the others
         self.in_use = []
+        self.in_use_kinds = 0          # their unit kinds as bits
         self.next_issue = 0
         self.issue_interval, self.dual_issue = issue_interval, dual_issue
         self.launch_bits = 0
@@ -172,8 +174,10 @@ class SubCore:
                 return
             if unit.free_at < self.wake:
                 self.wake = unit.free_at
-            if unit not in self.in_use:
-                self.in_use.append(unit)
+            if not (self.in_use_kinds >> hu) & 1:
+                self.in_use_kinds |= 1 << hu
+                if unit not in self.in_use:     # SOCGPU's stage adds units itself
+                    self.in_use.append(unit)
 
     def add(self, w: Warp) -> None:
         """A newly launched warp (empty instruction buffer); announced on the ``launch`` port."""
@@ -310,7 +314,7 @@ class SubCore:
 
     def dispatch(self, w: Warp, d: Decoded, now: int) -> None:
         """Send the head instruction of ``w`` to its unit; reserve its destinations."""
-        w.ib.popleft()
+        w.ib.pop(0)
         w.n_insts += 1
         self.n_insts += 1
         sm = self.sm
@@ -325,8 +329,7 @@ class SubCore:
             dst = d.dst_mask
             if dst:
                 w.pending |= dst
-                sm.wb_seq += 1
-                heappush(sm.wb, (now + unit.result, sm.wb_seq, w, dst))
+                sm.schedule_writeback(now + unit.result, w, dst)
         elif kind == LDST:
             ldst = self.units[LDST]
             assert ldst is not None
