@@ -10,6 +10,8 @@ JOBS   ?= 2
 setup: $(STAMP)
 	@# Compile the memory model and SM core with mypyc (~25 s, only when their sources changed; optional).
 	$(BIN)/python -m sim.accel build --optional
+	@# Byte-compile the project: start-up of every command, also where PYTHONDONTWRITEBYTECODE is set.
+	$(BIN)/python -m compileall -q gpusched sim hdl > /dev/null
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

@@ -28,13 +28,32 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
                   help="GPU scheduler hardware research: RTL, twins, GPU model, cosim, area.")
 
 
-def _register() -> None:
+@app.callback()
+def _root() -> None:
+    # a callback keeps the app a group of sub-commands when only one is registered (_register)
+    pass
+
+
+def _register(args: list[str]) -> None:
+    """Register the sub-commands. When the command line names a command that has a module of
+    its own name (``gpusched run`` → run_cmd), only that module is imported: start-up time
+    (every module together imports the experiment, pydantic and jschon stacks). Otherwise, and
+    for help, all of them."""
     import importlib
     import pkgutil
 
     import gpusched.commands
-    for info in sorted(pkgutil.iter_modules(gpusched.commands.__path__), key=lambda i: i.name):
-        importlib.import_module(f"gpusched.commands.{info.name}").register(app)
+    names = sorted(info.name for info in pkgutil.iter_modules(gpusched.commands.__path__))
+    first = next((a for a in args if not a.startswith("-")), None)
+    if first is not None and first + "_cmd" in names:
+        importlib.import_module(f"gpusched.commands.{first}_cmd").register(app)
+        known = [c.name for c in app.registered_commands] + [g.name for g in app.registered_groups]
+        if first in known:
+            return
+        app.registered_commands.clear()
+        app.registered_groups.clear()
+    for name in names:
+        importlib.import_module(f"gpusched.commands.{name}").register(app)
 
 
 def _click_kind(e: BaseException) -> str | None:
@@ -85,7 +104,7 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app and turn every outcome into one of the documented exit codes."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        _register()
+        _register(args)
         code = app(args=args, prog_name="gpusched", standalone_mode=False)
     except ConfigError as e:
         print(f"gpusched: error: {e}", file=sys.stderr)

@@ -16,6 +16,8 @@ desktop core) calibrates the machine. Targets (reported beside the figures, neve
 - ``trace``: ``mixed`` written as an Accel-Sim trace (``tracegen``) and run from it, with the trace
   compiled beforehand into a fresh cache (``trace_compile_s`` reports that one-time cost; the rate
   is of the run, as every later run and sweep point reuses the compiled form).
+- ``trace_compute``: ``compute`` the same way: the compute-bound trace path (the peer kit's
+  ``alu`` class, where Accel-Sim is fastest per instruction; docs/validation.md "Speed").
 """
 
 from __future__ import annotations
@@ -101,18 +103,19 @@ def reference(name: str) -> Workload:
     return Workload(name, [k], description=f"model speed reference '{name}'")
 
 
-REFERENCES = ("compute", "memory", "mixed", "trace")
+REFERENCES = ("compute", "memory", "mixed", "trace", "trace_compute")
+TRACED = {"trace": "mixed", "trace_compute": "compute"}     # trace entry → the kernel it writes
 EXTRA = ("compute_10m",)
 MEMORY_KINDS = ("fixed", "hierarchy")
 TARGETS = {"compute": 300_000, "compute_10m": 300_000, "memory": 100_000}   # warp-insts/CPU-s
 
 
-def trace_reference(folder: Path) -> tuple[Workload, float]:
-    """The ``trace`` reference: ``mixed`` written under ``folder`` and read back (compiled into
+def trace_reference(folder: Path, base: str = "mixed") -> tuple[Workload, float]:
+    """A trace reference: ``base`` written under ``folder`` and read back (compiled into
     ``folder``/cache); returns the workload and the CPU seconds the compilation took."""
     from sim.workload.accelsim import read_trace_dir
     from sim.workload.tracegen import write_trace_dir
-    d = write_trace_dir(folder / "mixed", reference("mixed"))
+    d = write_trace_dir(folder / base, reference(base))
     c0 = time.process_time()
     wl = read_trace_dir(d, cache=folder / "cache")
     return wl, time.process_time() - c0
@@ -135,8 +138,8 @@ def run_one(name: str, memory: str = "fixed") -> dict:
     """Simulate one reference with memory kind ``memory`` in this process; time it and read
     the peak RSS."""
     with tempfile.TemporaryDirectory() as tmp:
-        if name == "trace":
-            wl, compile_s = trace_reference(Path(tmp))
+        if name in TRACED:
+            wl, compile_s = trace_reference(Path(tmp), TRACED[name])
         else:
             wl, compile_s = reference(name), None
         row = _timed(name, memory, wl)

@@ -17,7 +17,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("sim/memory",)                       # compiled: every module but __init__.py
-CORE = ("sim/warp.py", "sim/subcore.py", "sim/sm_memory.py", "sim/sm.py")   # compiled SM core
+CORE = ("sim/warp.py", "sim/subcore.py", "sim/sm_memory.py", "sim/sm.py",    # compiled SM core
+        "sim/blocks/warp_sched.py")
 # the files whose types the compiled code relies on, and the build script
 HASHED_TOO = ("sim/workload/kernel.py", "sim/cta.py", "sim/stats.py", "sim/accel.py",
               "sim/compiled.py")
@@ -30,11 +31,18 @@ def compiled_sources() -> list[Path]:
 
 
 def _mypy_version() -> str:
+    """The installed mypy's version, from its dist-info folder's name (importlib.metadata would
+    add a fortieth of a second to every start-up)."""
+    import importlib.util
     try:
-        from importlib.metadata import version
-        return version("mypy")
-    except Exception:
+        spec = importlib.util.find_spec("mypy")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
         return "none"
+    site = Path(list(spec.submodule_search_locations)[0]).parent
+    found = sorted(p.name for p in site.glob("mypy-*.dist-info"))
+    return found[-1][len("mypy-"):-len(".dist-info")] if found else "unknown"
 
 
 def source_hash() -> str:

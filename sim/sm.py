@@ -66,8 +66,8 @@ class SM(SMMemory):
     ib_empty: int
     fetch_last: int
     next_dyn_id: int
-    wb: list[tuple[int, int, Warp, int]]
-    wb_seq: int
+    wb_at: dict[int, list[tuple[Warp, int]]]
+    wb_cycles: list[int]
     deferred: list[Warp]
     decode_cache: dict[Instr, Decoded]
     bound: KernelRun | None
@@ -105,8 +105,10 @@ class SM(SMMemory):
         self.ib_empty = 0                   # live warps with an empty instruction buffer
         self.fetch_last = s.warps_per_sm - 1
         self.next_dyn_id = 0                # dynamic warp id, never reset ([GPGPU-Sim §1.2])
-        self.wb = []                  # heap of (cycle, seq, warp, dst mask)
-        self.wb_seq = 0
+        # pending register write-backs: per cycle, (warp, dst mask) in the order they were
+        # scheduled, and a heap of the cycles that have some (a calendar: no per-entry heap)
+        self.wb_at = {}
+        self.wb_cycles = []
         self.deferred = []
         self.decode_cache = decode_cache
         self.state = PWR_ACTIVE
@@ -173,15 +175,15 @@ class SM(SMMemory):
         if self.accounted < now:
             self.catch_up(now)
         self.accounted = now + 1    # this cycle's slots are counted directly below
-        wb = self.wb
-        while wb and wb[0][0] <= now:
-            _, _, w, dst = heapq.heappop(wb)
-            w.pending &= ~dst
-            st = w.state
-            if st == WS_SCOREBOARD or st == WS_MEMORY:
-                w.subcore.update(w)
-            elif w.exited and not w.pending and not w.mem_out:
-                self.finish_warp(w, now)
+        wbc = self.wb_cycles
+        while wbc and wbc[0] <= now:
+            for w, dst in self.wb_at.pop(heapq.heappop(wbc)):
+                w.pending &= ~dst
+                st = w.state
+                if st == WS_SCOREBOARD or st == WS_MEMORY:
+                    w.subcore.update(w)
+                elif w.exited and not w.pending and not w.mem_out:
+                    self.finish_warp(w, now)
         if self.profiler is not None:
             self.profiler.sample(self, now)
         if self.state == PWR_ACTIVE:
@@ -210,7 +212,7 @@ class SM(SMMemory):
         if self.ib_empty or self.tick_sched and self.n_ctas:
             t = n1      # a fetch to do, or a scheduler that moves every cycle (sim.subcore)
         else:
-            t = wb[0][0] if wb else NEVER
+            t = wbc[0] if wbc else NEVER
             if self.state == PWR_ACTIVE:
                 for sc in self.subcores:
                     if sc.masks[0] or sc.launch_bits:
@@ -237,8 +239,23 @@ class SM(SMMemory):
             self.finish_warp(w, now)
 
     def schedule_writeback(self, cycle: int, w: Warp, dst: int) -> None:
-        self.wb_seq += 1
-        heapq.heappush(self.wb, (cycle, self.wb_seq, w, dst))
+        """Release ``dst`` of ``w`` at ``cycle`` (after those scheduled earlier for that cycle)."""
+        entries = self.wb_at.get(cycle)
+        if entries is None:
+            self.wb_at[cycle] = [(w, dst)]
+            heapq.heappush(self.wb_cycles, cycle)
+        else:
+            entries.append((w, dst))
+
+    @property
+    def wb(self) -> list[tuple[int, int, Warp, int]]:
+        """The pending write-backs in release order as (cycle, order, warp, dst mask), for the
+        profilers and controllers that look at them."""
+        out: list[tuple[int, int, Warp, int]] = []
+        for c in sorted(self.wb_cycles):
+            for w, dst in self.wb_at[c]:
+                out.append((c, len(out), w, dst))
+        return out
 
     def fetch(self, now: int) -> None:
         """Round-robin fetch/decode into empty instruction buffers ([GPGPU-Sim §1.4])."""
@@ -260,15 +277,13 @@ class SM(SMMemory):
             stream = w.stream
             room = n_ib
             for instr in stream:        # up to n_ib instructions, stopping after EXIT
-                if instr.addrs:          # per-instance addresses: never seen again
+                d = get(instr)          # memory instructions (per-instance addresses, never
+                if d is None:           # seen again) are never cached
                     d = Decoded(instr)
-                else:
-                    c = get(instr)
-                    if c is None:
+                    if not instr.addrs:
                         if len(cache) >= DECODE_CACHE_LIMIT:
                             cache.clear()
-                        c = cache[instr] = Decoded(instr)
-                    d = c
+                        cache[instr] = d
                 ib.append(d)
                 room -= 1
                 if not room or d.op == _EXIT:
@@ -377,7 +392,7 @@ class SM(SMMemory):
 
     # -- power states (active-SM controller) ------------------------------------------------
     def in_flight(self) -> bool:
-        return bool(self.wb or self.mem_out or self.retry)
+        return bool(self.wb_cycles or self.mem_out or self.retry)
 
     def stay_paused(self, now: int) -> None:
         """A non-active cycle: no issue; launch ports still delivered; drain acknowledged."""

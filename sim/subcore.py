@@ -21,11 +21,11 @@ so the SM skips the issue stage (and idle cycles altogether) until something can
 
 from __future__ import annotations
 
-from heapq import heappush
 from typing import TYPE_CHECKING, Any, Callable, Final
 
 from mypy_extensions import mypyc_attr
 
+from sim.blocks.warp_sched import WarpSchedTwin
 from sim.stats import (SLOT_BARRIER, SLOT_FETCH, SLOT_IDLE, SLOT_INTERVAL, ISSUE_SLOT_REASONS, SLOT_ISSUED, SLOT_MEMORY, SLOT_SCOREBOARD, SLOT_UNIT_BUSY)
 from sim.warp import ALU, DIV, LDST, NONE, WS_READY, UNIT_NAMES, Decoded, Warp
 from sim.warp import WS_BARRIER
@@ -70,8 +70,8 @@ class SubCore:
     __slots__ = ("sm", "index", "sched", "slots", "masks", "unit_masks", "units", "pipes", "in_use",
                  "next_issue", "issue_interval", "dual_issue", "launch_bits", "counts", "n_insts",
                  "wake", "grant", "n_dual", "n_fetches", "tick_always", "launch_cta",
-                 "launch_kernel", "launch_wpc", "launch_ctas", "multi", "phase_inputs",
-                 "block_loads")
+                 "launch_kernel", "launch_wpc", "launch_ctas", "multi", "phase_inputs", "arbiter",
+                 "in_use_kinds", "block_loads")
     sm: SM
     index: int
     sched: Any
@@ -81,6 +81,7 @@ class SubCore:
     units: list[Unit | None]
     pipes: list[Unit]
     in_use: list[Unit]
+    in_use_kinds: int
     next_issue: int
     issue_interval: int
     dual_issue: bool
@@ -89,6 +90,7 @@ class SubCore:
     n_insts: int
     wake: int
     grant: Callable[[int, int], int]
+    arbiter: WarpSchedTwin | None      # the built-in arbiter twin: called natively when compiled
     n_dual: int
     n_fetches: int
     tick_always: bool
@@ -105,6 +107,7 @@ class SubCore:
         self.sm, self.index, self.sched = sm, index, scheduler
         fast = getattr(scheduler, "grant_fast", None)
         self.grant = fast if fast is not None else self._port_grant
+        self.arbiter = scheduler if type(scheduler) is WarpSchedTwin else None
         self.tick_always = False        # build_subcores sets it from the policy's registry entry
         self.phase_inputs = None        # … and this (sim.workload.phases.port_inputs)
         self.block_loads = False        # … and this (``sm.blocking_loads``)
@@ -118,6 +121,7 @@ class SubCore:
         # the pipes some warp has been WS_READY for (only those can hold a WS_READY warp back): the
         # issue loops skip the others
         self.in_use = []
+        self.in_use_kinds = 0          # their unit kinds as bits
         self.next_issue = 0
         self.issue_interval, self.dual_issue = issue_interval, dual_issue
         self.launch_bits = 0
@@ -174,8 +178,10 @@ class SubCore:
                 return
             if unit.free_at < self.wake:
                 self.wake = unit.free_at
-            if unit not in self.in_use:
-                self.in_use.append(unit)
+            if not (self.in_use_kinds >> hu) & 1:
+                self.in_use_kinds |= 1 << hu
+                if unit not in self.in_use:     # SOCGPU's stage adds units itself
+                    self.in_use.append(unit)
 
     def add(self, w: Warp) -> None:
         """A newly launched warp (empty instruction buffer); announced on the ``launch`` port."""
@@ -250,7 +256,8 @@ class SubCore:
             self.idle(now, soonest)
             return
         self.launch_bits = 0
-        g = self.grant(ready, launch)
+        arbiter = self.arbiter
+        g = arbiter.grant_fast(ready, launch) if arbiter is not None else self.grant(ready, launch)
         if g < 0:
             self.idle(now, soonest)
             return
@@ -311,7 +318,7 @@ class SubCore:
 
     def dispatch(self, w: Warp, d: Decoded, now: int) -> None:
         """Send the head instruction of ``w`` to its unit; reserve its destinations."""
-        w.ib.popleft()
+        w.ib.pop(0)
         w.n_insts += 1
         self.n_insts += 1
         sm = self.sm
@@ -326,8 +333,7 @@ class SubCore:
             dst = d.dst_mask
             if dst:
                 w.pending |= dst
-                sm.wb_seq += 1
-                heappush(sm.wb, (now + unit.result, sm.wb_seq, w, dst))
+                sm.schedule_writeback(now + unit.result, w, dst)
         elif kind == LDST:
             ldst = self.units[LDST]
             assert ldst is not None

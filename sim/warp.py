@@ -16,7 +16,6 @@ over all warps):
 
 from __future__ import annotations
 
-from collections import deque
 from typing import TYPE_CHECKING, Any, Final, Iterator
 
 from sim.workload.kernel import Instr, Op
@@ -102,7 +101,7 @@ class Warp:
     index: int
     stream: Iterator[Instr]
     stream_done: bool
-    ib: deque[Decoded]
+    ib: list[Decoded]       # a list: indexed natively when compiled (at most sm.ib_entries)
     pending: int
     longop: int
     mem_out: int
@@ -120,7 +119,7 @@ class Warp:
                  subcore: SubCore, bit: int):
         self.slot, self.dyn_id, self.cta, self.index = slot, dyn_id, cta, index
         self.stream, self.stream_done = stream, False
-        self.ib = deque()
+        self.ib = []
         self.pending = 0        # registers with an outstanding write (scoreboard reg_table)
         self.longop = 0         # the subset written by global loads / atomics (longopregs)
         self.mem_out = 0        # memory requests in flight (loads, stores, atomics)

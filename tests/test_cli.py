@@ -51,3 +51,23 @@ def test_run_selects_policies_by_name():
     assert json.loads(base.stdout)["policy_reports"] == {}    # baselines report nothing
     bad = gpusched("run", "--preset", "tiny", "--workload", "mem_stream", "--kernel-scheduler", "sjf")
     assert bad.returncode == 2 and "kernel_scheduler = 'sjf'" in bad.stderr
+
+
+REGISTERED = ("import sys; from gpusched import cli; cli._register(sys.argv[1:]); "
+              "names = sorted([c.name for c in cli.app.registered_commands] + "
+              "[g.name for g in cli.app.registered_groups]); "
+              "print(' '.join(names)); print('sweep_cmd' in ' '.join(sys.modules), 'amaranth' in sys.modules)")
+
+
+@pytest.mark.parametrize("args, only", [(("run", "--preset", "tiny"), "run"), (("bench", "model"), "bench"),
+                                        (("reproduce", "x"), None), (("--help",), None)])
+def test_a_command_imports_only_its_own_module(args, only):
+    """Start-up time: `gpusched run` registers (and imports) run_cmd alone; a command without a
+    module of its name (reproduce lives in report_cmd) and help register every command."""
+    out = subprocess.run([sys.executable, "-c", REGISTERED, *args], capture_output=True, text=True,
+                         check=True).stdout.split("\n")
+    names = out[0].split()
+    if only is not None:
+        assert names == [only] and out[1] == "False False"
+    else:
+        assert {"run", "sweep", "reproduce", "report", "bench"} <= set(names)

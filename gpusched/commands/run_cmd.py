@@ -87,6 +87,8 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
     with trace_warnings_to_stderr():
         name = TRACE_PREFIX + trace if trace is not None else workload
         wl = load_workload(name, seed=seed, scale=scale, preset=cfg.name)
+    import gc
+    gc.freeze()     # modules, config, workload: long-lived, the collector need not scan them
     try:
         with _progress_bar(_cta_total(wl)) as progress:
             result = simulate(cfg, wl, seed=seed, memory=memory, progress=progress, watchdog=watchdog,

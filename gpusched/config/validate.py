@@ -229,13 +229,22 @@ def _get(cfg: GPUConfig, path: str) -> object:
 
 
 # The hardware blocks' own parameter checks, by policy name prefix: (block, field, check(cfg)).
+# The blocks are imported only when a policy uses them (hdl.onac_parts.swm imports Amaranth,
+# a tenth of a second at every start-up otherwise).
+def _swm_check(c: GPUConfig) -> None:
+    from hdl.onac_parts.swm import check_params
+    check_params(c.sm.count, 24, 16, 10)
+
+
+def _ikra_check(c: GPUConfig) -> None:
+    from hdl.ikra.params import check_params
+    check_params(c.sm.count, 32, 32, "steal")
+
+
 def _block_checks():
-    from hdl.ikra.params import check_params as ikra_check
-    from hdl.onac_parts.swm import check_params as swm_check
-    return {"onac": ("onac", "sm.count", lambda c: swm_check(c.sm.count, 24, 16, 10)),
-            "seq_det": ("seq_det", "sm.count", lambda c: swm_check(c.sm.count, 24, 16, 10)),
-            "ikra_": ("cta_sched", "sm.count",
-                      lambda c: ikra_check(c.sm.count, 32, 32, "steal"))}
+    return {"onac": ("onac", "sm.count", _swm_check),
+            "seq_det": ("seq_det", "sm.count", _swm_check),
+            "ikra_": ("cta_sched", "sm.count", _ikra_check)}
 
 
 def check_block_limits(cfg: GPUConfig, policies: dict[str, str]) -> None:

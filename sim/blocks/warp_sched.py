@@ -8,16 +8,26 @@ change) and ``advance`` (the edge); launch ages are kept by the base.
 
 The GPU model calls ``grant_fast(ready, launch)`` where a twin offers it (it reads only those two
 inputs; same state update as ``step``) and ``step`` with every port input otherwise.
+
+Compiled with mypyc when ``sim.accel`` has built the model (``sim.compiled.CORE``): the classes
+declare their fields, and the policies of other modules subclass them as interpreted classes.
 """
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 from hdl.params.warp_sched import check_params, granted
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class WarpSchedulerTwin:
     """Template of a warp-scheduler twin: the launch-order age of every slot (smaller = older;
     at start-up lower slots are older), ``choose`` and ``advance`` to fill in."""
+
+    n_warps: int
+    age: list[int]
+    next_age: int
 
     def __init__(self, n_warps: int):
         self.n_warps = n_warps
@@ -57,8 +67,14 @@ class WarpSchedulerTwin:
         return best
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class WarpSchedTwin(WarpSchedulerTwin):
     """Behavioral LRR / GTO / oldest arbiter for ``n_warps`` slots (reads ready and launch)."""
+
+    policy: str
+    lrr: bool
+    greedy: bool
+    last: int
 
     def __init__(self, n_warps: int, policy: str):
         check_params(n_warps, policy)

@@ -29,7 +29,6 @@ the masks and the stall reasons lives in ``WarpIssue.mstate``.
 
 from __future__ import annotations
 
-from heapq import heappush
 
 from sim.issue.block import VOLATILE, FastSocgpuIssue
 from sim.issue.decode import decode, placeholder
@@ -307,8 +306,7 @@ class SocgpuSubCore(SubCore):
             unit.free_at = now + unit.ii
             w.pending |= bit
             st.inflight |= bit
-            sm.wb_seq += 1
-            heappush(sm.wb, (now + unit.result, sm.wb_seq, w, bit))
+            sm.schedule_writeback(now + unit.result, w, bit)
         elif kind == LDST:
             st.inflight |= bit
             unit = self.units[LDST]

@@ -17,6 +17,7 @@ import os
 import shutil
 import tempfile
 from array import array
+from itertools import chain
 from pathlib import Path
 from typing import Iterator
 
@@ -24,6 +25,8 @@ from .kernel import Instr, Op
 from .trace_compile import FORMAT_VERSION, LISTED, TraceCompiler
 
 SHARED_LIMIT = 1 << 16          # shared (static id, mask) → Instr objects kept per kernel
+TEMPLATE_LIMIT = 1 << 18        # instructions of the chunk templates kept per kernel (~4 MB)
+BATCH = 64                      # instructions a warp's stream builds at a time (memory stays bounded)
 
 
 def cache_root() -> Path:
@@ -98,6 +101,8 @@ class CompiledKernel:
         self.is_mem = [st[6] for st in self.statics]
         self._index: dict[int, tuple[int, int]] | None = None
         self._shared: dict[int, Instr] = {}
+        self._templates: dict[bytes, tuple[list, list[int]]] = {}
+        self._template_insts = 0
         self.bytes_read = 0
 
     def index(self) -> dict[int, tuple[int, int]]:
@@ -111,12 +116,18 @@ class CompiledKernel:
         return self._index
 
     def stream(self, cta: int, warp: int) -> Iterator[Instr]:
+        """The instructions of one warp. A C-level iterator over lists of at most ``BATCH``
+        instructions (``next`` costs no Python frame): a chunk's non-memory instructions come
+        from a template shared by every chunk with the same static ids and masks (warps of one
+        kernel mostly run the same code); memory instructions are built per batch."""
+        return chain.from_iterable(self._batches(cta, warp))
+
+    def _batches(self, cta: int, warp: int) -> Iterator[list[Instr]]:
         entry = self.index().get(cta << 32 | warp)
         if entry is None:
-            yield Instr(Op.EXIT)
+            yield [Instr(Op.EXIT)]
             return
         pos, left = entry
-        statics, shared, is_mem = self.statics, self._shared, self.is_mem
         while left > 0:
             with open(self.stream_path, "rb") as f:
                 f.seek(pos)
@@ -134,25 +145,55 @@ class CompiledKernel:
             pos += size
             self.bytes_read += size
             left -= n
-            k = 0
-            for sid, mask in zip(sids, masks):
-                if is_mem[sid]:
-                    op, dst, src, width, pc, next_pc, _ = statics[sid]
+            instrs, mem_pos = self._template(sids, masks)
+            if not mem_pos:
+                for start in range(0, n, BATCH):
+                    yield instrs[start:start + BATCH]
+                continue
+            statics = self.statics
+            k, n_pos = 0, len(mem_pos)
+            for start in range(0, n, BATCH):
+                batch = instrs[start:start + BATCH]
+                end = start + BATCH
+                while k < n_pos and mem_pos[k] < end:
+                    p = mem_pos[k]
+                    op, dst, src, width, pc, next_pc, _ = statics[sids[p]]
+                    mask = masks[p]
                     lanes = mask.bit_count()
                     base, stride = bases[k], strides[k]
-                    k += 1
                     if stride == LISTED:
                         addrs = tuple(listed[base:base + lanes])
                     elif stride:
                         addrs = tuple(range(base, base + lanes * stride, stride))
                     else:
                         addrs = (base,) * lanes
-                    yield Instr(op, dst, src, addrs, width, mask, pc, next_pc)
-                else:
-                    ins = shared.get(sid << 32 | mask)
-                    if ins is None:
-                        ins = self._shared_instr(sid, mask)
-                    yield ins
+                    batch[p - start] = Instr(op, dst, src, addrs, width, mask, pc, next_pc)
+                    k += 1
+                yield batch
+
+    def _template(self, sids: array, masks: array) -> tuple[list, list[int]]:
+        """The chunk's shared non-memory ``Instr`` objects (None where a memory instruction
+        goes) and the positions of its memory instructions; kept per (static ids, masks)."""
+        key = sids.tobytes() + masks.tobytes()
+        found = self._templates.get(key)
+        if found is not None:
+            return found
+        shared, is_mem = self._shared, self.is_mem
+        instrs: list = []
+        mem_pos: list[int] = []
+        for i, (sid, mask) in enumerate(zip(sids, masks)):
+            if is_mem[sid]:
+                mem_pos.append(i)
+                instrs.append(None)
+            else:
+                ins = shared.get(sid << 32 | mask)
+                instrs.append(ins if ins is not None else self._shared_instr(sid, mask))
+        self._template_insts += len(instrs)
+        if self._template_insts > TEMPLATE_LIMIT:
+            self._templates.clear()
+            self._template_insts = len(instrs)
+        found = self._templates[key] = (instrs, mem_pos)
+        return found
 
     def _shared_instr(self, sid: int, mask: int) -> Instr:
         if len(self._shared) >= SHARED_LIMIT:
