@@ -271,6 +271,14 @@ STATS: list[Stat] = [
          "warp-cycles, alu_load and mem_load in load-cycles]", PROF),
     Stat("warp_states.kernels[].series", "rows", "per `bin_cycles` bin from cycle 0, all SMs: the 8 "
          "states in warp-cycles, then the two loads in load-cycles (÷ bin_cycles = mean warps)", PROF),
+    *[Stat(f"warp_states.decomposition.{k}", "core cycles", d + " ([THESIS §1.11]; mean over all "
+           "SMs; runtime = idle + compute + memory − overlap)", PROF) for k, d in (
+        ("idle", "cycles of an SM with no ALU and no memory instruction in flight"),
+        ("compute", "cycles with ≥ 1 ALU instruction in flight (ALU load > 0)"),
+        ("memory", "cycles with ≥ 1 global memory instruction in flight (MEM load > 0)"),
+        ("overlap", "cycles with both"))],
+    Stat("warp_states.decomposition.per_sm", "rows", "per SM: [sm, idle, compute, memory, overlap] "
+         "in core cycles", PROF),
     # ---- energy -------------------------------------------------------------------------------
     *[Stat(f"energy.{k}", "pJ", d + " (hierarchy only; docs/energy.md)", ENERGY) for k, d in (
         ("l1_pj", "`l1.sector_accesses × l1_access_pj`"),
