@@ -79,6 +79,8 @@ WARP_SCHEDULERS: dict[str, Family] = {f.name: f for f in (
             "([THESIS §1.8])"),
     _queues("tlphase", "two-level phase-aware: active queue by the length of the phase each "
             "warp resumes in, ties by age; GTO inside ([THESIS §1.8, §9.1])"),
+    _queues("tlphase_rr", "two-level phase-aware with RR inside the ready queue: active queue "
+            "as tlphase, loose round-robin issue ([THESIS §9.1]'s alternative)"),
 )}
 MAX_SLOTS = 64      # warp slots per scheduler the twins and the RTL take (hdl/params/warp_sched.py)
 
