@@ -2,8 +2,8 @@
 
 Every ch.3 kernel stand-in (Tables 3.2/3.3, ``sim/workload/catalogue.py``) runs on
 ``thesis_ch3`` (Table 3.1) with the full memory hierarchy under the single-level schedulers
-``lrr`` (RR), ``gto``, ``phase`` and the two-level ones ``tlrr``, ``tlgto``, ``tlphase`` (6-entry
-ready queue). Speedup is RR's cycles over the scheduler's (§1.11: normalised to RR).
+``lrr`` (RR), ``gto``, ``phase`` and the two-level ones ``tlrr``, ``tlgto``, ``tlphase`` and
+``tlphase_rr`` (RR inside the ready queue, §9.1's variant; 6-entry ready queue). Speedup is RR's cycles over the scheduler's (§1.11: normalised to RR).
 
 Kernel classes (§1.10) come from our own runs, not from the thesis's lists, because a stand-in
 need not behave like its original: a kernel is type A (GTO-favouring) at a level when GTO's
@@ -21,16 +21,19 @@ slot counted under its first reason): state 1 (no warp has an instruction) = ``i
 second cycle of the 1-per-2-cycles dispatch, Table 3.1, is not idleness). Idle time = states 1–3
 as % of all slots. ALU and memory load (§1.11): the warp-state profiler's (sim/profile/
 warp_states.py) average in-flight ALU results and global memory instructions per cycle, per SM;
-the runner kind ``phase`` runs the model with that profiler on (it leaves cycles unchanged). The
-runtime decomposition (cycles with compute / memory in flight, their overlap) needs per-cycle
-"at least one in flight" counters the model does not keep yet; not reported.
+the runner kind ``phase`` runs the model with that profiler on (it leaves cycles unchanged).
+Runtime decomposition (§1.11): the same profiler's cycles per SM with ALU work only, memory only,
+both (overlap) or neither (idle) in flight, as % of the run (docs/stats.md
+``warp_states.decomposition``); figure ``decomposition.png`` (experiments/phase_figures.py).
 """
 
 from __future__ import annotations
 
 import dataclasses
 
+from experiments.phase_figures import draw_decomposition
 from gpusched.experiment.grid import Grid
+from gpusched.experiment.plots import FigurePlot
 from gpusched.experiment.point import Point
 from gpusched.experiment.query import ResultSet, geomean
 from gpusched.experiment.registry import Experiment, Headline, Metric, Plot, Table
@@ -42,7 +45,7 @@ RODINIA = ["bp_k1_like", "bp_k2_like", "btree_like", "heartwall_like", "km_like"
 SDK = ["dwt_like", "dxtc_like", "fwt_like", "hist_like", "mco_like"]
 KERNELS = RODINIA + SDK
 SINGLE = ["lrr", "gto", "phase"]
-TWO_LEVEL = ["tlrr", "tlgto", "tlphase"]
+TWO_LEVEL = ["tlrr", "tlgto", "tlphase", "tlphase_rr"]     # tlphase_rr: RR inside ([THESIS §9.1])
 SCHEDULERS = SINGLE + TWO_LEVEL
 AXIS = "sm.warp_sched"
 LEVELS = {"single": ("gto", "lrr"), "two": ("tlgto", "tlrr")}
@@ -126,8 +129,29 @@ def load_per_sm(column: str):
     return compute
 
 
-def _grid(name: str, scale: float, seeds: list[int]) -> Grid:
-    return Grid(name=name, preset=[PRESET], workloads=KERNELS, seeds=seeds,
+def decomposition_pct(part: str):
+    """Share (%) of the run's cycles, mean per SM, in one part of the runtime decomposition:
+    ``compute_only``, ``memory_only``, ``overlap`` or ``idle``."""
+    def compute(stats: dict) -> float | None:
+        d = (stats.get("warp_states") or {}).get("decomposition")
+        if not d or not stats["cycles"]:
+            return None
+        value = {"compute_only": d["compute"] - d["overlap"],
+                 "memory_only": d["memory"] - d["overlap"],
+                 "overlap": d["overlap"], "idle": d["idle"]}[part]
+        return 100.0 * value / stats["cycles"]
+    return compute
+
+
+# the quick grid's kernels: both classes at both levels (single-level B: cfd, dxtc; two-level A:
+# bp_k2, dxtc), phase's gains (dwt, fwt, mco); without the slowest four (btree, heartwall, bp_k1,
+# lud: 65 % of the 13-kernel quick grid's run time)
+QUICK_KERNELS = ["bp_k2_like", "km_like", "srad_like", "cfd_like", "dwt_like", "dxtc_like",
+                 "fwt_like", "hist_like", "mco_like"]
+
+
+def _grid(name: str, scale: float, seeds: list[int], kernels: list[str] = KERNELS) -> Grid:
+    return Grid(name=name, preset=[PRESET], workloads=kernels, seeds=seeds,
                 overrides={AXIS: SCHEDULERS},
                 params={"memory": ["hierarchy"], "scale": [scale]}, kind="phase",
                 source=__file__)
@@ -155,6 +179,11 @@ def _headline() -> list[Headline]:
             rows.append(Headline(f"{level}-level type {kind}: {mine} idle time / {rr}", "×",
                                  class_idle(mine, level, kind),
                                  note="states 1-3 share, arithmetic mean of per-kernel ratios"))
+    for kind in ("A", "B"):
+        rows.append(Headline(f"two-level type {kind}: tlphase_rr / tlrr speedup", "×",
+                             class_speedup("tlphase_rr", "tlrr", "two", kind),
+                             note="geo mean; tlphase with RR inside the ready queue "
+                                  "(§9.1 variant)"))
     return rows
 
 
@@ -162,10 +191,11 @@ EXPERIMENT = Experiment(
     name="phase",
     title="Thesis ch.3: phase-aware warp scheduling vs RR and GTO (thesis_ch3)",
     description=__doc__,
-    # full: about 4 waves of CTAs per core (the thesis's grids are 56 to 65535 CTAs), 2 seeds
-    grid=_grid("phase", 4.0, [0, 1]),
+    # full: about 4 waves of CTAs per core (the thesis's grids are 56 to 65535 CTAs), one seed
+    # (docs/mechanisms/phase-aware.md: 78 points take about an hour on 2 shared cores)
+    grid=_grid("phase", 4.0, [0]),
     # quick: about one wave, one seed; tail effects weigh more (see docs/mechanisms/phase-aware.md)
-    quick=_grid("phase_quick", 0.5, [0]),
+    quick=_grid("phase_quick", 0.5, [0], QUICK_KERNELS),
     metrics=[
         Metric("cycles", "Execution time", "core cycles"),
         Metric("speed", "Speed", "10⁶ / cycles", compute=lambda s: 1e6 / s["cycles"]),
@@ -177,9 +207,13 @@ EXPERIMENT = Experiment(
         Metric("ipc", "IPC", "warp instructions/cycle"),
         Metric("alu_load", "ALU load", "results in flight per SM", compute=load_per_sm("alu_load")),
         Metric("mem_load", "Memory load", "loads in flight per SM", compute=load_per_sm("mem_load")),
+        *[Metric(f"dec_{part}", f"Runtime: {part.replace('_', ' ')}", "% of cycles per SM",
+                 compute=decomposition_pct(part))
+          for part in ("compute_only", "memory_only", "overlap", "idle")],
     ],
     tables=[Table(m, columns=AXIS) for m in ("cycles", "idle", "state1", "state2", "state3",
-                                              "alu_load", "mem_load")],
+                                              "alu_load", "mem_load", "dec_compute_only",
+                                              "dec_memory_only", "dec_overlap", "dec_idle")],
     plots=[Plot("speed", "speedup.png", series=AXIS, normalize="lrr", mean=("geo",),
                 title="Speedup over RR (single-level: lrr gto phase; two-level: tl*)"),
            Plot("idle", "idle.png", series=AXIS, normalize="lrr", mean=("arith",),
@@ -189,7 +223,11 @@ EXPERIMENT = Experiment(
            Plot("mem_load", "mem_load.png", series=AXIS, normalize="lrr", mean=("geo",),
                 title="Memory load (global loads in flight per SM), normalised to RR"),
            Plot("alu_load", "alu_load.png", series=AXIS, normalize="lrr", mean=("geo",),
-                title="ALU load (results in flight per SM), normalised to RR")],
+                title="ALU load (results in flight per SM), normalised to RR"),
+           FigurePlot("cycles", "decomposition.png", draw=draw_decomposition,
+                      title="Runtime decomposition per class, relative to RR's runtime",
+                      caption="stacked: compute only, overlap, memory only, idle cycles per SM "
+                              "([THESIS §1.11]); mean over the class's kernels")],
     headline=_headline(),
     labels={AXIS: "warp scheduler", "workload": "kernel"},
 )

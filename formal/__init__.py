@@ -91,6 +91,10 @@ def _phase_cases() -> list[Case]:
                           lambda pol=pol: TwoLevelQueues(4, 2, pol), QueuesProps,
                           None, early_release_queues.__doc__, depth=12,
                           make_mutant=lambda pol=pol: early_release_queues(4, 2, pol)))
+    cases.append(Case("warp_sched", "W=4 N=2 policy=tlphase_rr",
+                      lambda: TwoLevelQueues(4, 2, "tlphase_rr"), QueuesProps, None,
+                      early_release_queues.__doc__, depth=12,
+                      make_mutant=lambda: early_release_queues(4, 2, "tlphase_rr")))
     return cases
 
 

@@ -61,7 +61,7 @@ class QueuesProps(PropsTop):
                        & ((q.head & ~q.act) == 0) & (q.head.any() == q.act.any()))
         self.invariant(m, "a promotion takes the active queue's head",
                        (q.promoted == 0) | (q.promoted == q.head))
-        if q.policy == "tlphase":
+        if q.policy in ("tlphase", "tlphase_rr"):
             for i in range(w):
                 for j in range(w):
                     if i != j:

@@ -3,8 +3,10 @@
 sim/blocks/phase_queues.py).
 
 One template, the active queue's sort key a parameter: ``tlrr`` insertion order (FIFO),
-``tlgto`` launch age, ``tlphase`` the distance captured when the warp left the pending queue
-(the length of the phase it resumes in), ties by age. The queues are bit vectors (``rq``,
+``tlgto`` launch age, ``tlphase`` and ``tlphase_rr`` the distance captured when the warp left
+the pending queue (the length of the phase it resumes in), ties by age. Inside the ready queue
+``tlrr`` and ``tlphase_rr`` issue by loose round-robin, ``tlgto`` and ``tlphase`` by GTO
+([THESIS §9.1] leaves the in-queue choice open; ``tlphase_rr`` is its RR alternative). The queues are bit vectors (``rq``,
 ``act``, ``pend``: every slot in exactly one); the active queue is kept unsorted and its head is
 a min-select under the key when a ready entry is free (§10.4's "bitmask plus min-select at
 promotion time"), which needs W(W-1)/2 comparisons of the key but no shifting.
@@ -17,7 +19,8 @@ from __future__ import annotations
 from amaranth.hdl import Const, Module, Mux, Signal
 from amaranth.lib import wiring
 
-from hdl.params.warp_sched import DIST_BITS, TWO_LEVEL_QUEUES, check_params, idx_width, ports
+from hdl.params.warp_sched import (DIST_BITS, RR_INSIDE, TWO_LEVEL_QUEUES, check_params, idx_width,
+                                   ports)
 
 from .common import first_one_hot, one_hot_index, prefix_or, signature_of
 from .phase_select import distance_fields, min_select, order_matrix
@@ -39,7 +42,7 @@ class TwoLevelQueues(wiring.Component):
         self.rq = Signal(w, name="rq")                # the ready queue (registered)
         self.act = Signal(w, name="act")              # the active queue (registered)
         self.pend = Signal(w, name="pend", init=(1 << w) - 1)   # the pending queue
-        self.keys = [Signal(DIST_BITS, name=f"key_{i}") for i in range(w)]   # tlphase
+        self.keys = [Signal(DIST_BITS, name=f"key_{i}") for i in range(w)]   # tlphase(_rr)
         self.released = Signal(w, name="released")    # pending → active at this edge
         self.head = Signal(w, name="head")            # the active queue's head under the key
         self.promoted = Signal(w, name="promoted")    # active → ready at this edge
@@ -50,7 +53,8 @@ class TwoLevelQueues(wiring.Component):
         rq, act = self.rq, self.act
         rq_now, released, promoted = self.rq_now, self.released, self.promoted
         pend = self.pend
-        last = Signal(idx_width(w), name="last", init=w - 1 if self.policy == "tlrr" else 0)
+        rr_inside = self.policy in RR_INSIDE
+        last = Signal(idx_width(w), name="last", init=w - 1 if rr_inside else 0)
 
         wait = Signal(w)
         m.d.comb += [
@@ -68,7 +72,7 @@ class TwoLevelQueues(wiring.Component):
         m.d.comb += ready.eq(self.ready & rq_now)
         last_hot = Signal(w)
         m.d.comb += last_hot.eq(1 << last)
-        grant = self._lrr(m, ready, last_hot) if self.policy == "tlrr" else \
+        grant = self._lrr(m, ready, last_hot) if rr_inside else \
             self._gto(m, ready, last_hot, age)
         m.d.comb += [
             self.grant.eq(grant),

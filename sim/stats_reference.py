@@ -308,6 +308,14 @@ STATS: list[Stat] = [
          "(and their hits)", OWLPROF),
     Stat("owl.rbl.aggregate_with_prefetch", "fraction", "`aggregate` counting prefetches, at issue "
          "(`memory.dram.row_hit_rate_with_prefetch` counts them when their data is done)", OWLPROF),
+    *[Stat(f"warp_states.decomposition.{k}", "core cycles", d + " ([THESIS §1.11]; mean over all "
+           "SMs; runtime = idle + compute + memory − overlap)", PROF) for k, d in (
+        ("idle", "cycles of an SM with no ALU and no memory instruction in flight"),
+        ("compute", "cycles with ≥ 1 ALU instruction in flight (ALU load > 0)"),
+        ("memory", "cycles with ≥ 1 global memory instruction in flight (MEM load > 0)"),
+        ("overlap", "cycles with both"))],
+    Stat("warp_states.decomposition.per_sm", "rows", "per SM: [sm, idle, compute, memory, overlap] "
+         "in core cycles", PROF),
     # ---- energy -------------------------------------------------------------------------------
     *[Stat(f"energy.{k}", "pJ", d + " (hierarchy only; docs/energy.md)", ENERGY) for k, d in (
         ("l1_pj", "`l1.sector_accesses × l1_access_pj`"),

@@ -27,6 +27,7 @@ SOAKS += [("warp_sched", {"policy": p, "W": 32}) for p in
           ("owl_locality_rot", "owl_blp_rot")]     # OWL [OWL §12] A3 (b) ablation
 SOAKS += [("warp_sched", {"policy": "phase", "W": 24})] + \
     [("warp_sched", {"policy": p, "W": 24, "N": 6}) for p in ("tlrr", "tlgto", "tlphase")]
+SOAKS += [("warp_sched", {"policy": "tlphase_rr", "W": 24, "N": 6})]
 # other blocks' soaks (SOAKS stays the warp-scheduler set its test expects)
 # OWL's prefetch engine: both stop schemes at the paper's size, and a small odd-sized one
 BLOCK_SOAKS = [("owl_prefetch", {"SCHEME": s}) for s in ("a", "b")] + \

@@ -52,6 +52,10 @@ POLICIES += ("phase", "tlrr", "tlgto", "tlphase")        # [THESIS §1.7-§1.8] 
 EVERY_CYCLE = frozenset({"two_level"})
 EVERY_CYCLE |= {"tlrr", "tlgto", "tlphase"}
 TWO_LEVEL_QUEUES = ("tlrr", "tlgto", "tlphase")          # sort key rr / gto / phase
+POLICIES += ("tlphase_rr",)             # tlphase with RR inside the ready queue ([THESIS §9.1])
+EVERY_CYCLE |= {"tlphase_rr"}
+TWO_LEVEL_QUEUES += ("tlphase_rr",)
+RR_INSIDE = ("tlrr", "tlphase_rr")      # two-level policies that issue by LRR inside the ready queue
 DIST_BITS = 9
 MIN_W, MAX_W = 2, 64
 CTA_BITS, KERNEL_BITS, WPC_BITS, RESIDENT_BITS, SM_BITS = 6, 8, 7, 7, 8
@@ -60,7 +64,7 @@ PARAMS = {
     "W": Param(int, 32, f"an integer in {MIN_W}..{MAX_W}", lambda v: MIN_W <= v <= MAX_W),
     "policy": Param(str, "gto", "one of " + ", ".join(POLICIES), lambda v: v in POLICIES),
     "N": Param(int, 4, "an integer >= 1 (two_level: active warps per scheduler; tlrr, tlgto, "
-                       "tlphase: ready-queue entries; <= W)",
+                       "tlphase, tlphase_rr: ready-queue entries; <= W)",
                lambda v: v >= 1),
     "g_size": Param(int, G_SIZE_DEFAULT, f"an integer in 1..{MAX_G_SIZE} (OWL policies: minimum "
                     "warps per group, [OWL §12] A1)", lambda v: 1 <= v <= MAX_G_SIZE),

@@ -13,13 +13,14 @@ combinationally:
 3. Promote: if the ready queue (after 1) has fewer than N warps, the active queue's head under
    the key moves into it at the edge (one promotion per cycle: a hardware choice, the thesis
    gives none).
-4. Issue, from the ready queue after 1 only: tlrr by loose round-robin over the slots after the
-   last issuer, tlgto and tlphase greedy-then-oldest (§9.1: GTO inside the fetch group).
+4. Issue, from the ready queue after 1 only: tlrr and tlphase_rr by loose round-robin over the
+   slots after the last issuer, tlgto and tlphase greedy-then-oldest (§9.1: GTO inside the fetch
+   group; tlphase_rr is §9.1's RR alternative, sorted like tlphase).
 """
 
 from __future__ import annotations
 
-from hdl.params.warp_sched import TWO_LEVEL_QUEUES, check_params
+from hdl.params.warp_sched import RR_INSIDE, TWO_LEVEL_QUEUES, check_params
 
 from .phase_select import slot_distance
 from .warp_sched import WarpSchedulerTwin
@@ -42,7 +43,8 @@ class TwoLevelQueuesTwin(WarpSchedulerTwin):
         self.seq = list(range(n_warps))         # insertion order into the active queue (tlrr)
         self.next_seq = n_warps
         self.key = [0] * n_warps                # distance captured on insertion (tlphase)
-        self.last = n_warps - 1 if policy == "tlrr" else 0
+        self.rr_inside = policy in RR_INSIDE
+        self.last = n_warps - 1 if self.rr_inside else 0
 
     # -- the sort key ------------------------------------------------------------------------
     def sort_key(self, w: int) -> tuple:
@@ -86,7 +88,7 @@ class TwoLevelQueuesTwin(WarpSchedulerTwin):
         ready = inputs.get("ready", 0) & self.queues(inputs)[0]
         if not ready:
             return -1
-        if self.policy == "tlrr":
+        if self.rr_inside:
             upper = ready >> (self.last + 1)
             if upper:
                 return self.last + 1 + ((upper & -upper).bit_length() - 1)

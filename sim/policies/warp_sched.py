@@ -84,6 +84,8 @@ WARP_SCHEDULERS: dict[str, Family] = {f.name: f for f in (
                              "CTAs join the lowest-priority group (ablation)"),
         ("owl_blp_rot", "owl_blp with [OWL §12] A3 (b): the head starts at SM id mod g_core and "
                         "rotates; refilled CTAs join the lowest-priority group (ablation)"))),
+    _queues("tlphase_rr", "two-level phase-aware with RR inside the ready queue: active queue "
+            "as tlphase, loose round-robin issue ([THESIS §9.1]'s alternative)"),
 )}
 MAX_SLOTS = 64      # warp slots per scheduler the twins and the RTL take (hdl/params/warp_sched.py)
 

@@ -30,6 +30,11 @@ unit frees at its known ``free_at`` inside a skipped span, so its span splits th
 profiler attached, ``on_memory_complete`` charges before a quiet completion too (MEM load).
 The time series has at most ``MAX_BINS`` bins; the bin width doubles (pairs merge) as the run
 grows, so any run length fits.
+
+Runtime decomposition ([THESIS §1.11], per SM, all kernels together): a cycle is *compute* when
+the SM's ALU load is > 0, *memory* when its MEM load is > 0, *overlap* when both, *idle* when
+neither; runtime = idle + compute + memory − overlap. Each charged span has constant loads, so
+it is counted once per span; cycles never charged (no CTA resident) are idle.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ STATES = ("ib_empty", "alu_scoreboard", "mem_scoreboard", "alu_stall", "mem_stal
 IB_EMPTY, ALU_SB, MEM_SB, ALU_STALL, MEM_STALL, CAN_ALU, CAN_MEM, COMPLETED = range(8)
 ALU_LOAD, MEM_LOAD = 8, 9          # the two load columns after the states
 COLUMNS = STATES + ("alu_load", "mem_load")
+DECOMPOSITION = ("idle", "compute", "memory", "overlap")   # [THESIS §1.11], cycles per SM
 MAX_BINS = 256
 FIRST_BIN = 16                      # cycles per bin at the start
 
@@ -57,6 +63,7 @@ class WarpStateProfiler:
         self.bin = FIRST_BIN
         self.n_sms = n_sms
         self.end = 0
+        self.busy: dict[int, list[int]] = {}    # sm → cycles [ALU only, MEM only, both]
 
     # -- the two hooks -------------------------------------------------------------------------
     def sample(self, sm, now: int) -> None:
@@ -71,6 +78,12 @@ class WarpStateProfiler:
     def charge(self, sm, a: int, b: int) -> None:
         """Charge the cycles [a, b) with ``sm``'s present warps: fixed states for the span, and
         for a ready warp its stall state until its unit's ``free_at``, then "can issue"."""
+        alu, mem = bool(sm.wb), bool(sm.mem_out)
+        if alu or mem:
+            row = self.busy.get(sm.sm_id)
+            if row is None:
+                row = self.busy[sm.sm_id] = [0, 0, 0]
+            row[2 if alu and mem else (0 if alu else 1)] += b - a
         kernels = {cta.run.index for cta in sm.ctas if cta is not None}
         if not kernels:
             return
@@ -203,4 +216,15 @@ class WarpStateProfiler:
                 "series": self.series[run.index][:n_bins] if run.index in self.series else empty,
             })
         return {"states": list(STATES), "columns": list(COLUMNS), "bin_cycles": self.bin,
-                "cycles": cycles, "sms": self.n_sms, "kernels": kernels}
+                "cycles": cycles, "sms": self.n_sms, "kernels": kernels,
+                "decomposition": self.decomposition(cycles)}
+
+    def decomposition(self, cycles: int) -> dict:
+        """Idle / compute / memory / overlap cycles, per SM and as the mean over all SMs."""
+        per_sm = []
+        for sid in range(self.n_sms):
+            alu_only, mem_only, both = self.busy.get(sid, (0, 0, 0))
+            per_sm.append([sid, cycles - alu_only - mem_only - both, alu_only + both,
+                           mem_only + both, both])
+        mean = [sum(r[i] for r in per_sm) / self.n_sms if self.n_sms else 0.0 for i in range(1, 5)]
+        return {**dict(zip(DECOMPOSITION, mean)), "per_sm": per_sm}

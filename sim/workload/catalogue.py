@@ -98,6 +98,13 @@ _ENTRIES: dict[str, Entry] = {
     "mco_like": _e("SDK MonteCarlo (ch.3 type A)", "2 phases, 38 then 284; 5 CTAs/core",
                    lambda c: pk.phase_kernel(c, "MonteCarloOneBlockPerOption", [38, 284],
                                              regs=24)),
+    # ch.3 type B stand-ins whose CTAs run out of step ([THESIS §1.5]): CFD's and heartwall's
+    # phases with a loop of per-CTA trip count (docs/mechanisms/phase-aware.md)
+    "cfd_stagger_like": _e("Rodinia CFD, CTAs out of step (ch.3 type B)", "CFD's 9 phases, 3 of "
+                           "them in a loop of 2 trips × a per-CTA lognormal factor; 3 CTAs × 6 warps",
+                           lambda c: pk.staggered_phase_kernel(
+                               c, "cuda_compute_flux", [290, 150], [985, 200, 350],
+                               [120, 300, 130, 86], trips=2, spread=0.8, threads=192, ctas=90, loads=4, regs=56)),
     # [THESIS §3.6] ONAC
     "onac_tp_like": _e("SDK transpose (ONAC type A, N_opt≈8)", "bandwidth bound, r=6 ALU per "
                        "128-B load", lambda c: pk.onac(c, "transpose", 6, 4)),

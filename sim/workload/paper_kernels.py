@@ -301,3 +301,18 @@ def ikra_graph_coloring(c: Ctx, dist: str = "powerlaw", ctas: int = 66) -> list[
             Ins(Op.ALU, 2, dep="free"), Ins(Op.LDG, 1, Stream(flag)), Ins(Op.LDG, 1, Stream(color)),
             If((Ins(Op.STG, 1, Stream(color)),), diverge=0.5, taken=0.4)))))
     return ks
+
+
+def staggered_phase_kernel(c: Ctx, name: str, head: list[int], body: list[int], tail: list[int],
+                           trips: int, spread: float, threads: int = 256, ctas: int = 180,
+                           loads: int = 2, regs: int = 32) -> list[Kernel]:
+    """A phase kernel whose CTAs sit in different phases at once ([THESIS §1.5]: B+Tree's warps
+    "branch back", CFD's 38 waves of CTAs start at scattered times): ``head`` phases, then the
+    ``body`` phases in a loop of ``trips`` iterations × a per-CTA factor (lognormal, σ =
+    ``spread``, mean 1: ``Work("data")``), then ``tail``. Unequal CTA times make the CTAs of a
+    core start, and so run their phases, out of step."""
+    out = [Ins(Op.ALU, 4, dep="free"), *_phases(c, head, loads),
+           Loop(_phases(c, body, loads), trips=trips, scaled=True), *_phases(c, tail, loads),
+           Ins(Op.STG, 1, Stream(c.region()))]
+    return [c.kernel(KernelSpec(name, c.n(ctas), threads, tuple(out), regs=Regs(raw_mean=2.0),
+                                work=Work("data", spread), regs_per_thread=regs))]

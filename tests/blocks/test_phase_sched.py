@@ -68,7 +68,7 @@ def test_queues_demote_to_pending_and_release_only_when_all_long_ops_are_done():
     assert (t.pend, t.act) == (0, 0b1001)
     inputs = seq + [_q(ready=0b1110, mem_wait=0b0001, long_out=0b0001)] + \
         [_q(ready=0b0111, long_out=0b0001)] * 3 + [_q(ready=0b0110), _q(ready=0b1111)]
-    for policy in ("tlrr", "tlgto", "tlphase"):
+    for policy in ("tlrr", "tlgto", "tlphase", "tlphase_rr"):
         twin, rtl = _both({"W": 4, "policy": policy, "N": 2}, inputs,
                           TwoLevelQueuesTwin(4, 2, policy))
         assert twin == rtl
@@ -76,7 +76,7 @@ def test_queues_demote_to_pending_and_release_only_when_all_long_ops_are_done():
 
 
 @pytest.mark.parametrize("policy, order", [("tlrr", [2, 1, 3]), ("tlgto", [1, 2, 3]),
-                                           ("tlphase", [3, 2, 1])])
+                                           ("tlphase", [3, 2, 1]), ("tlphase_rr", [3, 2, 1])])
 def test_promotion_takes_the_active_queue_head_under_the_sort_key(policy, order):
     """W = 4, N = 1. Slot 0 enters the ready queue and keeps issuing while 2, then 1, then 3
     leave the pending queue (next-phase lengths 20, 30, 5). Then, three times, the ready warp
@@ -96,7 +96,7 @@ def test_promotion_takes_the_active_queue_head_under_the_sort_key(policy, order)
 
 @pytest.mark.parametrize("policy, w, n", [("phase", 8, 1), ("phase", 16, 1), ("tlrr", 8, 3),
                                           ("tlgto", 8, 3), ("tlphase", 8, 3),
-                                          ("tlphase", 12, 6)])
+                                          ("tlphase", 12, 6), ("tlphase_rr", 8, 3)])
 def test_random_lockstep_20k_cycles(policy, w, n):
     report = run_lockstep_amaranth(SPEC, parse_params(SPEC, {"W": w, "policy": policy, "N": n}),
                                    20_000, seed=300 + w + n)
@@ -118,6 +118,14 @@ class PromoteLowestSlot(TwoLevelQueuesTwin):
         return (act & -act).bit_length() - 1 if act else -1
 
 
+class GtoInside(TwoLevelQueuesTwin):
+    """Mutation: tlphase_rr issues greedy-then-oldest inside the ready queue (tlphase's rule)."""
+
+    def __init__(self, n_warps, n_ready, policy):
+        super().__init__(n_warps, n_ready, policy)
+        self.rr_inside = False
+
+
 class YoungestOnTies(PhaseAwareSelectTwin):
     """Mutation: equal distances go to the youngest warp."""
 
@@ -131,7 +139,8 @@ class YoungestOnTies(PhaseAwareSelectTwin):
 
 @pytest.mark.parametrize("policy, mutant", [
     ("tlrr", EarlyRelease), ("tlgto", EarlyRelease), ("tlphase", EarlyRelease),
-    ("tlgto", PromoteLowestSlot), ("tlphase", PromoteLowestSlot), ("phase", YoungestOnTies)])
+    ("tlgto", PromoteLowestSlot), ("tlphase", PromoteLowestSlot), ("phase", YoungestOnTies),
+    ("tlphase_rr", EarlyRelease), ("tlphase_rr", PromoteLowestSlot), ("tlphase_rr", GtoInside)])
 def test_lockstep_catches_the_mutant(policy, mutant):
     twin = mutant(8) if policy == "phase" else mutant(8, 3, policy)
     params = parse_params(SPEC, {"W": 8, "policy": policy, "N": 3})
@@ -152,3 +161,15 @@ def test_random_lockstep_soak_100k_cycles(policy, w, n):
     report = run_lockstep_amaranth(SPEC, parse_params(SPEC, {"W": w, "policy": policy, "N": n}),
                                    100_000, seed=9000 + w + n)
     assert report.cycles == 100_000 and report.mismatches == 0
+
+
+@pytest.mark.parametrize("policy, expect", [("tlphase", [0, 0, 0, 0, 0, 0]),
+                                            ("tlphase_rr", [0, 1, 2, 3, 0, 1])])
+def test_inside_the_ready_queue_gto_or_round_robin(policy, expect):
+    """W = 4, N = 4, all warps always ready: after start-up (all released, then one promotion a
+    cycle) tlphase keeps issuing the greedy warp, tlphase_rr rotates over the ready queue
+    ([THESIS §9.1]: GTO or RR inside)."""
+    inputs = [_q(ready=0)] * 6 + [_q(ready=0b1111)] * 6
+    twin, rtl = _both({"W": 4, "policy": policy, "N": 4}, inputs, TwoLevelQueuesTwin(4, 4, policy))
+    assert twin == rtl
+    assert twin[6:] == expect

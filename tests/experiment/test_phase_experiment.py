@@ -10,13 +10,14 @@ from gpusched.experiment.registry import get_experiment
 
 
 def test_grids_check_and_cover_every_kernel_and_scheduler():
-    from experiments.phase import KERNELS, SCHEDULERS
+    from experiments.phase import KERNELS, QUICK_KERNELS, SCHEDULERS, classify
     exp = get_experiment("phase")
-    for grid in (exp.grid, exp.quick):
+    for grid, kernels in ((exp.grid, KERNELS), (exp.quick, QUICK_KERNELS)):
         points = grid.check()           # unknown kernels / scheduler names would raise here
         assert {p.overrides["sm.warp_sched"] for p in points} == set(SCHEDULERS)
-        assert {p.workload for p in points} == set(KERNELS)
+        assert {p.workload for p in points} == set(kernels)
     assert len(KERNELS) == 13           # Tables 3.2 (8 stand-ins; B+T as one) and 3.3 (5)
+    assert set(QUICK_KERNELS) < set(KERNELS)
 
 
 def _run(workload: str, sched: str) -> dict:
@@ -41,6 +42,12 @@ def test_scheduler_states_partition_the_slots():
     assert exp.metric("mem_load").value(stats) == pytest.approx(
         ws["kernels"][0]["mem_load"] / ws["sms"]) and ws["kernels"][0]["mem_load"] > 0
     assert exp.metric("alu_load").value(stats) > 0
+    # §1.11 runtime decomposition: the four parts partition the run's cycles
+    parts = [exp.metric(f"dec_{p}").value(stats)
+             for p in ("compute_only", "memory_only", "overlap", "idle")]
+    assert sum(parts) == pytest.approx(100.0) and all(p >= 0 for p in parts)
+    d = ws["decomposition"]
+    assert parts[2] == pytest.approx(100.0 * d["overlap"] / stats["cycles"]) and parts[2] > 0
 
 
 def _rows(cycles: dict[str, dict[str, float]]) -> ResultSet:
@@ -89,3 +96,17 @@ def test_tiny_grid_headline_from_real_runs():
             want *= speedup(rs, w, "phase", "lrr")
         got = head[f"single-level type {k}: phase / lrr speedup"]["ours"]
         assert got == pytest.approx(want ** (1 / len(kernels)))
+
+
+def test_decomposition_stack_is_relative_to_rr_runtime():
+    """The figure's bars: each part's share × (cycles / RR's cycles), mean over the kernels."""
+    from experiments.phase_figures import stack
+    parts = {"dec_compute_only": 40.0, "dec_overlap": 30.0, "dec_memory_only": 20.0,
+             "dec_idle": 10.0}
+    rs = ResultSet([{"workload": w, "sm.warp_sched": s, "cycles": c, **parts}
+                    for w, s, c in (("a", "lrr", 100), ("a", "gto", 50),
+                                    ("b", "lrr", 100), ("b", "gto", 150))])
+    got = stack(rs, ["a", "b"], "gto", "lrr")
+    assert got == pytest.approx([0.4, 0.3, 0.2, 0.1])        # (0.5 + 1.5) / 2 = 1 × shares
+    assert sum(stack(rs, ["a"], "gto", "lrr")) == pytest.approx(0.5)
+    assert stack(rs, ["a"], "phase", "lrr") is None          # no runs: no bar

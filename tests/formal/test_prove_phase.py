@@ -16,7 +16,7 @@ def _case(label_part):
 
 
 @pytest.mark.parametrize("policy", ["policy=phase", "policy=tlrr", "policy=tlgto",
-                                    "policy=tlphase"])
+                                    "policy=tlphase", "policy=tlphase_rr"])
 def test_invariants_hold_and_the_mutant_is_caught(policy):
     case = _case(policy)
     res = prove(build(case), 8)
@@ -24,7 +24,7 @@ def test_invariants_hold_and_the_mutant_is_caught(policy):
     assert prove(build(case, mutant=True), 8).status == "failed"
 
 
-@pytest.mark.parametrize("policy", ["tlrr", "tlgto", "tlphase"])
+@pytest.mark.parametrize("policy", ["tlrr", "tlgto", "tlphase", "tlphase_rr"])
 def test_a_pending_queue_that_releases_early_is_caught(policy):
     case = _case(f"policy={policy}")
     assert case.make_mutant is not None and "releases a warp before" in case.mutant_doc

@@ -87,7 +87,8 @@ def test_two_level_issues_only_from_the_ready_queue():
     assert set(g[:10]) == {0, 1} and sorted(g[:10]) == [0] * 5 + [1] * 5
 
 
-@pytest.mark.parametrize("name", ["phase", "tlrr", "tlgto", "tlphase", "tlphase:4"])
+@pytest.mark.parametrize("name", ["phase", "tlrr", "tlgto", "tlphase", "tlphase:4",
+                                  "tlphase_rr"])
 def test_gpusched_run_with_each_phase_scheduler(cli, name):
     args = ("run", "--preset", "tiny", "--workload", "bp_k2_like", "--scale", "0.05",
             "--warp-scheduler", name, "--json")

@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from sim.workload.catalogue import get_workload
 from sim.workload.kernel import Instr, Op
 from sim.workload.phases import analyse, code_size_overhead, kernel_phases, static_code
@@ -106,3 +108,20 @@ def test_ch3_kernels_match_tables_3_2_and_3_3_on_the_ch3_machine():
         assert abs(t["longest"] - longest) <= (12 if name == "heartwall_like" else 2), name
         assert abs(t["shortest"] - shortest) <= {"heartwall_like": 8, "bp_k2_like": 6}.get(
             name, 2), name
+
+
+def test_cfd_stagger_like_runs_cfd_phases_with_per_cta_trip_counts():
+    """The type B stand-in whose CTAs run out of step: CFD's geometry on the ch.3 machine, one
+    static copy of the looped phases, and CTAs of different lengths (so later CTAs start at
+    scattered times)."""
+    from gpusched.config import get_preset
+    from sim.cta import occupancy_limit
+    cfg = get_preset("thesis_ch3")
+    k = get_workload("cfd_stagger_like", seed=0, scale=1.0).kernels[0]
+    assert k.threads_per_cta == 192
+    assert occupancy_limit(cfg.sm, k, cfg.sm.count, clamp_small_grid=False).limit == 3
+    t = kernel_phases(k).table()
+    assert t["longest"] == pytest.approx(985, abs=12) and t["phases"] >= 9
+    lengths = {sum(1 for _ in k.stream(cta, 0)) for cta in range(24)}
+    assert len(lengths) >= 4
+    assert {sum(1 for _ in k.stream(3, w)) for w in range(6)} == {sum(1 for _ in k.stream(3, 0))}
