@@ -1,6 +1,6 @@
 """Hierarchical synthesis of replicated units (synth/area.py): the merged per-CU modules of
 cta_sched steal are priced once and counted per instance, within 2 % of the flattened flow at
-C=4 (at C=15 the gap is 3.1 %, docs/area.md)."""
+C=4 (C=15: +1.2 %, docs/area.md)."""
 
 from __future__ import annotations
 
