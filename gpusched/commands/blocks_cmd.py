@@ -20,6 +20,8 @@ def area_cmd(block: str = typer.Argument(..., help="block name: " + ", ".join(bl
                                          "found, else ge) | sky130hd | ge | FILE.lib[.gz]"),
              abc: str = typer.Option("auto", help="auto (Yosys' default ABC script, the fast one "
                                      "above 60 k generic cells) | fast | yosys"),
+             flat: bool = typer.Option(False, "--flat", help="flatten identical submodules too "
+                                       "(default with the fast script: price one, count copies)"),
              as_json: bool = typer.Option(False, "--json", help="print one JSON object")):
     """Synthesise BLOCK with Yosys: cells, NAND2 equivalents, µm² (sky130hd), flops, depth.
 
@@ -32,17 +34,19 @@ def area_cmd(block: str = typer.Argument(..., help="block name: " + ", ".join(bl
     label = " ".join([block] + [f"{k}={v}" for k, v in params.items()])
     try:
         res = area(spec, params, liberty, progress=_progress, abc=abc,
-                   status=stderr_progress(label))
+                   status=stderr_progress(label), hier=not flat)
     finally:
         clear_progress()
     if as_json:
         typer.echo(jsonout.dumps({k: res[k] for k in ("cells", "ge", "um2", "flops", "depth")}
                                  | {"block": block, "params": res["params"], "liberty": liberty,
-                                    "abc": res.get("abc", abc)}))
+                                    "abc": res.get("abc", abc), "hier": res.get("hier", 0)}))
         return
     p = " ".join(f"{k}={v}" for k, v in res["params"].items())
     um2 = f"{res['um2']:,.1f} µm²" if res["um2"] is not None else "µm² n/a"
     lib = liberty if res.get("abc") == "yosys" else f"{liberty}, abc {res.get('abc', abc)}"
+    if res.get("hier"):
+        lib += f", hierarchical: {res['hier']} copies merged"
     typer.echo(f"{block} {p} [{lib}]: {res['cells']:,} cells, {res['ge']:,.1f} GE, {um2}, "
                f"{res['flops']:,} flops, depth {res['depth']}")
     if res["um2"] is None:
