@@ -296,6 +296,11 @@ class KernelSchedPorts:
         self.end_pend = 0
         self.cmd: tuple | None = None
         self.cmd_fields = (0, 0, 0, 0, 0)   # the ctl_* registers keep the last command
+        self.last_arr_valid = 0
+
+    def peek(self) -> dict[str, int]:
+        """Outputs after the last edge with the last inputs held (as the RTL proxy's ``peek``)."""
+        return self.outputs(self.last_arr_valid)
 
     def outputs(self, arr_valid: int = 0) -> dict[str, int]:
         c, K = self.ctrl, self.K
@@ -318,6 +323,7 @@ class KernelSchedPorts:
     def step(self, arr_valid=0, arr_k=0, arr_blocks=0, arr_R=0, upd_valid=0, upd_sm=0, upd_k=0,
              upd_rem=0, upd_t=0, all_dispatched=0, kernel_end=0, ctl_ready=0) -> dict[str, int]:
         out = self.outputs(arr_valid)
+        self.last_arr_valid = arr_valid
         c, cmd_was, pend = self.ctrl, self.cmd, self.end_pend
         if cmd_was is not None and ctl_ready:
             self.cmd = None

@@ -14,6 +14,11 @@ nothing pending) and the arithmetic cycles of a job are skipped exactly (``SrtfP
 A record that appears in cycle c reaches the controller in cycle c + 1 (all records of a cycle,
 lowest SM first: the model's stand-in for the §2.10 one-per-cycle arbiter), and its effect on the
 dispatch rows is seen by that cycle's CTA issue. Commands go to each predictor when it is ready.
+
+The controller runs either as the method-level twin (the default, fast) or, with
+``controller_block``, as a ``kernel_sched`` block behind its ports (``ControllerPort``: the
+port-level twin ``KernelSchedPorts``, or cosim's RTL / lockstep proxy), for the policies the RTL
+has (hdl/params/kernel_sched.py ``POLICIES``).
 """
 
 from __future__ import annotations
@@ -87,6 +92,72 @@ class PredictorPort:
         return None if q is None else self.cur + q + 1
 
 
+class ControllerPort:
+    """The ``kernel_sched`` controller driven through its ports (hdl/params/kernel_sched.py),
+    stepped once per GPU cycle in ``on_cycle``; ``block`` has ``step(**inputs)`` and ``peek()``.
+
+    The inputs of a step are what happened since the previous one: the oldest arrival not yet
+    accepted (held until ``arr_ready``), the oldest predictor record not yet accepted (held until
+    ``upd_ready``; records queue in (cycle, SM) order, the stand-in for the lowest-SM-first
+    arbiter), the ``all_dispatched`` and ``kernel_end`` pulses, and ``ctl_ready`` = every
+    predictor's command queue is empty. A command on ``ctl_*`` accepted in a step goes to every
+    predictor. The dispatch rows are decoded from ``peek()`` after the step (the registered
+    ``allow`` / ``cap`` / ``first``), so an event accepted in cycle c steers dispatch from c on.
+    """
+
+    def __init__(self, block, K: int, n_sm: int, RW: int = 5):
+        self.block, self.K, self.n_sm, self.RW = block, K, n_sm, RW
+        self.kw = (K - 1).bit_length()
+        self.arrivals: deque = deque()      # (k, blocks, R)
+        self.records: deque = deque()       # (sm, k, rem, t)
+        self.all_dispatched = self.kernel_end = 0
+        self.rows: list[list[tuple[int, int]]] = [[] for _ in range(n_sm)]
+        self.run: int | None = None
+        self.ended = 0                      # kernels whose end has been pulsed
+        self.switches: list[list] = []      # [from, to, "port"]: run changed, old one not ended
+        self.steps = 0
+
+    def step(self, ctl_ready: bool):
+        """One cycle; returns the command accepted in it, (kind, k, total, res, t), or None."""
+        arr = self.arrivals[0] if self.arrivals else None
+        rec = self.records[0] if self.records else None
+        ins = {"all_dispatched": self.all_dispatched, "kernel_end": self.kernel_end,
+               "ctl_ready": int(ctl_ready)}
+        if arr:
+            ins.update(arr_valid=1, arr_k=arr[0], arr_blocks=arr[1], arr_R=arr[2])
+        if rec:
+            ins.update(upd_valid=1, upd_sm=rec[0], upd_k=rec[1], upd_rem=rec[2], upd_t=rec[3])
+        self.ended |= self.kernel_end
+        self.all_dispatched = self.kernel_end = 0
+        out = self.block.step(**ins)
+        self.steps += 1
+        if arr and out["arr_ready"]:
+            self.arrivals.popleft()
+            self.ended &= ~(1 << arr[0])
+        if rec and out["upd_ready"]:
+            self.records.popleft()
+        cmd = None
+        if out["ctl_valid"] and ctl_ready:
+            cmd = (out["ctl_kind"], out["ctl_k"], out["ctl_total"], out["ctl_res"], out["ctl_t"])
+        self._decode(self.block.peek())
+        return cmd
+
+    def _decode(self, out: dict) -> None:
+        K, RW, kw = self.K, self.RW, self.kw
+        allow, cap, first = out["allow"], out["cap"], out["first"]
+        mask = (1 << RW) - 1
+        for s in range(self.n_sm):
+            f = first >> (s * kw) & ((1 << kw) - 1)
+            ks = [k for k in range(K) if allow >> (s * K + k) & 1]
+            ks.sort(key=lambda k: k != f)
+            self.rows[s] = [(k, cap >> ((s * K + k) * RW) & mask) for k in ks]
+        run = out["run"] if out["run_valid"] else None
+        if run != self.run:
+            if self.run is not None and run is not None and not self.ended >> self.run & 1:
+                self.switches.append([self.run, run, "port"])
+            self.run = run
+
+
 class SrtfKernelScheduler(FIFOKernelScheduler):
     """Kernel slots as FIFO; which kernel each SM may take decided by ``KernelSchedTwin``."""
 
@@ -96,9 +167,11 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
     controller = KernelSchedTwin   # tests inject mutants here
 
     def __init__(self, cfg, hysteresis: float = 0.0, backfill: bool = True,
-                 blocks: dict | None = None):
+                 blocks: dict | None = None, controller_block=None):
         """``blocks``: {SM index: predictor block} to use instead of new twins on those SMs (RTL
-        or lockstep proxies built with ``predictor_params(cfg)``)."""
+        or lockstep proxies built with ``predictor_params(cfg)``); ``controller_block``: a
+        ``kernel_sched`` block (``controller_params(cfg)``) driven through its ports instead of
+        the method-level controller."""
         super().__init__(cfg)
         if not cfg.kernels.concurrent_sm:
             raise ConfigError("kernels.concurrent_sm", False,
@@ -117,6 +190,14 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
                   sm.warps_per_sm)
         self.ctrl = self.controller(self.K, sm.count, self.controller_policy, limits, hysteresis, backfill)
         self.records_seen = 0
+        self.cport = None
+        if controller_block is not None:
+            from hdl.params.kernel_sched import POLICIES as RTL_POLICIES
+            if self.controller_policy not in RTL_POLICIES or hysteresis or not backfill:
+                raise ConfigError("kernel_scheduler", self.policy,
+                                  "the kernel_sched block has policies "
+                                  + ", ".join(RTL_POLICIES) + " at their defaults only")
+            self.cport = ControllerPort(controller_block, self.K, sm.count)
 
     @staticmethod
     def predictor_params(cfg) -> dict:
@@ -124,6 +205,13 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
         return {"K": max(2, 1 << (cfg.kernels.max_concurrent - 1).bit_length()),
                 "SLOTS": max(2, 1 << (cfg.sm.max_ctas_per_sm - 1).bit_length()),
                 "CW": 32, "BW": 16, "RW": 5}
+
+    @classmethod
+    def controller_params(cls, cfg) -> dict:
+        """The ``kernel_sched`` block parameters of this scheduler's controller on ``cfg``."""
+        K = max(2, 1 << (cfg.kernels.max_concurrent - 1).bit_length())
+        pol = {"srtf_fifo": "fifo"}.get(cls.policy, cls.policy)
+        return {"K": K, "NSM": cfg.sm.count, "CW": 32, "BW": 16, "RW": 5, "policy": pol}
 
     # -- commands and records ----------------------------------------------------------------------
     def _broadcast(self, now: int) -> None:
@@ -144,19 +232,42 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
                 p.records.clear()
         if recs:
             recs.sort(key=lambda x: (x[0], x[1]))
-            for _, sm_id, r in recs:
-                self.ctrl.update(sm_id, r["upd_k"], r["upd_rem"], r["upd_pred"], r["upd_t"],
-                                 r["upd_res"])
             self.records_seen += len(recs)
-            self.gpu.request_cta_issue()
+            if self.cport is not None:
+                self.cport.records.extend((sm_id, r["upd_k"], r["upd_rem"], r["upd_t"])
+                                          for _, sm_id, r in recs)
+            else:
+                for _, sm_id, r in recs:
+                    self.ctrl.update(sm_id, r["upd_k"], r["upd_rem"], r["upd_pred"], r["upd_t"],
+                                     r["upd_res"])
+                self.gpu.request_cta_issue()
+        if self.cport is not None:
+            self._step_controller(now)
         self._broadcast(now)
 
+    def _step_controller(self, now: int) -> None:
+        rows = list(self.cport.rows)
+        cmd = self.cport.step(all(not p.queue for p in self.ports))
+        if cmd is not None:
+            self.ctrl.commands.append(cmd)
+        if self.cport.rows != rows:
+            self.gpu.request_cta_issue()
+
     def next_wakeup(self, now: int) -> int | None:
+        if self.cport is not None:
+            return now + 1              # the controller block is stepped every cycle
         times = [t for p in self.ports if (t := p.next_change()) is not None]
         return max(now + 1, min(times)) if times else None
 
     # -- GPU hooks -----------------------------------------------------------------------------------
     def on_kernel_launch(self, now: int, run) -> None:
+        if self.cport is not None:
+            if run.n_ctas >> 16 or run.occupancy.limit >> 5:
+                raise ConfigError("workload", run.name, f"{run.n_ctas} blocks, R = "
+                                  f"{run.occupancy.limit}: beyond the kernel_sched block's "
+                                  "BW = 16 / RW = 5 bit ports")
+            self.cport.arrivals.append((run.slot, run.n_ctas, run.occupancy.limit))
+            return
         fp = (run.padded_threads, run.regs_per_cta, run.smem_per_cta, 1, run.warps_per_cta)
         self.ctrl.arrive(run.slot, run.n_ctas, run.occupancy.limit, fp)
         self._broadcast(now)
@@ -168,7 +279,10 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
             raise RuntimeError(f"SM {sm.sm_id}: two blocks placed in cycle {now} (srtf_pred takes one)")
         p.inputs.update(blk_start_valid=1, blk_start_slot=cta.cta_slot, blk_start_k=cta.run.slot)
         if not cta.run.has_ctas_left():
-            self.ctrl.dispatched_all(cta.run.slot)
+            if self.cport is not None:
+                self.cport.all_dispatched |= 1 << cta.run.slot
+            else:
+                self.ctrl.dispatched_all(cta.run.slot)
 
     def on_cta_finish(self, now: int, sm, cta) -> None:
         super().on_cta_finish(now, sm, cta)
@@ -177,6 +291,9 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
         p.inputs["blk_end"] = p.inputs.get("blk_end", 0) | 1 << cta.cta_slot
 
     def on_kernel_end(self, now: int, run) -> None:
+        if self.cport is not None:
+            self.cport.kernel_end |= 1 << run.slot
+            return
         self.ctrl.end(run.slot)
         self._broadcast(now)
         self.gpu.request_cta_issue()
@@ -184,12 +301,14 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
     # -- the dispatcher row ------------------------------------------------------------------------
     def dispatch_row(self, now: int, sm) -> list:
         slots = self.slots
-        return [(slots[k], cap) for k, cap in self.ctrl.row(sm.sm_id)
+        row = self.ctrl.row(sm.sm_id) if self.cport is None else self.cport.rows[sm.sm_id]
+        return [(slots[k], cap) for k, cap in row
                 if slots[k] is not None and now >= slots[k].ready_at]
 
     def report(self) -> dict:
         c = self.ctrl
-        out = {"policy": self.policy, "switches": [list(s) for s in c.switches],
+        switches = self.cport.switches if self.cport is not None else c.switches
+        out = {"policy": self.policy, "switches": [list(s) for s in switches],
                "records": self.records_seen}
         if self.controller_policy == "adaptive":
             out["sharing"] = [list(s) for s in c.sharing_log]
