@@ -55,12 +55,16 @@ class KernelSchedTwin:
     """Kernel-scheduler controller of the whole GPU (module doc)."""
 
     def __init__(self, K: int, n_sm: int, policy: str, limits: tuple[int, ...] = (),
-                 hysteresis: float = 0.0, backfill: bool = True, sample_sm: int = 0,
-                 share_cap: int = 3):
+                 hysteresis: float = 0.0, backfill: bool = True, sample_sm: int | None = 0,
+                 share_cap: int = 3, sample_size: int = 1):
+        """Knobs ([SRTF §3]): ``sample_sm`` None = the first SM with a free slot once a sample
+        starts (the caller binds it with ``bind_sample_sm``); ``sample_size``: records of the
+        sample from its SM before the decision."""
         if policy not in POLICIES:
             raise ValueError(f"policy = {policy!r}: allowed: {', '.join(POLICIES)}")
         self.K, self.n_sm, self.policy = K, n_sm, policy
         self.limits, self.h, self.backfill, self.sample_sm = limits, hysteresis, backfill, sample_sm
+        self.sample_free, self.sample_size, self.samp_seen = sample_sm is None, sample_size, 0
         self.order: list[int] = []          # running kernels (arrived, not ended), arrival order
         self.R = [0] * K
         self.blocks = [0] * K
@@ -145,7 +149,8 @@ class KernelSchedTwin:
             self._monitor_sharing()
         elif self.samp is not None:
             if k == self.samp and sm == self.sample_sm:
-                self.samp_ready = True
+                self.samp_seen += 1
+                self.samp_ready = self.samp_seen >= self.sample_size
             if self.samp_ready and self.G[self.run] is not None:
                 self._decide_sample()
         elif self.run is not None and self.G[self.run] is not None:
@@ -180,8 +185,15 @@ class KernelSchedTwin:
             return
         for k in self.waiting():
             if self.G[k] is None and self.left[k]:
-                self.samp, self.samp_ready = k, False
+                self.samp, self.samp_ready, self.samp_seen = k, False, 0
+                if self.sample_free:
+                    self.sample_sm = None
                 return
+
+    def bind_sample_sm(self, sm: int) -> None:
+        """``sample_sm`` None: ``sm`` (the first with a free slot) samples the current sample."""
+        if self.samp is not None and self.sample_sm is None:
+            self.sample_sm = sm
 
     def _decide_sample(self) -> None:
         s = self.samp

@@ -27,8 +27,9 @@ from collections import deque
 
 from gpusched.config import ConfigError
 from sim.blocks.kernel_sched import KernelSchedTwin
-from sim.blocks.srtf_pred import SrtfPredTwin
+from sim.blocks.srtf_pred import SrtfPredFixedR, SrtfPredTwin
 from sim.policies.kernel_sched import FIFOKernelScheduler
+from sim.policies.names import Arg, Family
 
 NO_INPUT: dict = {}
 STEP_DEFAULTS = {"blk_start_valid": 0, "blk_start_slot": 0, "blk_start_k": 0, "blk_end": 0,
@@ -167,11 +168,15 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
     controller = KernelSchedTwin   # tests inject mutants here
 
     def __init__(self, cfg, hysteresis: float = 0.0, backfill: bool = True,
-                 blocks: dict | None = None, controller_block=None):
+                 blocks: dict | None = None, controller_block=None, sample_sm: int | None = 0,
+                 sample_size: int = 1, resident: str = "cap"):
         """``blocks``: {SM index: predictor block} to use instead of new twins on those SMs (RTL
         or lockstep proxies built with ``predictor_params(cfg)``); ``controller_block``: a
         ``kernel_sched`` block (``controller_params(cfg)``) driven through its ports instead of
-        the method-level controller."""
+        the method-level controller. Knobs ([SRTF §3], defaults the spec's): ``hysteresis`` h,
+        ``sample_sm`` (None: the first SM with a free slot that fits the sample),
+        ``sample_size`` (records from the sampling SM before a decision), ``resident``
+        ("cap": Eq. 2 divides by min(R, cap); "R": by R, the document's form)."""
         super().__init__(cfg)
         if not cfg.kernels.concurrent_sm:
             raise ConfigError("kernels.concurrent_sm", False,
@@ -184,16 +189,23 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
         self.n_sm = sm.count
         blocks = blocks or {}
         p = self.predictor_params(cfg)
-        self.ports = [PredictorPort(blocks.get(i) or SrtfPredTwin(p["K"], p["SLOTS"]))
+        if sample_sm is not None and not 0 <= sample_sm < sm.count:
+            raise ConfigError("sample_sm", sample_sm, f"an SM index below sm.count = {sm.count}")
+        if resident not in ("cap", "R"):
+            raise ConfigError("resident", resident, "cap (min(R, cap)) or R")
+        twin = SrtfPredTwin if resident == "cap" else SrtfPredFixedR
+        self.ports = [PredictorPort(blocks.get(i) or twin(p["K"], p["SLOTS"]))
                       for i in range(sm.count)]
         limits = (sm.threads_per_sm, sm.regs_per_sm, sm.smem_per_sm, sm.max_ctas_per_sm,
                   sm.warps_per_sm)
-        self.ctrl = self.controller(self.K, sm.count, self.controller_policy, limits, hysteresis, backfill)
+        self.ctrl = self.controller(self.K, sm.count, self.controller_policy, limits, hysteresis,
+                                    backfill, sample_sm, sample_size=sample_size)
         self.records_seen = 0
         self.cport = None
         if controller_block is not None:
             from hdl.params.kernel_sched import POLICIES as RTL_POLICIES
-            if self.controller_policy not in RTL_POLICIES or hysteresis or not backfill:
+            knobs = (hysteresis, backfill, sample_sm, sample_size, resident)
+            if self.controller_policy not in RTL_POLICIES or knobs != (0.0, True, 0, 1, "cap"):
                 raise ConfigError("kernel_scheduler", self.policy,
                                   "the kernel_sched block has policies "
                                   + ", ".join(RTL_POLICIES) + " at their defaults only")
@@ -300,8 +312,13 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
 
     # -- the dispatcher row ------------------------------------------------------------------------
     def dispatch_row(self, now: int, sm) -> list:
-        slots = self.slots
-        row = self.ctrl.row(sm.sm_id) if self.cport is None else self.cport.rows[sm.sm_id]
+        slots, c = self.slots, self.ctrl
+        if c.samp is not None and c.sample_sm is None and self.cport is None:
+            run = slots[c.samp]
+            if run is not None and now >= run.ready_at and run.has_ctas_left() and \
+                    self.gpu.can_accept(sm, run):
+                c.bind_sample_sm(sm.sm_id)      # the first SM with room for a sample block
+        row = c.row(sm.sm_id) if self.cport is None else self.cport.rows[sm.sm_id]
         return [(slots[k], cap) for k, cap in row
                 if slots[k] is not None and now >= slots[k].ready_at]
 
@@ -312,6 +329,8 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
                "records": self.records_seen}
         if self.controller_policy == "adaptive":
             out["sharing"] = [list(s) for s in c.sharing_log]
+        if c.sample_free or c.sample_sm:
+            out["sample_sm"] = "free" if c.sample_free else c.sample_sm
         return out
 
 
@@ -360,3 +379,25 @@ class ZeroSamplingKernelScheduler(SrtfKernelScheduler):
 SRTF_KERNEL_SCHEDULERS = {"srtf": SrtfKernelScheduler, "mpmax": MPMaxKernelScheduler,
                           "srtf_fifo": SpecFifoKernelScheduler,
                           "adaptive": AdaptiveKernelScheduler}
+
+_KNOBS = (Arg("h_pct", lo=0, hi=99, default=0, doc="switch hysteresis h, in per cent"),
+          Arg("sample_sm", words=("sm0", "free"), default="sm0",
+              doc="sm0 or free (the first SM with room for a sample block)"),
+          Arg("samples", lo=1, hi=64, default=1,
+              doc="records of the sample from its SM before the decision"),
+          Arg("resident", words=("cap", "R"), default="cap",
+              doc="Resident in Eq. 2: cap = min(R, cap), R = the document's fixed R"))
+
+
+def _with_knobs(cls):
+    def make(cfg, a):
+        return cls(cfg, hysteresis=a["h_pct"] / 100,
+                   sample_sm=0 if a["sample_sm"] == "sm0" else None,
+                   sample_size=a["samples"], resident=a["resident"])
+    return make
+
+
+SRTF_FAMILIES = {
+    name: Family(name, _with_knobs(cls), f"{name} with its [SRTF §3] knobs (plain {name}: all "
+                 "defaults)", args=_KNOBS)
+    for name, cls in (("srtf", SrtfKernelScheduler), ("adaptive", AdaptiveKernelScheduler))}

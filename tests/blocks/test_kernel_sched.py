@@ -210,3 +210,34 @@ def test_port_twin_takes_one_event_per_cycle_and_holds_commands():
     o = tw.step(arr_valid=1, arr_k=1, arr_blocks=4, arr_R=2)     # accepted now: 1 is sampled
     o = tw.step()
     assert (o["samp_valid"], o["samp"]) == (1, 1) and o["allow"] == (1 << 1) | (1 << 6)
+
+
+# -- knobs ([SRTF §3]): sample size, free sampling SM -----------------------------------------------
+
+def test_sample_size_2_waits_for_a_second_record_from_the_sampling_sm():
+    tw = KernelSchedTwin(8, 15, "srtf", GTX480, sample_size=2)
+    tw.arrive(0, 3000, 8)
+    tw.arrive(1, 200, 8)
+    tw.update(4, 0, rem=90_000, pred=100_000, t=1000, res=8)
+    tw.update(0, 1, rem=600, pred=1000, t=400, res=8)             # first record: no decision
+    assert (tw.run, tw.samp) == (0, 1)
+    tw.update(3, 1, rem=500, pred=900, t=400, res=8)              # not from the sampling SM
+    assert tw.samp == 1
+    tw.update(0, 1, rem=550, pred=950, t=400, res=8)
+    assert (tw.run, tw.samp) == (1, None) and tw.switches == [(0, 1, "sample")]
+
+
+def test_free_sampling_sm_samples_where_it_is_bound():
+    tw = KernelSchedTwin(8, 15, "srtf", GTX480, sample_sm=None)
+    tw.arrive(0, 3000, 8)
+    tw.arrive(1, 200, 8)
+    assert tw.samp == 1 and tw.sample_sm is None
+    assert tw.row(0) == tw.row(6) == [(0, 8)]                     # nobody samples before binding
+    tw.bind_sample_sm(6)
+    tw.bind_sample_sm(2)                                          # the first binding holds
+    assert tw.row(6) == [(1, 8)] and tw.row(0) == [(0, 8)]
+    tw.update(4, 0, rem=90_000, pred=100_000, t=1000, res=8)
+    tw.update(0, 1, rem=600, pred=1000, t=400, res=8)             # SM 0 is not the sampler now
+    assert tw.samp == 1
+    tw.update(6, 1, rem=600, pred=1000, t=400, res=8)
+    assert (tw.run, tw.samp) == (1, None)
