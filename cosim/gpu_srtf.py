@@ -10,6 +10,7 @@
   predictor twin); policies ``srtf`` and ``srtf_fifo`` (the RTL's fifo).
 
     python -m cosim.gpu_srtf --mode lockstep                  # kernel_sched + srtf_pred RTL
+    python -m cosim.gpu_srtf --preset tiny --set kernels.max_concurrent=4 --scale 0.2
     python -m cosim.gpu_srtf --block srtf_pred --scale 0.5 --mode lockstep
 """
 
@@ -93,12 +94,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--sm", type=int, default=0)
     ap.add_argument("--mode", choices=("twin", "rtl", "lockstep"), default="lockstep")
     ap.add_argument("--twin", default=None, help="module:factory scoreboard twin (lockstep)")
+    ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                    help="config override, e.g. kernels.max_concurrent=4 (repeatable)")
     a = ap.parse_args(argv)
-    params = [srtf_pred_params(a.preset)]
+    params = [srtf_pred_params(a.preset, a.overrides)]
     if a.block == "kernel_sched":
-        params.insert(0, kernel_sched_params(a.preset, a.policy))
+        params.insert(0, kernel_sched_params(a.preset, a.policy, a.overrides))
     kwargs = {"params_list": params, "preset": a.preset, "workload": a.workload,
-              "scale": a.scale, "policy": a.policy, "sm": a.sm, "twin": a.twin}
+              "scale": a.scale, "policy": a.policy, "sm": a.sm, "twin": a.twin,
+              "overrides": a.overrides}
     print_against_twins(run_sched if a.block == "kernel_sched" else run, kwargs, a.mode)
 
 

@@ -79,8 +79,10 @@ def test_command_line_runs_the_rtl_in_lockstep():
     import json
     import subprocess
     import sys
+    # the small top of the in-loop tests below (tiny, 4 kernel slots): its build is shared
     done = subprocess.run([sys.executable, "-m", "cosim.gpu_srtf", "--mode", "lockstep",
-                           "--scale", "0.1"], capture_output=True, text=True, timeout=600)
+                           "--preset", "tiny", "--set", "kernels.max_concurrent=4",
+                           "--scale", "0.2"], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     line = json.loads(done.stdout.strip().splitlines()[-1])
     assert line["mismatch"] is None and line["equal_to_twins"] is True and line["cycles"] > 0
