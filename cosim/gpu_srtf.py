@@ -7,7 +7,7 @@
 - ``gpu_srtf_sched``: the ``kernel_sched`` controller behind its ports (``ControllerPort``) and
   SM ``sm``'s ``srtf_pred``, both as RTL / lockstep blocks (``blocks = [kernel_sched,
   srtf_pred]``). Reference: the same port-level run with the twins (``KernelSchedPorts`` and the
-  predictor twin); policies ``srtf`` and ``srtf_fifo`` (the RTL's fifo).
+  predictor twin); policies ``srtf``, ``mpmax`` and ``srtf_fifo`` (the RTL's fifo).
 
     python -m cosim.gpu_srtf --mode lockstep                  # kernel_sched + srtf_pred RTL
     python -m cosim.gpu_srtf --preset tiny --set kernels.max_concurrent=4 --scale 0.2
@@ -56,15 +56,13 @@ def gpu_srtf_sched(blocks, params_list: list[dict], preset: str, workload: str,
                    twin: str | None = None, policy: str = "srtf", sm: int = 0) -> dict:
     """One GPU run with the controller ``blocks[0]`` driven through its ports and ``blocks[1]``
     as SM ``sm``'s predictor (None: ``KernelSchedPorts`` and the predictor twins)."""
-    from sim.blocks.kernel_sched import KernelSchedPorts
     from sim.policies.srtf import SRTF_KERNEL_SCHEDULERS
     cfg = _config(preset, [*CONCURRENT, *overrides])
     blocks = _with_twin(blocks, params_list, twin)
     if blocks:
         ctl, preds = blocks[0], {sm: blocks[1]}
     else:
-        p = params_list[0]
-        ctl = KernelSchedPorts(p["K"], p["NSM"], p["CW"], p["BW"], p["RW"], policy=p["policy"])
+        ctl = get_block("kernel_sched").make_twin(params_list[0])
         preds = None
     sched = SRTF_KERNEL_SCHEDULERS[policy](cfg, blocks=preds, controller_block=ctl)
     stats = _simulate(cfg, workload, scale, seed, memory, kernel_scheduler=sched)

@@ -114,8 +114,13 @@ def run_in_loop(spec: BlockSpec, params_list: list[dict], scenario: str, kwargs:
     build_dir = sim_build_dir(sim, vpath.stem)
     runner = get_runner(sim)
     build_args = ["-O2", "-Wno-fatal"] if sim == "verilator" else []
-    runner.build(sources=[vpath], hdl_toplevel=top, build_dir=build_dir, timescale=("1ns", "1ps"),
-                 build_args=build_args, log_file=build_dir / "build.log")
+    build_dir.mkdir(parents=True, exist_ok=True)
+    with open(build_dir.parent / f"{build_dir.name}.lock", "w") as lock:
+        import fcntl
+        fcntl.flock(lock, fcntl.LOCK_EX)    # tests in parallel workers may build the same top
+        runner.build(sources=[vpath], hdl_toplevel=top, build_dir=build_dir,
+                     timescale=("1ns", "1ps"), build_args=build_args,
+                     log_file=build_dir / "build.log")
     with tempfile.TemporaryDirectory(prefix="gpusched_loop_") as tmp:
         result = Path(tmp) / "result.json"
         env = {"GPUSCHED_LOOP": json.dumps({"block": names, "params_list": params_list,

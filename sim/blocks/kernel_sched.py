@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hdl.params.kernel_sched import GTX480_LIMITS, NR, limits_of
 from hdl.params.srtf_pred import CTL_CAP, CTL_END, CTL_LAUNCH, CTL_SEED
 
 POLICIES = ("fifo", "mpmax", "srtf", "adaptive", "srtf_zero")
@@ -301,9 +302,10 @@ class KernelSchedPorts:
     the previous edge. ``controller`` may be a mutant subclass (tests)."""
 
     def __init__(self, K: int = 8, NSM: int = 15, CW: int = 32, BW: int = 16, RW: int = 5,
-                 policy: str = "srtf", controller=KernelSchedTwin):
-        self.ctrl = controller(K, NSM, policy)
-        self.K, self.NSM, self.RW = K, NSM, RW
+                 policy: str = "srtf", controller=KernelSchedTwin, FW: int = 16,
+                 LIMITS: str = GTX480_LIMITS):
+        self.ctrl = controller(K, NSM, policy, limits_of(LIMITS))
+        self.K, self.NSM, self.RW, self.FW = K, NSM, RW, FW
         self.kw = (K - 1).bit_length()
         self.end_pend = 0
         self.cmd: tuple | None = None
@@ -325,15 +327,20 @@ class KernelSchedPorts:
                 cap |= cp << ((s * K + k) * self.RW)
             if row:
                 first |= row[0][0] << (s * self.kw)
+        prio = 0
+        for rank, k in enumerate(c.order):
+            prio |= rank << (k * self.kw)
         kind, k, total, res, t = self.cmd_fields
         return {"arr_ready": int(not busy), "upd_ready": int(not busy and not arr_valid),
-                "allow": allow, "cap": cap, "first": first, "ctl_valid": int(self.cmd is not None),
+                "allow": allow, "cap": cap, "first": first, "prio": prio,
+                "ctl_valid": int(self.cmd is not None),
                 "ctl_kind": kind, "ctl_k": k, "ctl_total": total, "ctl_res": res, "ctl_t": t,
                 "run": c.run or 0, "run_valid": int(c.run is not None),
                 "samp": c.samp or 0, "samp_valid": int(c.samp is not None)}
 
     def step(self, arr_valid=0, arr_k=0, arr_blocks=0, arr_R=0, upd_valid=0, upd_sm=0, upd_k=0,
-             upd_rem=0, upd_t=0, all_dispatched=0, kernel_end=0, ctl_ready=0) -> dict[str, int]:
+             upd_rem=0, upd_t=0, all_dispatched=0, kernel_end=0, ctl_ready=0,
+             arr_fp=0) -> dict[str, int]:
         out = self.outputs(arr_valid)
         self.last_arr_valid = arr_valid
         c, cmd_was, pend = self.ctrl, self.cmd, self.end_pend
@@ -350,7 +357,9 @@ class KernelSchedPorts:
                 if k in c.order:
                     c.end(k)
             elif arr_valid:
-                c.arrive(arr_k, arr_blocks, arr_R)
+                mask = (1 << self.FW) - 1
+                c.arrive(arr_k, arr_blocks, arr_R,
+                         tuple(arr_fp >> (r * self.FW) & mask for r in range(NR)))
             elif upd_valid:
                 c.update(upd_sm, upd_k, upd_rem, 0, upd_t, 0)
             if c.commands:

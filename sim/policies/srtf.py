@@ -30,6 +30,7 @@ from sim.blocks.kernel_sched import KernelSchedTwin
 from sim.blocks.srtf_pred import SrtfPredFixedR, SrtfPredTwin
 from sim.policies.kernel_sched import FIFOKernelScheduler
 from sim.policies.names import Arg, Family
+from sim.policies.srtf_port import ControllerPort
 
 NO_INPUT: dict = {}
 STEP_DEFAULTS = {"blk_start_valid": 0, "blk_start_slot": 0, "blk_start_k": 0, "blk_end": 0,
@@ -93,72 +94,6 @@ class PredictorPort:
         return None if q is None else self.cur + q + 1
 
 
-class ControllerPort:
-    """The ``kernel_sched`` controller driven through its ports (hdl/params/kernel_sched.py),
-    stepped once per GPU cycle in ``on_cycle``; ``block`` has ``step(**inputs)`` and ``peek()``.
-
-    The inputs of a step are what happened since the previous one: the oldest arrival not yet
-    accepted (held until ``arr_ready``), the oldest predictor record not yet accepted (held until
-    ``upd_ready``; records queue in (cycle, SM) order, the stand-in for the lowest-SM-first
-    arbiter), the ``all_dispatched`` and ``kernel_end`` pulses, and ``ctl_ready`` = every
-    predictor's command queue is empty. A command on ``ctl_*`` accepted in a step goes to every
-    predictor. The dispatch rows are decoded from ``peek()`` after the step (the registered
-    ``allow`` / ``cap`` / ``first``), so an event accepted in cycle c steers dispatch from c on.
-    """
-
-    def __init__(self, block, K: int, n_sm: int, RW: int = 5):
-        self.block, self.K, self.n_sm, self.RW = block, K, n_sm, RW
-        self.kw = (K - 1).bit_length()
-        self.arrivals: deque = deque()      # (k, blocks, R)
-        self.records: deque = deque()       # (sm, k, rem, t)
-        self.all_dispatched = self.kernel_end = 0
-        self.rows: list[list[tuple[int, int]]] = [[] for _ in range(n_sm)]
-        self.run: int | None = None
-        self.ended = 0                      # kernels whose end has been pulsed
-        self.switches: list[list] = []      # [from, to, "port"]: run changed, old one not ended
-        self.steps = 0
-
-    def step(self, ctl_ready: bool):
-        """One cycle; returns the command accepted in it, (kind, k, total, res, t), or None."""
-        arr = self.arrivals[0] if self.arrivals else None
-        rec = self.records[0] if self.records else None
-        ins = {"all_dispatched": self.all_dispatched, "kernel_end": self.kernel_end,
-               "ctl_ready": int(ctl_ready)}
-        if arr:
-            ins.update(arr_valid=1, arr_k=arr[0], arr_blocks=arr[1], arr_R=arr[2])
-        if rec:
-            ins.update(upd_valid=1, upd_sm=rec[0], upd_k=rec[1], upd_rem=rec[2], upd_t=rec[3])
-        self.ended |= self.kernel_end
-        self.all_dispatched = self.kernel_end = 0
-        out = self.block.step(**ins)
-        self.steps += 1
-        if arr and out["arr_ready"]:
-            self.arrivals.popleft()
-            self.ended &= ~(1 << arr[0])
-        if rec and out["upd_ready"]:
-            self.records.popleft()
-        cmd = None
-        if out["ctl_valid"] and ctl_ready:
-            cmd = (out["ctl_kind"], out["ctl_k"], out["ctl_total"], out["ctl_res"], out["ctl_t"])
-        self._decode(self.block.peek())
-        return cmd
-
-    def _decode(self, out: dict) -> None:
-        K, RW, kw = self.K, self.RW, self.kw
-        allow, cap, first = out["allow"], out["cap"], out["first"]
-        mask = (1 << RW) - 1
-        for s in range(self.n_sm):
-            f = first >> (s * kw) & ((1 << kw) - 1)
-            ks = [k for k in range(K) if allow >> (s * K + k) & 1]
-            ks.sort(key=lambda k: k != f)
-            self.rows[s] = [(k, cap >> ((s * K + k) * RW) & mask) for k in ks]
-        run = out["run"] if out["run_valid"] else None
-        if run != self.run:
-            if self.run is not None and run is not None and not self.ended >> self.run & 1:
-                self.switches.append([self.run, run, "port"])
-            self.run = run
-
-
 class SrtfKernelScheduler(FIFOKernelScheduler):
     """Kernel slots as FIFO; which kernel each SM may take decided by ``KernelSchedTwin``."""
 
@@ -196,8 +131,7 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
         twin = SrtfPredTwin if resident == "cap" else SrtfPredFixedR
         self.ports = [PredictorPort(blocks.get(i) or twin(p["K"], p["SLOTS"]))
                       for i in range(sm.count)]
-        limits = (sm.threads_per_sm, sm.regs_per_sm, sm.smem_per_sm, sm.max_ctas_per_sm,
-                  sm.warps_per_sm)
+        limits = self.limits_of(cfg)
         self.ctrl = self.controller(self.K, sm.count, self.controller_policy, limits, hysteresis,
                                     backfill, sample_sm, sample_size=sample_size)
         self.records_seen = 0
@@ -209,7 +143,9 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
                 raise ConfigError("kernel_scheduler", self.policy,
                                   "the kernel_sched block has policies "
                                   + ", ".join(RTL_POLICIES) + " at their defaults only")
+            p = self.controller_params(cfg)
             self.cport = ControllerPort(controller_block, self.K, sm.count)
+            self.fw = p["FW"]
 
     @staticmethod
     def predictor_params(cfg) -> dict:
@@ -223,7 +159,16 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
         """The ``kernel_sched`` block parameters of this scheduler's controller on ``cfg``."""
         K = max(2, 1 << (cfg.kernels.max_concurrent - 1).bit_length())
         pol = {"srtf_fifo": "fifo"}.get(cls.policy, cls.policy)
-        return {"K": K, "NSM": cfg.sm.count, "CW": 32, "BW": 16, "RW": 5, "policy": pol}
+        limits = cls.limits_of(cfg)
+        return {"K": K, "NSM": cfg.sm.count, "CW": 32, "BW": 16, "RW": 5, "policy": pol,
+                "FW": max(max(limits).bit_length(), 2), "LIMITS": ",".join(map(str, limits))}
+
+    @staticmethod
+    def limits_of(cfg) -> tuple[int, ...]:
+        """Per-SM limits in footprint order: threads, registers, shared memory, slots, warps."""
+        sm = cfg.sm
+        return (sm.threads_per_sm, sm.regs_per_sm, sm.smem_per_sm, sm.max_ctas_per_sm,
+                sm.warps_per_sm)
 
     # -- commands and records ----------------------------------------------------------------------
     def _broadcast(self, now: int) -> None:
@@ -278,11 +223,20 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
                 raise ConfigError("workload", run.name, f"{run.n_ctas} blocks, R = "
                                   f"{run.occupancy.limit}: beyond the kernel_sched block's "
                                   "BW = 16 / RW = 5 bit ports")
-            self.cport.arrivals.append((run.slot, run.n_ctas, run.occupancy.limit))
+            fp = self.footprint(run)
+            if any(v >> self.fw for v in fp):
+                raise ConfigError("workload", run.name, f"footprint {fp} beyond the "
+                                  f"kernel_sched block's FW = {self.fw} bit fields")
+            packed = sum(v << (r * self.fw) for r, v in enumerate(fp))
+            self.cport.arrivals.append((run.slot, run.n_ctas, run.occupancy.limit, packed))
             return
-        fp = (run.padded_threads, run.regs_per_cta, run.smem_per_cta, 1, run.warps_per_cta)
-        self.ctrl.arrive(run.slot, run.n_ctas, run.occupancy.limit, fp)
+        self.ctrl.arrive(run.slot, run.n_ctas, run.occupancy.limit, self.footprint(run))
         self._broadcast(now)
+
+    @staticmethod
+    def footprint(run) -> tuple[int, ...]:
+        """A block of ``run`` in the order of ``limits_of``."""
+        return (run.padded_threads, run.regs_per_cta, run.smem_per_cta, 1, run.warps_per_cta)
 
     def on_cta_start(self, now: int, sm, cta) -> None:
         p = self.ports[sm.sm_id]
@@ -366,8 +320,8 @@ class ZeroSamplingKernelScheduler(SrtfKernelScheduler):
         if run.name not in self.standalone:
             raise ConfigError("standalone", run.name, "no standalone runtime for this kernel "
                               "(zero-sampling SRTF needs T^SP of every kernel)")
-        fp = (run.padded_threads, run.regs_per_cta, run.smem_per_cta, 1, run.warps_per_cta)
-        self.ctrl.arrive(run.slot, run.n_ctas, run.occupancy.limit, fp, self.standalone[run.name])
+        self.ctrl.arrive(run.slot, run.n_ctas, run.occupancy.limit, self.footprint(run),
+                         self.standalone[run.name])
         self._broadcast(now)
 
     def on_cta_finish(self, now: int, sm, cta) -> None:

@@ -138,7 +138,7 @@ def mutant_on_sample_sm(p):
     if "NSM" not in p:
         return get_block("srtf_pred").make_twin(p)
     return KernelSchedPorts(p["K"], p["NSM"], p["CW"], p["BW"], p["RW"], p["policy"],
-                            controller=RunOnSampleSM)
+                            controller=RunOnSampleSM, FW=p["FW"], LIMITS=p["LIMITS"])
 
 
 @needs_verilator
@@ -149,6 +149,17 @@ def test_rtl_controller_and_predictor_in_the_loop_equal_the_twins():
     assert got["mismatch"] is None
     run0 = got["result"]["runs"][0]
     assert run0["stats"] == ref["stats"] and got["steps"][0] == ref["cycles"]
+
+
+@pytest.mark.cosim
+@pytest.mark.slow
+@needs_verilator
+def test_rtl_mpmax_controller_in_the_loop_equals_the_twins():
+    """MPMax caps from the RTL's footprint search steer the same GPU run as the twin's."""
+    from cosim.gpu_srtf import run_sched
+    ref = run_sched(sched_kwargs("mpmax"), "twin")["result"]["runs"][0]
+    got = run_sched(sched_kwargs("mpmax"), "lockstep")
+    assert got["mismatch"] is None and got["result"]["runs"][0]["stats"] == ref["stats"]
 
 
 @needs_verilator
