@@ -28,11 +28,13 @@ from .lockstep import compare
 
 
 class MultiTop(wiring.Component):
-    """K instances of one block, instance k in clock domain ``u{k}`` with ports ``u{k}_<port>``."""
+    """K instances of one block, instance k in clock domain ``u{k}`` with ports ``u{k}_<port>``;
+    ``spec`` may also be a list, one block per instance (different blocks in one loop)."""
 
-    def __init__(self, spec: BlockSpec, params_list: list[dict]):
+    def __init__(self, spec: BlockSpec | list[BlockSpec], params_list: list[dict]):
+        specs = spec if isinstance(spec, list) else [spec] * len(params_list)
         self.spec = spec
-        self.subs = [spec.make_rtl(p) for p in params_list]
+        self.subs = [s.make_rtl(p) for s, p in zip(specs, params_list)]
         members = {}
         for k, sub in enumerate(self.subs):
             members[f"u{k}_clk"] = In(1)

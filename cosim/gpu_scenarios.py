@@ -121,7 +121,8 @@ def run(block: str, kwargs: dict, mode: str = "rtl") -> dict:
 
 def run_scenario(block: str, fn, kwargs: dict, mode: str = "rtl") -> dict:
     """GPU scenario ``fn(ports, **kwargs)`` with ``block``'s twins (``mode="twin"``: ports None),
-    its RTL alone or RTL + twin in lockstep. Returns {"result", "steps" (per RTL instance, []
+    its RTL alone or RTL + twin in lockstep (``block``: a name, or a list with one name per entry
+    of ``params_list``). Returns {"result", "steps" (per RTL instance, []
     for twins), "mismatch", "seconds" (wall, build included), "loop_seconds" (the scenario
     alone, inside the simulator for RTL modes)}."""
     from cosim.lockstep import LockstepMismatch
@@ -136,7 +137,9 @@ def run_scenario(block: str, fn, kwargs: dict, mode: str = "rtl") -> dict:
                "seconds": time.perf_counter() - t0}
     else:
         try:
-            out = run_in_loop(get_block(block), kwargs["params_list"], scenario, kwargs,
+            many = isinstance(block, (list, tuple))
+            spec = [get_block(b) for b in block] if many else get_block(block)
+            out = run_in_loop(spec, kwargs["params_list"], scenario, kwargs,
                               lockstep=mode == "lockstep")
             out["mismatch"] = None
         except LockstepMismatch as e:

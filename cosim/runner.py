@@ -99,23 +99,31 @@ def run_in_loop(spec: BlockSpec, params_list: list[dict], scenario: str, kwargs:
                 lockstep: bool = True, seed: int = 0, sim: str = "verilator") -> dict:
     """Run ``scenario`` ("module:function", called as f(blocks=[...], **kwargs)) with one RTL
     instance per entry of ``params_list`` in the loop (each in lockstep with its twin unless
-    ``lockstep`` is False). Returns {"result", "steps", "seconds"}; raises LockstepMismatch."""
+    ``lockstep`` is False); ``spec`` may be a list, one block per entry. Returns {"result",
+    "steps", "seconds"}; raises LockstepMismatch."""
     from cocotb_tools.runner import get_runner
 
     from .bridge import MultiTop
     from .build import write_verilog
 
     prepare_env(sim)
-    top = f"loop_{spec.name}_{len(params_list)}x_" + hashlib_short(json.dumps(params_list, sort_keys=True))
+    names = [s.name for s in spec] if isinstance(spec, list) else spec.name
+    label = "_".join(names) if isinstance(names, list) else names
+    top = f"loop_{label}_{len(params_list)}x_" + hashlib_short(json.dumps(params_list, sort_keys=True))
     vpath = write_verilog(MultiTop, top, spec, params_list)
     build_dir = sim_build_dir(sim, vpath.stem)
     runner = get_runner(sim)
     build_args = ["-O2", "-Wno-fatal"] if sim == "verilator" else []
-    runner.build(sources=[vpath], hdl_toplevel=top, build_dir=build_dir, timescale=("1ns", "1ps"),
-                 build_args=build_args, log_file=build_dir / "build.log")
+    build_dir.mkdir(parents=True, exist_ok=True)
+    with open(build_dir.parent / f"{build_dir.name}.lock", "w") as lock:
+        import fcntl
+        fcntl.flock(lock, fcntl.LOCK_EX)    # tests in parallel workers may build the same top
+        runner.build(sources=[vpath], hdl_toplevel=top, build_dir=build_dir,
+                     timescale=("1ns", "1ps"), build_args=build_args,
+                     log_file=build_dir / "build.log")
     with tempfile.TemporaryDirectory(prefix="gpusched_loop_") as tmp:
         result = Path(tmp) / "result.json"
-        env = {"GPUSCHED_LOOP": json.dumps({"block": spec.name, "params_list": params_list,
+        env = {"GPUSCHED_LOOP": json.dumps({"block": names, "params_list": params_list,
                                             "scenario": scenario, "kwargs": kwargs,
                                             "lockstep": lockstep, "seed": seed,
                                             "result": str(result)}),

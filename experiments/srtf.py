@@ -13,15 +13,18 @@ both models to show how far the block-level turnarounds are from the cycle-level
 Metrics per workload ([SRTF §7.1]): NTT, STP, ANTT, StrictF; aggregated as geometric means over
 workloads at +100 cycles; improvement factors as the document. Predictor accuracy = predicted /
 actual total runtime per (kernel, SM) record, kernels alone, under MPMax and under SRTF.
-Ablations at +100 cycles: Adaptive's cap of the shortest kernel (2, 4; default 3) and the spec's
-knee 4 instead of the calibrated knees (FIFO, SRTF, Adaptive).
-Quick grid: 8 of the 56 pairs at +100 cycles, the alone runs, one check pair.
+Ablations at +100 cycles: Adaptive's cap of the shortest kernel (2, 4; default 3), the spec's
+knee 4 instead of the calibrated knees (FIFO, SRTF, Adaptive), and the SRTF knobs of
+experiments/srtf_ablations.py (hysteresis, sampling SM, sample size, Resident variant).
+Quick grid: 8 of the 56 pairs at +100 cycles, the alone runs, one check pair, the knobs on 4
+of those pairs.
 """
 
 from __future__ import annotations
 
 import math
 
+from experiments import srtf_ablations as knobs
 from experiments.srtf_runs import KIND
 from experiments.thesis_runs import GridUnion
 from gpusched.experiment.grid import Grid
@@ -47,7 +50,7 @@ OVERRIDES = {"kernels.concurrent_sm": True}
 
 
 def _grid(name: str, pairs: list[str], offsets: list[str], check: list[str],
-          ablations: bool = False) -> GridUnion:
+          ablations: bool = False, knob_pairs: list[str] = ()) -> GridUnion:
     parts = [Grid(name=f"{name}_pairs", workloads=pairs, preset=["gtx480"], kind=KIND,
                   overrides=dict(OVERRIDES),
                   params={"task": ["pair"], "policy": POLICIES, "offset": offsets}),
@@ -64,12 +67,16 @@ def _grid(name: str, pairs: list[str], offsets: list[str], check: list[str],
                        overrides=dict(OVERRIDES),
                        params={"task": ["pair"], "policy": ["srtf_fifo", "srtf", "adaptive"],
                                "offset": ["100"], "timing": ["spec"]})]
+    if knob_pairs:
+        parts.append(knobs.knob_grid(name, list(knob_pairs), OVERRIDES))
     return GridUnion(name=name, workloads=list(dict.fromkeys(pairs + list(ERCB_NAMES) + check)),
                      preset=["gtx480"], seeds=[0], kind=KIND, parts=tuple(parts))
 
 
-GRID = _grid("srtf", PAIRS, OFFSETS, ordered_pairs(CHECK_KERNELS), ablations=True)
-QUICK = _grid("srtf_quick", QUICK_PAIRS, ["100"], ["ercb_jpeg_d+ercb_aes_e"])
+GRID = _grid("srtf", PAIRS, OFFSETS, ordered_pairs(CHECK_KERNELS), ablations=True,
+             knob_pairs=PAIRS)
+QUICK = _grid("srtf_quick", QUICK_PAIRS, ["100"], ["ercb_jpeg_d+ercb_aes_e"],
+              knob_pairs=knobs.QUICK_PAIRS)
 
 
 # ---- rows and aggregates ------------------------------------------------------------------------
@@ -143,7 +150,7 @@ def at_100(stat: str):
     """A per-run metric for the tables: ``stat`` of pair runs at +100 cycles, else None."""
     return lambda s: (s.get(stat) if s.get("offset") == "100" and "sjf" in s
                       and s.get("share_cap", 3) == 3 and s.get("timing", "calibrated") == "calibrated"
-                      else None)
+                      and ":" not in str(s.get("variant", "")) else None)
 
 
 def _headline() -> list[Headline]:
@@ -205,7 +212,7 @@ def _headline() -> list[Headline]:
           note="check pairs, work × 0.1"),
         H("block vs cycle model: max NTT error", "%", check_error),
     ]
-    return rows
+    return rows + knobs.headline()
 
 
 # ---- figures ------------------------------------------------------------------------------------
@@ -340,11 +347,12 @@ EXPERIMENT = Experiment(
     metrics=[Metric("stp", "STP"), Metric("antt", "ANTT"), Metric("fairness", "StrictF"),
              Metric("stp_100", "STP at +100", compute=at_100("stp")),
              Metric("antt_100", "ANTT at +100", compute=at_100("antt")),
-             Metric("fairness_100", "StrictF at +100", compute=at_100("fairness"))],
+             Metric("fairness_100", "StrictF at +100", compute=at_100("fairness")),
+             *knobs.METRICS],
     tables=[Table("antt_100", rows="workload", columns="policy",
                   title="ANTT per workload at +100 cycles (worst cases)"),
             Table("stp_100", rows="workload", columns="policy",
-                  title="STP per workload at +100 cycles")],
+                  title="STP per workload at +100 cycles"), *knobs.TABLES],
     plots=[FigurePlot("stp", "policies.png", title="STP, ANTT and StrictF per policy with the "
                       "SJF/LJF envelope", draw=draw_policies,
                       caption="Geometric means over the workloads; lines: analytic references "
@@ -354,7 +362,10 @@ EXPERIMENT = Experiment(
            FigurePlot("stp", "predictor.png", title="Predictor accuracy", draw=draw_predictor,
                       caption="One point per predictor record (Eq. 2 total on its SM)."),
            FigurePlot("stp", "check.png", title="Block-level mode vs cycle-level model",
-                      draw=draw_check, caption="Check pairs at per-block work × 0.1.")],
+                      draw=draw_check, caption="Check pairs at per-block work × 0.1."),
+           FigurePlot("stp", "knobs.png", title="Knob ablations against the defaults",
+                      draw=knobs.draw_knobs, caption="Geometric means over the same pairs at "
+                      "+100 cycles, each variant / its defaults.")],
     headline=_headline(),
     labels={"policy": "kernel scheduler"},
     description=__doc__,

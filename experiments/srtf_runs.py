@@ -87,7 +87,8 @@ def run_srtf(point: Point) -> dict:
                        timing=_timing(cfg, names, timing, point.seed))
     for clash in ("workload", "seed", "scale", "kernel_scheduler", "mode"):
         out.pop(clash, None)            # inputs already in the point
-    out.update(share_cap=cap, timing=timing)    # for per-run metrics (tables) that see stats only
+    # for per-run metrics (tables) that see stats only
+    out.update(share_cap=cap, timing=timing, variant=policy)
     return out
 
 

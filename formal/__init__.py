@@ -75,7 +75,19 @@ def _cases() -> list[Case]:
                           "a prefetcher that ignores pending demands (the RTL's ignore_demands)",
                           depth=6,
                           make_mutant=lambda s=scheme: OwlPrefetch(2, 4, 2, 3, s, ignore_demands=True)))
+    cases += _kernel_sched_cases()
     return cases
+
+
+def _kernel_sched_cases() -> list[Case]:
+    """kernel_sched at K=2, NSM=2 and narrow values ([SRTF §8]; formal/props_kernel_sched.py)."""
+    from formal.props_kernel_sched import (KernelSchedProps, mutant_fifo_bypass,
+                                           mutant_run_on_sample_sm)
+    from hdl.kernel_sched import KernelSched
+    return [Case("kernel_sched", f"K=2 NSM=2 CW=4 BW=4 RW=2 policy={pol}",
+                 lambda pol=pol: KernelSched(2, 2, 4, 4, 2, policy=pol), KernelSchedProps,
+                 mut, mut.__doc__)
+            for pol, mut in (("fifo", mutant_fifo_bypass), ("srtf", mutant_run_on_sample_sm))]
 
 
 def _phase_cases() -> list[Case]:

@@ -1,11 +1,12 @@
-"""Kernel-scheduler controller, policies ``fifo`` and ``srtf`` ([SRTF §2.5, §2.7, §2.10]).
+"""Kernel-scheduler controller, policies ``fifo``, ``srtf`` and ``mpmax`` ([SRTF §2.5-§2.7, §2.10]).
 
 Port contract and RTL scope: hdl/params/kernel_sched.py; the twin is ``KernelSchedPorts`` in
 sim/blocks/kernel_sched.py (the method-level ``KernelSchedTwin`` behind ports), whose choices this
 RTL implements: the waiting list in arrival order (an age matrix), next() = argmin of the snapshot
 remaining times with ties to the older kernel, else the oldest waiting kernel; one sample at a time
 on SM 0, decided at its first record from SM 0 once ``run`` has a snapshot; strict ``<`` (h = 0);
-tail back-fill of next() once ``run`` has no undispatched block.
+tail back-fill of next() once ``run`` has no undispatched block. MPMax: every running kernel on
+every SM in arrival order, capped by a search over the stored footprints (``_mpmax_caps``).
 """
 
 from __future__ import annotations
@@ -14,19 +15,23 @@ from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 
 from hdl.common import signature_of
-from hdl.params.kernel_sched import POLICIES, kw_of, ports
+from hdl.params.kernel_sched import GTX480_LIMITS, NR, POLICIES, kw_of, limits_of, ports
 from hdl.params.srtf_pred import CTL_END, CTL_LAUNCH, CTL_SEED
 
 
 class KernelSched(wiring.Component):
     def __init__(self, K: int = 8, NSM: int = 15, CW: int = 32, BW: int = 16, RW: int = 5,
-                 policy: str = "srtf", ties_switch: bool = False):
+                 policy: str = "srtf", ties_switch: bool = False, FW: int = 16,
+                 LIMITS: str = GTX480_LIMITS):
         """``ties_switch``: mutant for the tests, ``<=`` instead of ``<`` in the switch decisions."""
         if policy not in POLICIES:
             raise ValueError(f"policy = {policy!r}: allowed: {', '.join(POLICIES)}")
         self.K, self.NSM, self.CW, self.BW, self.RW, self.policy = K, NSM, CW, BW, RW, policy
-        self.kw, self.ties_switch = kw_of(K), ties_switch
-        super().__init__(signature_of(ports(K, NSM, CW, BW, RW)))
+        self.kw, self.ties_switch, self.FW = kw_of(K), ties_switch, FW
+        self.limits = limits_of(LIMITS)
+        if any(v >> FW for v in self.limits):
+            raise ValueError(f"LIMITS = {LIMITS!r}: every limit must be below 2**FW = {1 << FW}")
+        super().__init__(signature_of(ports(K, NSM, CW, BW, RW, FW)))
 
     def elaborate(self, platform):
         m = Module()
@@ -75,12 +80,27 @@ class KernelSched(wiring.Component):
                      self.upd_ready.eq(~busy & ~self.arr_valid)]
         run_bit = Signal(K)
         m.d.comb += run_bit.eq(Mux(run_v, Const(1, K) << run, 0))
+        mpmax = self.policy == "mpmax"
+        fp = [[sig(self.FW, f"fp{i}_{r}") for r in range(NR)] for i in range(K)]
+        for k in range(K):          # prio: rank among the running kernels in arrival order
+            rank = sum((running[j] & older[j][k] for j in range(K) if j != k), Const(0, kw + 1))
+            m.d.comb += self.prio.word_select(k, kw).eq(Mux(running[k], rank, 0))
         if srtf:
             fill_v, fill = next_of(running & ~run_bit, gvalid, grem, "fill")
             backfill = run_v & ~left.bit_select(run, 1) & fill_v
+        elif mpmax:
+            head_v, head = oldest(running, "head")
+            mcap = self._mpmax_caps(m, running, rmax, fp)
         else:
             head_v, head = oldest(running & left, "head")
         for s in range(self.NSM):
+            if mpmax:
+                m.d.comb += self.first.word_select(s, kw).eq(Mux(head_v, head, 0))
+                for k in range(K):
+                    m.d.comb += [self.allow[s * K + k].eq(running[k]),
+                                 self.cap.word_select(s * K + k, RW).eq(
+                                     Mux(running[k], mcap[k], 0))]
+                continue
             if srtf:
                 sampling = samp_v if s == 0 else Const(0)
                 first_k = Mux(sampling, samp, run)
@@ -148,6 +168,9 @@ class KernelSched(wiring.Component):
             m.d.sync += rmax[self.arr_k].eq(Mux(self.arr_R == 0, 1, self.arr_R))
             for i in range(K):
                 with m.If(self.arr_k == i):
+                    if mpmax:           # footprints are kept for the MPMax caps only
+                        m.d.sync += [fp[i][r].eq(self.arr_fp.word_select(r, self.FW))
+                                     for r in range(NR)]
                     m.d.sync += [older[j][i].eq(1) for j in range(K) if j != i]
                     m.d.sync += [older[i][j].eq(0) for j in range(K) if j != i]
         if not srtf:
@@ -194,3 +217,34 @@ class KernelSched(wiring.Component):
                      samp.eq(Mux(samp3_v, samp3, 0)), samp_v.eq(samp3_v),
                      samp_ready.eq(ready2)]
         return m
+
+    def _mpmax_caps(self, m, running, rmax, fp) -> list:
+        """MPMax caps ([SRTF §2.6]) from the registers: per kernel k and resource r, comp = the
+        largest footprint of a running co-runner, then the largest c <= R_k with c · fp_k <=
+        L − comp by a binary search over the RW bits (no divider); cap = max(1, min over r),
+        R_k when k runs alone."""
+        K, RW, FW = self.K, self.RW, self.FW
+        caps = []
+        for k in range(K):
+            others = [j for j in range(K) if j != k]
+            best = rmax[k]
+            for r, limit in enumerate(self.limits):
+                comp = Const(0, FW)
+                for j in others:
+                    f = Mux(running[j], fp[j][r], 0)
+                    comp = Mux(f > comp, f, comp)
+                avail = Signal(FW + 1, name=f"avail{k}_{r}")
+                m.d.comb += avail.eq(Mux(comp >= limit, 0, limit - comp))
+                need = fp[k][r]
+                c = Const(0, RW)
+                for b in reversed(range(RW)):
+                    trial = c | (1 << b)
+                    c = Mux(trial * need <= avail, trial, c)
+                c_r = Signal(RW, name=f"mcap{k}_{r}")
+                m.d.comb += c_r.eq(Mux(need == 0, (1 << RW) - 1, c))
+                best = Mux(c_r < best, c_r, best)
+            cap = Signal(RW, name=f"mcap{k}")
+            alone = ~Cat(running[j] for j in others).any()
+            m.d.comb += cap.eq(Mux(alone, rmax[k], Mux(best == 0, 1, best)))
+            caps.append(cap)
+        return caps

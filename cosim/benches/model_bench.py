@@ -1,9 +1,10 @@
 """cocotb bench that runs a Python scenario (e.g. the GPU model) with RTL instances in the loop.
 
-Configured by ``GPUSCHED_LOOP`` (JSON): block, params_list, scenario ("module:function"), kwargs,
-lockstep (compare every step with a twin), seed, result path. The scenario runs in a bridged
-thread and receives ``blocks``: one twin-shaped object per instance; whatever JSON-ready value it
-returns is written to the result file with the per-instance step counts.
+Configured by ``GPUSCHED_LOOP`` (JSON): block (a name, or one per instance), params_list,
+scenario ("module:function"), kwargs, lockstep (compare every step with a twin), seed, result
+path. The scenario runs in a bridged thread and receives ``blocks``: one twin-shaped object per
+instance; whatever JSON-ready value it returns is written to the result file with the
+per-instance step counts.
 """
 
 from __future__ import annotations
@@ -24,14 +25,16 @@ from gpusched.blocks import get_block
 @cocotb.test()
 async def scenario_in_loop(dut):
     cfg = json.loads(os.environ["GPUSCHED_LOOP"])
-    spec = get_block(cfg["block"])
-    rtl = [RtlProxy(dut, k, spec) for k in range(len(cfg["params_list"]))]
+    n = len(cfg["params_list"])
+    names = cfg["block"] if isinstance(cfg["block"], list) else [cfg["block"]] * n
+    specs = [get_block(name) for name in names]
+    rtl = [RtlProxy(dut, k, spec) for k, spec in enumerate(specs)]
     for proxy in rtl:
         await proxy.reset()
     blocks = rtl
     if cfg["lockstep"]:
         blocks = [LockstepProxy(spec.make_twin(p), r, f"{spec.name}[u{k}]", p, cfg["seed"])
-                  for k, (p, r) in enumerate(zip(cfg["params_list"], rtl))]
+                  for k, (spec, p, r) in enumerate(zip(specs, cfg["params_list"], rtl))]
     summary = {"result": None, "steps": [], "mismatch": None, "seconds": 0.0}
     t0 = time.perf_counter()
     try:

@@ -1,4 +1,4 @@
-"""Block entry: kernel-scheduler controller, policies fifo and srtf (hdl/kernel_sched.py;
+"""Block entry: kernel-scheduler controller, policies fifo, srtf and mpmax (hdl/kernel_sched.py;
 twin: sim/blocks/kernel_sched.py ``KernelSchedPorts``; [SRTF §2.5, §2.7, §2.10])."""
 
 from __future__ import annotations
@@ -12,6 +12,10 @@ def _args(p: dict) -> tuple:
     return p["K"], p["NSM"], p["CW"], p["BW"], p["RW"]
 
 
+def _kw(p: dict) -> dict:
+    return {"policy": p["policy"], "FW": p["FW"], "LIMITS": p["LIMITS"]}
+
+
 def spec() -> BlockSpec:
     from cosim.stimuli.kernel_sched import KernelSchedStimulus
     from hdl.kernel_sched import KernelSched
@@ -19,12 +23,13 @@ def spec() -> BlockSpec:
     table = ports()
     return BlockSpec(
         name="kernel_sched",
-        doc="kernel-scheduler controller: FIFO or SRTF allow/cap rows for the block dispatcher, "
-            "sampling on SM 0, switches on predictor records ([SRTF §2.5, §2.7, §2.10])",
+        doc="kernel-scheduler controller: FIFO, SRTF or MPMax allow/cap rows for the block "
+            "dispatcher, sampling on SM 0, switches on predictor records, MPMax caps from the "
+            "footprints ([SRTF §2.5-§2.7, §2.10])",
         params=PARAMS,
-        make_rtl=lambda p: KernelSched(*_args(p), policy=p["policy"]),
-        make_twin=lambda p: KernelSchedPorts(*_args(p), policy=p["policy"]),
-        make_stimulus=lambda p, seed: KernelSchedStimulus(*_args(p), seed),
+        make_rtl=lambda p: KernelSched(*_args(p), **_kw(p)),
+        make_twin=lambda p: KernelSchedPorts(*_args(p), **_kw(p)),
+        make_stimulus=lambda p, seed: KernelSchedStimulus(*_args(p), seed, p["FW"], p["LIMITS"]),
         inputs=inputs_of(table),
         outputs=outputs_of(table),
         paper="no area figure in the paper; [SRTF §4] estimate ≈ 1,400 bits (8 snapshots of "

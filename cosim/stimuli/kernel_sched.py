@@ -1,7 +1,8 @@
 """Closed-loop random stimulus for ``kernel_sched``: a GPU whose SMs take blocks of the kernels
 the controller allows, with random predictor records.
 
-Kernels arrive in free kernel slots (random blocks, sometimes none, random R); each cycle an
+Kernels arrive in free kernel slots (random blocks, sometimes none, random R, random per-block
+footprints for MPMax); each cycle an
 allowed kernel loses a random number of undispatched blocks (``all_dispatched`` pulses at zero)
 and ends a random time after its last dispatch. Records come from random SMs (SM 0 often) for
 running kernels (rarely for others), with remaining times from a small set so that ties are
@@ -14,8 +15,11 @@ import random
 
 
 class KernelSchedStimulus:
-    def __init__(self, K: int, NSM: int, CW: int, BW: int, RW: int, seed: int):
+    def __init__(self, K: int, NSM: int, CW: int, BW: int, RW: int, seed: int, FW: int = 16,
+                 LIMITS: str = "1536,32768,49152,8,48"):
+        from hdl.params.kernel_sched import limits_of
         self.K, self.NSM, self.CW, self.BW, self.RW = K, NSM, CW, BW, RW
+        self.FW, self.limits = FW, limits_of(LIMITS)
         self.rng = random.Random(seed)
         self.undispatched: dict[int, int] = {}   # running kernel -> blocks not yet dispatched
         self.ends_in: dict[int, int] = {}        # all dispatched -> cycles to its end
@@ -36,7 +40,7 @@ class KernelSchedStimulus:
         if self.arr is None and free and rng.random() < 0.02:
             self.arr = {"arr_k": rng.choice(free),
                         "arr_blocks": 0 if rng.random() < 0.05 else rng.randint(1, 400),
-                        "arr_R": rng.randrange(1 << self.RW)}
+                        "arr_R": rng.randrange(1 << self.RW), "arr_fp": self._footprint()}
         running = sorted(set(self.undispatched) | set(self.ends_in))
         if self.upd is None and rng.random() < 0.08 and (running or rng.random() < 0.1):
             k = rng.choice(running) if running and rng.random() < 0.95 else rng.randrange(K)
@@ -62,8 +66,17 @@ class KernelSchedStimulus:
                 del self.ends_in[k]
                 ends |= 1 << k
         self.drove_arr, self.drove_upd = self.arr is not None, self.upd is not None
-        arr = self.arr or {"arr_k": 0, "arr_blocks": 0, "arr_R": 0}
+        arr = self.arr or {"arr_k": 0, "arr_blocks": 0, "arr_R": 0, "arr_fp": 0}
         upd = self.upd or {"upd_sm": 0, "upd_k": 0, "upd_rem": 0, "upd_t": 0}
         return {"arr_valid": int(self.drove_arr), **arr, "upd_valid": int(self.drove_upd), **upd,
                 "all_dispatched": dispatched, "kernel_end": ends,
                 "ctl_ready": int(rng.random() < 0.6)}
+
+    def _footprint(self) -> int:
+        """Per resource: none, a small share of the limit (several blocks fit) or any value up
+        to the limit (caps of 1 and reservations that do not fit), packed in FW-bit fields."""
+        rng, out = self.rng, 0
+        for r, limit in enumerate(self.limits):
+            v = rng.choice((0, rng.randint(1, max(1, limit // 6)), rng.randint(1, limit)))
+            out |= min(v, (1 << self.FW) - 1) << (r * self.FW)
+        return out

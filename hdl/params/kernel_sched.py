@@ -1,5 +1,5 @@
 """``kernel_sched`` controller ([SRTF §2.5-§2.7, §2.10]): parameters and port table of the RTL
-scope (policies ``fifo`` and ``srtf``; MPMax, Adaptive and zero-sampling live in the twin).
+scope (policies ``fifo``, ``srtf`` and ``mpmax``; Adaptive and zero-sampling live in the twin).
 
 Cycle contract (port level; the twin's ``KernelSchedPorts`` wraps the method-level twin):
 
@@ -9,8 +9,13 @@ Cycle contract (port level; the twin's ``KernelSchedPorts`` wraps the method-lev
   ``arr_valid``). ``all_dispatched`` clears ``left[k]`` every cycle, before the event.
 - An event's command (LAUNCH, END or SEED) is held on ``ctl_*`` until ``ctl_ready`` (all
   predictors ready).
-- ``allow``, ``cap`` and ``first`` (the kernel each SM tries first; the other allowed kernel, if
-  any, after it) are decoded from the registers: they follow an event from the next cycle.
+- ``allow``, ``cap`` and ``first`` (the kernel each SM tries first; the other allowed kernels
+  after it, in ``prio`` order) are decoded from the registers: they follow an event from the
+  next cycle. ``prio[k]``: k's rank among the running kernels in arrival order (0 = oldest).
+- ``arr_fp``: the arriving kernel's per-block footprint, ``NR`` fields of ``FW`` bits (threads,
+  registers, shared memory, block slots, warps); MPMax caps ([SRTF §2.6]) are computed from the
+  stored footprints of the running kernels and ``LIMITS`` without a divider: per resource the
+  largest c <= R with c · fp <= L − (largest co-runner footprint), by an RW-step binary search.
 """
 
 from __future__ import annotations
@@ -19,7 +24,22 @@ from gpusched.blocks import Param
 
 from . import Ports, port
 
-POLICIES = ("fifo", "srtf")
+POLICIES = ("fifo", "srtf", "mpmax")
+NR = 5          # resources of a footprint: threads, registers, shared memory, block slots, warps
+GTX480_LIMITS = "1536,32768,49152,8,48"
+
+
+def limits_of(text: str) -> tuple[int, ...]:
+    """The five per-SM limits of the ``LIMITS`` parameter."""
+    return tuple(int(v) for v in str(text).split(","))
+
+
+def _limits_ok(text) -> bool:
+    try:
+        vals = limits_of(text)
+    except ValueError:
+        return False
+    return len(vals) == NR and all(v >= 1 for v in vals)
 
 
 def _pow2(v: int) -> bool:
@@ -32,7 +52,11 @@ PARAMS = {
     "CW": Param(int, 32, "an integer in 8..40 (cycle values)", lambda v: 8 <= v <= 40),
     "BW": Param(int, 16, "an integer in 4..24 (block counts)", lambda v: 4 <= v <= 24),
     "RW": Param(int, 5, "an integer in 2..8 (residency)", lambda v: 2 <= v <= 8),
-    "policy": Param(str, "srtf", "fifo or srtf", lambda v: v in POLICIES),
+    "policy": Param(str, "srtf", "fifo, srtf or mpmax", lambda v: v in POLICIES),
+    "FW": Param(int, 16, "an integer in 2..20 (footprint values; every limit below 2**FW)",
+                lambda v: 2 <= v <= 20),
+    "LIMITS": Param(str, GTX480_LIMITS, "five integers >= 1, comma-separated: per-SM threads, "
+                    "registers, shared memory, block slots, warps (MPMax)", _limits_ok),
 }
 
 
@@ -40,17 +64,18 @@ def kw_of(K: int) -> int:
     return (K - 1).bit_length()
 
 
-def ports(K: int = 8, NSM: int = 15, CW: int = 32, BW: int = 16, RW: int = 5) -> Ports:
+def ports(K: int = 8, NSM: int = 15, CW: int = 32, BW: int = 16, RW: int = 5,
+          FW: int = 16) -> Ports:
     kw, smw = kw_of(K), max(1, (NSM - 1).bit_length())
     return {
         "arr_valid": port("in", 1), "arr_k": port("in", kw), "arr_blocks": port("in", BW),
-        "arr_R": port("in", RW),
+        "arr_R": port("in", RW), "arr_fp": port("in", NR * FW),
         "upd_valid": port("in", 1), "upd_sm": port("in", smw), "upd_k": port("in", kw),
         "upd_rem": port("in", CW), "upd_t": port("in", CW),
         "all_dispatched": port("in", K), "kernel_end": port("in", K), "ctl_ready": port("in", 1),
         "arr_ready": port("out", 1, init=1), "upd_ready": port("out", 1, init=1),
         "allow": port("out", NSM * K), "cap": port("out", NSM * K * RW),
-        "first": port("out", NSM * kw),
+        "first": port("out", NSM * kw), "prio": port("out", K * kw),
         "ctl_valid": port("out", 1), "ctl_kind": port("out", 3), "ctl_k": port("out", kw),
         "ctl_total": port("out", BW), "ctl_res": port("out", RW), "ctl_t": port("out", CW),
         "run": port("out", kw), "run_valid": port("out", 1), "samp": port("out", kw),

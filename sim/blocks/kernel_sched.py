@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hdl.params.kernel_sched import GTX480_LIMITS, NR, limits_of
 from hdl.params.srtf_pred import CTL_CAP, CTL_END, CTL_LAUNCH, CTL_SEED
 
 POLICIES = ("fifo", "mpmax", "srtf", "adaptive", "srtf_zero")
@@ -55,12 +56,16 @@ class KernelSchedTwin:
     """Kernel-scheduler controller of the whole GPU (module doc)."""
 
     def __init__(self, K: int, n_sm: int, policy: str, limits: tuple[int, ...] = (),
-                 hysteresis: float = 0.0, backfill: bool = True, sample_sm: int = 0,
-                 share_cap: int = 3):
+                 hysteresis: float = 0.0, backfill: bool = True, sample_sm: int | None = 0,
+                 share_cap: int = 3, sample_size: int = 1):
+        """Knobs ([SRTF §3]): ``sample_sm`` None = the first SM with a free slot once a sample
+        starts (the caller binds it with ``bind_sample_sm``); ``sample_size``: records of the
+        sample from its SM before the decision."""
         if policy not in POLICIES:
             raise ValueError(f"policy = {policy!r}: allowed: {', '.join(POLICIES)}")
         self.K, self.n_sm, self.policy = K, n_sm, policy
         self.limits, self.h, self.backfill, self.sample_sm = limits, hysteresis, backfill, sample_sm
+        self.sample_free, self.sample_size, self.samp_seen = sample_sm is None, sample_size, 0
         self.order: list[int] = []          # running kernels (arrived, not ended), arrival order
         self.R = [0] * K
         self.blocks = [0] * K
@@ -145,7 +150,8 @@ class KernelSchedTwin:
             self._monitor_sharing()
         elif self.samp is not None:
             if k == self.samp and sm == self.sample_sm:
-                self.samp_ready = True
+                self.samp_seen += 1
+                self.samp_ready = self.samp_seen >= self.sample_size
             if self.samp_ready and self.G[self.run] is not None:
                 self._decide_sample()
         elif self.run is not None and self.G[self.run] is not None:
@@ -180,8 +186,15 @@ class KernelSchedTwin:
             return
         for k in self.waiting():
             if self.G[k] is None and self.left[k]:
-                self.samp, self.samp_ready = k, False
+                self.samp, self.samp_ready, self.samp_seen = k, False, 0
+                if self.sample_free:
+                    self.sample_sm = None
                 return
+
+    def bind_sample_sm(self, sm: int) -> None:
+        """``sample_sm`` None: ``sm`` (the first with a free slot) samples the current sample."""
+        if self.samp is not None and self.sample_sm is None:
+            self.sample_sm = sm
 
     def _decide_sample(self) -> None:
         s = self.samp
@@ -289,13 +302,19 @@ class KernelSchedPorts:
     the previous edge. ``controller`` may be a mutant subclass (tests)."""
 
     def __init__(self, K: int = 8, NSM: int = 15, CW: int = 32, BW: int = 16, RW: int = 5,
-                 policy: str = "srtf", controller=KernelSchedTwin):
-        self.ctrl = controller(K, NSM, policy)
-        self.K, self.NSM, self.RW = K, NSM, RW
+                 policy: str = "srtf", controller=KernelSchedTwin, FW: int = 16,
+                 LIMITS: str = GTX480_LIMITS):
+        self.ctrl = controller(K, NSM, policy, limits_of(LIMITS))
+        self.K, self.NSM, self.RW, self.FW = K, NSM, RW, FW
         self.kw = (K - 1).bit_length()
         self.end_pend = 0
         self.cmd: tuple | None = None
         self.cmd_fields = (0, 0, 0, 0, 0)   # the ctl_* registers keep the last command
+        self.last_arr_valid = 0
+
+    def peek(self) -> dict[str, int]:
+        """Outputs after the last edge with the last inputs held (as the RTL proxy's ``peek``)."""
+        return self.outputs(self.last_arr_valid)
 
     def outputs(self, arr_valid: int = 0) -> dict[str, int]:
         c, K = self.ctrl, self.K
@@ -308,16 +327,22 @@ class KernelSchedPorts:
                 cap |= cp << ((s * K + k) * self.RW)
             if row:
                 first |= row[0][0] << (s * self.kw)
+        prio = 0
+        for rank, k in enumerate(c.order):
+            prio |= rank << (k * self.kw)
         kind, k, total, res, t = self.cmd_fields
         return {"arr_ready": int(not busy), "upd_ready": int(not busy and not arr_valid),
-                "allow": allow, "cap": cap, "first": first, "ctl_valid": int(self.cmd is not None),
+                "allow": allow, "cap": cap, "first": first, "prio": prio,
+                "ctl_valid": int(self.cmd is not None),
                 "ctl_kind": kind, "ctl_k": k, "ctl_total": total, "ctl_res": res, "ctl_t": t,
                 "run": c.run or 0, "run_valid": int(c.run is not None),
                 "samp": c.samp or 0, "samp_valid": int(c.samp is not None)}
 
     def step(self, arr_valid=0, arr_k=0, arr_blocks=0, arr_R=0, upd_valid=0, upd_sm=0, upd_k=0,
-             upd_rem=0, upd_t=0, all_dispatched=0, kernel_end=0, ctl_ready=0) -> dict[str, int]:
+             upd_rem=0, upd_t=0, all_dispatched=0, kernel_end=0, ctl_ready=0,
+             arr_fp=0) -> dict[str, int]:
         out = self.outputs(arr_valid)
+        self.last_arr_valid = arr_valid
         c, cmd_was, pend = self.ctrl, self.cmd, self.end_pend
         if cmd_was is not None and ctl_ready:
             self.cmd = None
@@ -332,7 +357,9 @@ class KernelSchedPorts:
                 if k in c.order:
                     c.end(k)
             elif arr_valid:
-                c.arrive(arr_k, arr_blocks, arr_R)
+                mask = (1 << self.FW) - 1
+                c.arrive(arr_k, arr_blocks, arr_R,
+                         tuple(arr_fp >> (r * self.FW) & mask for r in range(NR)))
             elif upd_valid:
                 c.update(upd_sm, upd_k, upd_rem, 0, upd_t, 0)
             if c.commands:

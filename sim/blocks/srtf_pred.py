@@ -164,3 +164,10 @@ class SrtfPredTwin:
         elif kind == CTL_SEED and not self.pvalid[k]:
             self.t[k] = t0
             self._start_job(k, t0, True)
+
+
+class SrtfPredFixedR(SrtfPredTwin):
+    """The document's Resident ([SRTF §3] variant): Eq. 2 divides by R_k whatever the cap."""
+
+    def divisor(self, k: int) -> int:
+        return self.rmax[k]

@@ -101,15 +101,18 @@ def predictor_accuracy(trace: dict) -> list[dict]:
 
 
 def delays(trace: dict) -> dict:
-    """Sampling delays (a sample's start to its kernel's first block on the sampling SM, SM 0)
-    and hand-off delays (a switch to the retirement of the last block the old kernel had
-    resident at that moment), in cycles ([SRTF §2.7])."""
+    """Sampling delays (a sample's start to its kernel's first block on the sampling SM: SM 0,
+    the report's ``sample_sm``, or any SM if that is "free") and hand-off delays (a switch to the
+    retirement of the last block the old kernel had resident at that moment), in cycles
+    ([SRTF §2.7])."""
     kernels = trace["kernels"]
+    samp_sm = (trace.get("kernel_scheduler") or {}).get("sample_sm", 0)
     sampling = []
     for cycle, ki in trace.get("samples", []):
         if ki < 0:
             continue
-        firsts = [s for sm, s, _ in kernels[ki]["blocks"] if sm == 0 and s >= cycle]
+        firsts = [s for sm, s, _ in kernels[ki]["blocks"]
+                  if (sm == samp_sm or samp_sm == "free") and s >= cycle]
         if firsts:
             sampling.append(min(firsts) - cycle)
     handoff = []

@@ -41,7 +41,7 @@ from .kernel_sched import FIFOKernelScheduler, SMPartitionKernelScheduler
 from .names import Arg, Family, parse
 from .onac_ctrl import OnacController, SeqDetController
 from .perf_sat_limit import PerfSatLimit
-from .srtf import SRTF_KERNEL_SCHEDULERS
+from .srtf import SRTF_FAMILIES, SRTF_KERNEL_SCHEDULERS
 from .ck_dispatch import CK_KERNEL_SCHEDULERS
 
 POLICIES: dict[str, dict[str, type]] = {
@@ -56,7 +56,7 @@ FAMILIES: dict[str, dict[str, Family]] = {
     "kernel_scheduler": {"ck_interleaved": Family(
         "ck_interleaved", lambda cfg, a: CK_KERNEL_SCHEDULERS["ck_interleaved"](cfg, a["share"]),
         "interleaved concurrent kernels, <share> CTAs per SM of each kernel while sharing "
-        "([THESIS §4.5])", args=(Arg("share", lo=1),))},
+        "([THESIS §4.5])", args=(Arg("share", lo=1),)), **SRTF_FAMILIES},
     "cta_scheduler": {},
     "cta_limit": {"fixed": Family(
         "fixed", lambda cfg, a: FixedLimit(cfg, a["N"]),

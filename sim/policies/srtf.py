@@ -14,6 +14,11 @@ nothing pending) and the arithmetic cycles of a job are skipped exactly (``SrtfP
 A record that appears in cycle c reaches the controller in cycle c + 1 (all records of a cycle,
 lowest SM first: the model's stand-in for the §2.10 one-per-cycle arbiter), and its effect on the
 dispatch rows is seen by that cycle's CTA issue. Commands go to each predictor when it is ready.
+
+The controller runs either as the method-level twin (the default, fast) or, with
+``controller_block``, as a ``kernel_sched`` block behind its ports (``ControllerPort``: the
+port-level twin ``KernelSchedPorts``, or cosim's RTL / lockstep proxy), for the policies the RTL
+has (hdl/params/kernel_sched.py ``POLICIES``).
 """
 
 from __future__ import annotations
@@ -22,8 +27,10 @@ from collections import deque
 
 from gpusched.config import ConfigError
 from sim.blocks.kernel_sched import KernelSchedTwin
-from sim.blocks.srtf_pred import SrtfPredTwin
+from sim.blocks.srtf_pred import SrtfPredFixedR, SrtfPredTwin
 from sim.policies.kernel_sched import FIFOKernelScheduler
+from sim.policies.names import Arg, Family
+from sim.policies.srtf_port import ControllerPort
 
 NO_INPUT: dict = {}
 STEP_DEFAULTS = {"blk_start_valid": 0, "blk_start_slot": 0, "blk_start_k": 0, "blk_end": 0,
@@ -96,9 +103,15 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
     controller = KernelSchedTwin   # tests inject mutants here
 
     def __init__(self, cfg, hysteresis: float = 0.0, backfill: bool = True,
-                 blocks: dict | None = None):
+                 blocks: dict | None = None, controller_block=None, sample_sm: int | None = 0,
+                 sample_size: int = 1, resident: str = "cap"):
         """``blocks``: {SM index: predictor block} to use instead of new twins on those SMs (RTL
-        or lockstep proxies built with ``predictor_params(cfg)``)."""
+        or lockstep proxies built with ``predictor_params(cfg)``); ``controller_block``: a
+        ``kernel_sched`` block (``controller_params(cfg)``) driven through its ports instead of
+        the method-level controller. Knobs ([SRTF §3], defaults the spec's): ``hysteresis`` h,
+        ``sample_sm`` (None: the first SM with a free slot that fits the sample),
+        ``sample_size`` (records from the sampling SM before a decision), ``resident``
+        ("cap": Eq. 2 divides by min(R, cap); "R": by R, the document's form)."""
         super().__init__(cfg)
         if not cfg.kernels.concurrent_sm:
             raise ConfigError("kernels.concurrent_sm", False,
@@ -111,12 +124,28 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
         self.n_sm = sm.count
         blocks = blocks or {}
         p = self.predictor_params(cfg)
-        self.ports = [PredictorPort(blocks.get(i) or SrtfPredTwin(p["K"], p["SLOTS"]))
+        if sample_sm is not None and not 0 <= sample_sm < sm.count:
+            raise ConfigError("sample_sm", sample_sm, f"an SM index below sm.count = {sm.count}")
+        if resident not in ("cap", "R"):
+            raise ConfigError("resident", resident, "cap (min(R, cap)) or R")
+        twin = SrtfPredTwin if resident == "cap" else SrtfPredFixedR
+        self.ports = [PredictorPort(blocks.get(i) or twin(p["K"], p["SLOTS"]))
                       for i in range(sm.count)]
-        limits = (sm.threads_per_sm, sm.regs_per_sm, sm.smem_per_sm, sm.max_ctas_per_sm,
-                  sm.warps_per_sm)
-        self.ctrl = self.controller(self.K, sm.count, self.controller_policy, limits, hysteresis, backfill)
+        limits = self.limits_of(cfg)
+        self.ctrl = self.controller(self.K, sm.count, self.controller_policy, limits, hysteresis,
+                                    backfill, sample_sm, sample_size=sample_size)
         self.records_seen = 0
+        self.cport = None
+        if controller_block is not None:
+            from hdl.params.kernel_sched import POLICIES as RTL_POLICIES
+            knobs = (hysteresis, backfill, sample_sm, sample_size, resident)
+            if self.controller_policy not in RTL_POLICIES or knobs != (0.0, True, 0, 1, "cap"):
+                raise ConfigError("kernel_scheduler", self.policy,
+                                  "the kernel_sched block has policies "
+                                  + ", ".join(RTL_POLICIES) + " at their defaults only")
+            p = self.controller_params(cfg)
+            self.cport = ControllerPort(controller_block, self.K, sm.count)
+            self.fw = p["FW"]
 
     @staticmethod
     def predictor_params(cfg) -> dict:
@@ -124,6 +153,22 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
         return {"K": max(2, 1 << (cfg.kernels.max_concurrent - 1).bit_length()),
                 "SLOTS": max(2, 1 << (cfg.sm.max_ctas_per_sm - 1).bit_length()),
                 "CW": 32, "BW": 16, "RW": 5}
+
+    @classmethod
+    def controller_params(cls, cfg) -> dict:
+        """The ``kernel_sched`` block parameters of this scheduler's controller on ``cfg``."""
+        K = max(2, 1 << (cfg.kernels.max_concurrent - 1).bit_length())
+        pol = {"srtf_fifo": "fifo"}.get(cls.policy, cls.policy)
+        limits = cls.limits_of(cfg)
+        return {"K": K, "NSM": cfg.sm.count, "CW": 32, "BW": 16, "RW": 5, "policy": pol,
+                "FW": max(max(limits).bit_length(), 2), "LIMITS": ",".join(map(str, limits))}
+
+    @staticmethod
+    def limits_of(cfg) -> tuple[int, ...]:
+        """Per-SM limits in footprint order: threads, registers, shared memory, slots, warps."""
+        sm = cfg.sm
+        return (sm.threads_per_sm, sm.regs_per_sm, sm.smem_per_sm, sm.max_ctas_per_sm,
+                sm.warps_per_sm)
 
     # -- commands and records ----------------------------------------------------------------------
     def _broadcast(self, now: int) -> None:
@@ -144,22 +189,54 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
                 p.records.clear()
         if recs:
             recs.sort(key=lambda x: (x[0], x[1]))
-            for _, sm_id, r in recs:
-                self.ctrl.update(sm_id, r["upd_k"], r["upd_rem"], r["upd_pred"], r["upd_t"],
-                                 r["upd_res"])
             self.records_seen += len(recs)
-            self.gpu.request_cta_issue()
+            if self.cport is not None:
+                self.cport.records.extend((sm_id, r["upd_k"], r["upd_rem"], r["upd_t"])
+                                          for _, sm_id, r in recs)
+            else:
+                for _, sm_id, r in recs:
+                    self.ctrl.update(sm_id, r["upd_k"], r["upd_rem"], r["upd_pred"], r["upd_t"],
+                                     r["upd_res"])
+                self.gpu.request_cta_issue()
+        if self.cport is not None:
+            self._step_controller(now)
         self._broadcast(now)
 
+    def _step_controller(self, now: int) -> None:
+        rows = list(self.cport.rows)
+        cmd = self.cport.step(all(not p.queue for p in self.ports))
+        if cmd is not None:
+            self.ctrl.commands.append(cmd)
+        if self.cport.rows != rows:
+            self.gpu.request_cta_issue()
+
     def next_wakeup(self, now: int) -> int | None:
+        if self.cport is not None:
+            return now + 1              # the controller block is stepped every cycle
         times = [t for p in self.ports if (t := p.next_change()) is not None]
         return max(now + 1, min(times)) if times else None
 
     # -- GPU hooks -----------------------------------------------------------------------------------
     def on_kernel_launch(self, now: int, run) -> None:
-        fp = (run.padded_threads, run.regs_per_cta, run.smem_per_cta, 1, run.warps_per_cta)
-        self.ctrl.arrive(run.slot, run.n_ctas, run.occupancy.limit, fp)
+        if self.cport is not None:
+            if run.n_ctas >> 16 or run.occupancy.limit >> 5:
+                raise ConfigError("workload", run.name, f"{run.n_ctas} blocks, R = "
+                                  f"{run.occupancy.limit}: beyond the kernel_sched block's "
+                                  "BW = 16 / RW = 5 bit ports")
+            fp = self.footprint(run)
+            if any(v >> self.fw for v in fp):
+                raise ConfigError("workload", run.name, f"footprint {fp} beyond the "
+                                  f"kernel_sched block's FW = {self.fw} bit fields")
+            packed = sum(v << (r * self.fw) for r, v in enumerate(fp))
+            self.cport.arrivals.append((run.slot, run.n_ctas, run.occupancy.limit, packed))
+            return
+        self.ctrl.arrive(run.slot, run.n_ctas, run.occupancy.limit, self.footprint(run))
         self._broadcast(now)
+
+    @staticmethod
+    def footprint(run) -> tuple[int, ...]:
+        """A block of ``run`` in the order of ``limits_of``."""
+        return (run.padded_threads, run.regs_per_cta, run.smem_per_cta, 1, run.warps_per_cta)
 
     def on_cta_start(self, now: int, sm, cta) -> None:
         p = self.ports[sm.sm_id]
@@ -168,7 +245,10 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
             raise RuntimeError(f"SM {sm.sm_id}: two blocks placed in cycle {now} (srtf_pred takes one)")
         p.inputs.update(blk_start_valid=1, blk_start_slot=cta.cta_slot, blk_start_k=cta.run.slot)
         if not cta.run.has_ctas_left():
-            self.ctrl.dispatched_all(cta.run.slot)
+            if self.cport is not None:
+                self.cport.all_dispatched |= 1 << cta.run.slot
+            else:
+                self.ctrl.dispatched_all(cta.run.slot)
 
     def on_cta_finish(self, now: int, sm, cta) -> None:
         super().on_cta_finish(now, sm, cta)
@@ -177,22 +257,34 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
         p.inputs["blk_end"] = p.inputs.get("blk_end", 0) | 1 << cta.cta_slot
 
     def on_kernel_end(self, now: int, run) -> None:
+        if self.cport is not None:
+            self.cport.kernel_end |= 1 << run.slot
+            return
         self.ctrl.end(run.slot)
         self._broadcast(now)
         self.gpu.request_cta_issue()
 
     # -- the dispatcher row ------------------------------------------------------------------------
     def dispatch_row(self, now: int, sm) -> list:
-        slots = self.slots
-        return [(slots[k], cap) for k, cap in self.ctrl.row(sm.sm_id)
+        slots, c = self.slots, self.ctrl
+        if c.samp is not None and c.sample_sm is None and self.cport is None:
+            run = slots[c.samp]
+            if run is not None and now >= run.ready_at and run.has_ctas_left() and \
+                    self.gpu.can_accept(sm, run):
+                c.bind_sample_sm(sm.sm_id)      # the first SM with room for a sample block
+        row = c.row(sm.sm_id) if self.cport is None else self.cport.rows[sm.sm_id]
+        return [(slots[k], cap) for k, cap in row
                 if slots[k] is not None and now >= slots[k].ready_at]
 
     def report(self) -> dict:
         c = self.ctrl
-        out = {"policy": self.policy, "switches": [list(s) for s in c.switches],
+        switches = self.cport.switches if self.cport is not None else c.switches
+        out = {"policy": self.policy, "switches": [list(s) for s in switches],
                "records": self.records_seen}
         if self.controller_policy == "adaptive":
             out["sharing"] = [list(s) for s in c.sharing_log]
+        if c.sample_free or c.sample_sm:
+            out["sample_sm"] = "free" if c.sample_free else c.sample_sm
         return out
 
 
@@ -228,8 +320,8 @@ class ZeroSamplingKernelScheduler(SrtfKernelScheduler):
         if run.name not in self.standalone:
             raise ConfigError("standalone", run.name, "no standalone runtime for this kernel "
                               "(zero-sampling SRTF needs T^SP of every kernel)")
-        fp = (run.padded_threads, run.regs_per_cta, run.smem_per_cta, 1, run.warps_per_cta)
-        self.ctrl.arrive(run.slot, run.n_ctas, run.occupancy.limit, fp, self.standalone[run.name])
+        self.ctrl.arrive(run.slot, run.n_ctas, run.occupancy.limit, self.footprint(run),
+                         self.standalone[run.name])
         self._broadcast(now)
 
     def on_cta_finish(self, now: int, sm, cta) -> None:
@@ -241,3 +333,25 @@ class ZeroSamplingKernelScheduler(SrtfKernelScheduler):
 SRTF_KERNEL_SCHEDULERS = {"srtf": SrtfKernelScheduler, "mpmax": MPMaxKernelScheduler,
                           "srtf_fifo": SpecFifoKernelScheduler,
                           "adaptive": AdaptiveKernelScheduler}
+
+_KNOBS = (Arg("h_pct", lo=0, hi=99, default=0, doc="switch hysteresis h, in per cent"),
+          Arg("sample_sm", words=("sm0", "free"), default="sm0",
+              doc="sm0 or free (the first SM with room for a sample block)"),
+          Arg("samples", lo=1, hi=64, default=1,
+              doc="records of the sample from its SM before the decision"),
+          Arg("resident", words=("cap", "R"), default="cap",
+              doc="Resident in Eq. 2: cap = min(R, cap), R = the document's fixed R"))
+
+
+def _with_knobs(cls):
+    def make(cfg, a):
+        return cls(cfg, hysteresis=a["h_pct"] / 100,
+                   sample_sm=0 if a["sample_sm"] == "sm0" else None,
+                   sample_size=a["samples"], resident=a["resident"])
+    return make
+
+
+SRTF_FAMILIES = {
+    name: Family(name, _with_knobs(cls), f"{name} with its [SRTF §3] knobs (plain {name}: all "
+                 "defaults)", args=_KNOBS)
+    for name, cls in (("srtf", SrtfKernelScheduler), ("adaptive", AdaptiveKernelScheduler))}

@@ -176,9 +176,16 @@ def test_zero_sampling_knows_remaining_times_from_arrival():
 SMALL = {"K": 4, "NSM": 2, "CW": 10, "BW": 10, "RW": 3}
 
 
+# MPMax at K = 4, NSM = 2 with 8-bit footprints and small limits, so caps of 1, reservations
+# that do not fit and kernels alone all occur
+MPMAX = {**SMALL, "policy": "mpmax", "FW": 8, "LIMITS": "96,255,200,8,12"}
+
+
 @pytest.mark.parametrize("params, cycles", [({**SMALL, "policy": "srtf"}, 12_000),
                                             ({**SMALL, "policy": "fifo"}, 6_000),
-                                            ({"NSM": 3}, 1_500)], ids=["srtf", "fifo", "default"])
+                                            (MPMAX, 6_000),
+                                            ({"NSM": 3}, 1_500)],
+                         ids=["srtf", "fifo", "mpmax", "default"])
 def test_lockstep_amaranth(params, cycles):
     spec = get_block("kernel_sched")
     rep = run_lockstep_amaranth(spec, parse_params(spec, params), cycles, 3)
@@ -210,3 +217,65 @@ def test_port_twin_takes_one_event_per_cycle_and_holds_commands():
     o = tw.step(arr_valid=1, arr_k=1, arr_blocks=4, arr_R=2)     # accepted now: 1 is sampled
     o = tw.step()
     assert (o["samp_valid"], o["samp"]) == (1, 1) and o["allow"] == (1 << 1) | (1 << 6)
+
+
+# -- knobs ([SRTF §3]): sample size, free sampling SM -----------------------------------------------
+
+def test_sample_size_2_waits_for_a_second_record_from_the_sampling_sm():
+    tw = KernelSchedTwin(8, 15, "srtf", GTX480, sample_size=2)
+    tw.arrive(0, 3000, 8)
+    tw.arrive(1, 200, 8)
+    tw.update(4, 0, rem=90_000, pred=100_000, t=1000, res=8)
+    tw.update(0, 1, rem=600, pred=1000, t=400, res=8)             # first record: no decision
+    assert (tw.run, tw.samp) == (0, 1)
+    tw.update(3, 1, rem=500, pred=900, t=400, res=8)              # not from the sampling SM
+    assert tw.samp == 1
+    tw.update(0, 1, rem=550, pred=950, t=400, res=8)
+    assert (tw.run, tw.samp) == (1, None) and tw.switches == [(0, 1, "sample")]
+
+
+def test_free_sampling_sm_samples_where_it_is_bound():
+    tw = KernelSchedTwin(8, 15, "srtf", GTX480, sample_sm=None)
+    tw.arrive(0, 3000, 8)
+    tw.arrive(1, 200, 8)
+    assert tw.samp == 1 and tw.sample_sm is None
+    assert tw.row(0) == tw.row(6) == [(0, 8)]                     # nobody samples before binding
+    tw.bind_sample_sm(6)
+    tw.bind_sample_sm(2)                                          # the first binding holds
+    assert tw.row(6) == [(1, 8)] and tw.row(0) == [(0, 8)]
+    tw.update(4, 0, rem=90_000, pred=100_000, t=1000, res=8)
+    tw.update(0, 1, rem=600, pred=1000, t=400, res=8)             # SM 0 is not the sampler now
+    assert tw.samp == 1
+    tw.update(6, 1, rem=600, pred=1000, t=400, res=8)
+    assert (tw.run, tw.samp) == (1, None)
+
+
+class NoReservation(KernelSchedTwin):
+    """Mutant MPMax: caps ignore the composite co-runner (every running kernel at its R)."""
+
+    def _recompute_caps(self):
+        for k in self.order:
+            self.caps[k] = self.R[k]
+
+
+def test_mpmax_lockstep_catches_a_controller_without_the_reservation():
+    from sim.blocks.kernel_sched import KernelSchedPorts
+    spec = get_block("kernel_sched")
+    p = parse_params(spec, MPMAX)
+    with pytest.raises(LockstepMismatch, match="cap"):
+        run_lockstep_amaranth(spec, p, 6_000, 3, twin=KernelSchedPorts(
+            4, 2, 10, 10, 3, "mpmax", controller=NoReservation, FW=8, LIMITS=MPMAX["LIMITS"]))
+
+
+def test_mpmax_rtl_gives_the_section_2_6_example():
+    """Two slot-limited kernels on gtx480 limits: cap 7 each, the older first ([SRTF §2.6])."""
+    from cosim.amaranth_backend import run_sequence
+    spec = get_block("kernel_sched")
+    p = parse_params(spec, {"K": 2, "NSM": 2, "policy": "mpmax"})
+    fp = sum(v << (16 * r) for r, v in enumerate(SLOT_LIMITED))
+    arrive = [{"arr_valid": 1, "arr_k": k, "arr_blocks": 1000, "arr_R": 8, "arr_fp": fp,
+               "ctl_ready": 1} for k in (1, 0, 0)]           # 0 waits while LAUNCH(1) is out
+    outs = run_sequence(spec, p, arrive + [{"ctl_ready": 1}] * 3)
+    last = outs[-1]
+    assert last["allow"] == 0b1111 and last["cap"] == (7 | 7 << 5) * (1 | 1 << 10)
+    assert last["first"] == 0b11 and last["prio"] == 0b01        # slot 1 arrived first

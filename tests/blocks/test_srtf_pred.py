@@ -214,3 +214,16 @@ def test_skip_equals_stepping_quiet_cycles():
     assert checked > 50
     with pytest.raises(ValueError):
         twin.skip(-1)
+
+
+def test_resident_variant_r_divides_by_r_after_a_cap():
+    """[SRTF §3] knob: the document's Resident = R (SrtfPredFixedR) ignores CAP in Eq. 2."""
+    from sim.blocks.srtf_pred import SrtfPredFixedR
+    ev = {0: cmd(CTL_LAUNCH, 0, total=10, res=4), 1: start(0, 0), 80: cmd(CTL_CAP, 0, res=2),
+          101: {"blk_end": 1}}
+    inputs = script(ev, 101 + 1 + LAT + 2)
+    fixed, tw = SrtfPredFixedR(), SrtfPredTwin()
+    rec = [o for o in map(lambda i: fixed.step(**i), inputs) if o["upd_valid"]][0]
+    ref = [o for o in map(lambda i: tw.step(**i), inputs) if o["upd_valid"]][0]
+    assert (rec["upd_t"], rec["upd_rem"]) == (100, 9 * 100 // 4)    # cap 2, but divided by R = 4
+    assert ref["upd_rem"] == 9 * 100 // 2                            # the default: min(R, cap)

@@ -79,8 +79,91 @@ def test_command_line_runs_the_rtl_in_lockstep():
     import json
     import subprocess
     import sys
+    # the small top of the in-loop tests below (tiny, 4 kernel slots): its build is shared
     done = subprocess.run([sys.executable, "-m", "cosim.gpu_srtf", "--mode", "lockstep",
-                           "--scale", "0.1"], capture_output=True, text=True, timeout=600)
+                           "--preset", "tiny", "--set", "kernels.max_concurrent=4",
+                           "--scale", "0.2"], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     line = json.loads(done.stdout.strip().splitlines()[-1])
     assert line["mismatch"] is None and line["equal_to_twins"] is True and line["cycles"] > 0
+
+
+# -- the kernel_sched controller and one srtf_pred, both RTL, in a GPU run (gpu_srtf_sched) --------
+
+# tiny (2 SMs) with 4 kernel slots: mixed_like × 0.2 runs 11.5 k cycles with several samples and
+# switches, small enough for the default suite (kernel_sched K = 4, NSM = 2)
+SMALL = {"preset": "tiny", "workload": "mixed_like", "scale": 0.2,
+         "overrides": ["kernels.max_concurrent=4"]}
+
+
+def sched_kwargs(policy: str = "srtf", **extra) -> dict:
+    from cosim.gpu_srtf import kernel_sched_params
+    over = SMALL["overrides"]
+    return {"params_list": [kernel_sched_params("tiny", policy, over),
+                            srtf_pred_params("tiny", over)], **SMALL, "policy": policy, **extra}
+
+
+def test_port_controller_reproduces_its_decisions_in_the_gpu_model():
+    """Twins only: the port path runs, samples and switches, and the rows it decodes follow the
+    controller (srtf: several switches; srtf_fifo: none)."""
+    from cosim.gpu_srtf import gpu_srtf_sched
+    srtf = gpu_srtf_sched(None, **sched_kwargs())["runs"][0]
+    rep = srtf["stats"]["policy_reports"]["kernel_scheduler"]
+    assert len(rep["switches"]) >= 3 and rep["records"] > 20
+    assert srtf["block_steps"][0] == srtf["cycles"]           # stepped every cycle
+    fifo = gpu_srtf_sched(None, **sched_kwargs("srtf_fifo"))["runs"][0]
+    assert fifo["stats"]["policy_reports"]["kernel_scheduler"]["switches"] == []
+    assert fifo["cycles"] != srtf["cycles"]
+
+
+class RunOnSampleSM:
+    """Mutant controller: SM 0 keeps dispatching ``run`` while it samples ([SRTF §8])."""
+
+    def __new__(cls, *a, **kw):
+        from sim.blocks.kernel_sched import KernelSchedTwin
+
+        class Mutant(KernelSchedTwin):
+            def row(self, sm):
+                r = super().row(sm)
+                if self.samp is not None and sm == self.sample_sm and self.run is not None:
+                    r = r + [(self.run, self.caps[self.run])]
+                return r
+        return Mutant(*a, **kw)
+
+
+def mutant_on_sample_sm(p):
+    """Scoreboard twins for the loop: the mutant controller, the stock predictor twin."""
+    from gpusched.blocks import get_block
+    from sim.blocks.kernel_sched import KernelSchedPorts
+    if "NSM" not in p:
+        return get_block("srtf_pred").make_twin(p)
+    return KernelSchedPorts(p["K"], p["NSM"], p["CW"], p["BW"], p["RW"], p["policy"],
+                            controller=RunOnSampleSM, FW=p["FW"], LIMITS=p["LIMITS"])
+
+
+@needs_verilator
+def test_rtl_controller_and_predictor_in_the_loop_equal_the_twins():
+    from cosim.gpu_srtf import run_sched
+    ref = run_sched(sched_kwargs(), "twin")["result"]["runs"][0]
+    got = run_sched(sched_kwargs(), "lockstep")
+    assert got["mismatch"] is None
+    run0 = got["result"]["runs"][0]
+    assert run0["stats"] == ref["stats"] and got["steps"][0] == ref["cycles"]
+
+
+@pytest.mark.cosim
+@pytest.mark.slow
+@needs_verilator
+def test_rtl_mpmax_controller_in_the_loop_equals_the_twins():
+    """MPMax caps from the RTL's footprint search steer the same GPU run as the twin's."""
+    from cosim.gpu_srtf import run_sched
+    ref = run_sched(sched_kwargs("mpmax"), "twin")["result"]["runs"][0]
+    got = run_sched(sched_kwargs("mpmax"), "lockstep")
+    assert got["mismatch"] is None and got["result"]["runs"][0]["stats"] == ref["stats"]
+
+
+@needs_verilator
+def test_lockstep_in_the_loop_catches_a_controller_dispatching_run_while_sampling():
+    from cosim.gpu_srtf import run_sched
+    got = run_sched(sched_kwargs(twin=f"{__name__}:mutant_on_sample_sm"), "lockstep")
+    assert got["mismatch"] and "kernel_sched" in got["mismatch"] and "allow" in got["mismatch"]

@@ -16,16 +16,21 @@ def test_grids():
     pts = exp.grid.points()
     pairs = [p for p in pts if p.params["task"] == "pair"]
     assert len({p.workload for p in pairs}) == 56
-    assert len([p for p in pairs if len(p.params) == 3]) == 56 * 5 * 3
+    main = [p for p in pairs if len(p.params) == 3 and ":" not in p.params["policy"]]
+    assert len(main) == 56 * 5 * 3
     assert {p.params["offset"] for p in pairs} == {"100", "25%", "50%"}
-    assert {p.params["policy"] for p in pairs} == {"srtf_fifo", "mpmax", "srtf", "adaptive",
-                                                   "srtf_zero"}
+    assert {p.params["policy"] for p in main} == {"srtf_fifo", "mpmax", "srtf", "adaptive",
+                                                  "srtf_zero"}
+    from experiments.srtf_ablations import VARIANTS
+    knob = [p for p in pairs if ":" in p.params["policy"]]
+    assert len(knob) == 56 * len(VARIANTS) and {p.params["offset"] for p in knob} == {"100"}
     assert len([p for p in pts if p.params["task"] == "alone"]) == 8
     assert len([p for p in pts if p.params["task"] == "check"]) == 12 * 3
     ablation = [p for p in pairs if "share_cap" in p.params or "timing" in p.params]
     assert len(ablation) == 56 * 2 + 56 * 3
     quick = exp.quick.points()
     assert len(quick) < len(pts) / 10
+    assert len([p for p in quick if ":" in p.params.get("policy", "")]) == 4 * len(VARIANTS)
 
 
 def _point(workload, **params):
@@ -100,3 +105,24 @@ def test_headline_formulas():
     assert check_error(rs, None) == pytest.approx(5.0)
     with pytest.raises(ValueError):
         gm("mpmax", "stp")(rs)
+
+
+def test_knob_ablation_formulas_compare_on_the_same_pairs():
+    from experiments.srtf_ablations import change, gm_knob, median_sampling, stp_knob, switches
+    rows = [{"task": "pair", "offset": "100", "workload": w, "policy": pol, "stp": stp,
+             "antt": antt, "fairness": 0.5, "switches": sw, "delays.sampling": d}
+            for w, pol, stp, antt, sw, d in (
+                ("a+b", "srtf", 1.5, 2.0, 4, [100, 300]), ("b+a", "srtf", 1.2, 3.0, 2, [500]),
+                ("c+d", "srtf", 9.9, 9.9, 0, []),         # no variant run here: left out
+                ("a+b", "srtf:10", 1.8, 1.5, 1, [100]), ("b+a", "srtf:10", 1.2, 3.0, 0, [50]))]
+    rs = ResultSet(rows)
+    assert change("srtf:10", "srtf", "stp")(rs) == pytest.approx(
+        (1.8 * 1.2) ** 0.5 / (1.5 * 1.2) ** 0.5)
+    assert gm_knob("srtf:10", "srtf", "antt")(rs) == pytest.approx((1.5 * 3.0) ** 0.5)
+    assert switches("srtf", "srtf:10")(rs) == 3.0
+    assert median_sampling("srtf", "srtf:10")(rs) == 300.0
+    with pytest.raises(ValueError):
+        change("srtf:0:free", "srtf", "stp")(rs)
+    run = {"offset": "100", "sjf": 1, "stp": 1.4}
+    assert stp_knob({**run, "variant": "srtf:10"}) == 1.4 and stp_knob({**run, "variant": "srtf"}) == 1.4
+    assert stp_knob({**run, "variant": "mpmax"}) is None

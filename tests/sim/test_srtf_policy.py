@@ -166,3 +166,53 @@ def test_zero_sampling_srtf_switches_without_a_sample():
     with pytest.raises(ConfigError, match="standalone"):
         run(long_then_short(), "tiny", CONCURRENT,
             kernel_scheduler=lambda cfg: ZeroSamplingKernelScheduler(cfg, {"long": 1}))
+
+
+# -- knobs through scheduler names ([SRTF §3]: srtf[:h_pct[:sample_sm[:samples[:resident]]]]) -----
+
+def test_knob_names_build_the_scheduler_with_its_knobs():
+    from gpusched.config import get_preset, with_overrides
+    from sim.blocks.srtf_pred import SrtfPredFixedR
+    from sim.policies import make_policy
+    cfg = with_overrides(get_preset("tiny"), [CONCURRENT])
+    ks = make_policy("kernel_scheduler", "adaptive:10:free:2:R", cfg)
+    c = ks.ctrl
+    assert (ks.policy, c.h, c.sample_free, c.sample_size) == ("adaptive", 0.1, True, 2)
+    assert all(isinstance(p.block, SrtfPredFixedR) for p in ks.ports)
+    plain = make_policy("kernel_scheduler", "srtf:0", cfg).ctrl
+    assert (plain.h, plain.sample_sm, plain.sample_size) == (0.0, 0, 1)
+    for bad in ("srtf:100", "srtf:0:sm3", "srtf:0:sm0:0", "srtf:0:sm0:1:min", "srtf:1:2:3:4:5"):
+        with pytest.raises(ConfigError) as e:
+            make_policy("kernel_scheduler", bad, cfg)
+        assert e.value.where == "kernel_scheduler"
+
+
+def test_free_sampling_sm_samples_on_the_first_sm_with_room():
+    r, w = run_watched("srtf")
+    first_fixed = next(x for x in w.rows if x["k"] == 1)
+    w2 = Watch("srtf")
+    made = w2.__call__
+
+    def free(cfg):
+        ks = made(cfg)
+        ks.ctrl.sample_free, ks.ctrl.sample_sm = True, None
+        return ks
+    r2 = run(long_then_short(), "tiny", CONCURRENT, kernel_scheduler=free)
+    first_free = next(x for x in w2.rows if x["k"] == 1)
+    assert first_free["samp"] == 1 and first_free["now"] <= first_fixed["now"]
+    assert r2["policy_reports"]["kernel_scheduler"]["sample_sm"] == "free"
+    assert all(k["end"] > 0 for k in r2["kernels"])
+
+
+def test_hysteresis_knob_cuts_switches_between_near_equal_kernels():
+    """h = 10 %: a switch back needs a 10 % shorter remaining time ([SRTF §2.7])."""
+    tw = KernelSchedTwin(8, 15, "srtf", hysteresis=0.1)
+    tw.arrive(0, 3000, 8)
+    tw.arrive(1, 200, 8)
+    tw.update(2, 0, rem=4000, pred=8000, t=1000, res=8)
+    tw.update(0, 1, rem=3000, pred=3500, t=400, res=8)           # the sample decides on plain <
+    assert tw.run == 1
+    tw.update(6, 0, rem=2800, pred=6000, t=1000, res=8)           # 2800 > 0.9 · 3000: stay
+    assert tw.run == 1
+    tw.update(6, 0, rem=2600, pred=6000, t=1000, res=8)           # 2600 < 2700: switch back
+    assert tw.run == 0 and tw.switches[-1] == (1, 0, "update")
