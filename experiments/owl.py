@@ -45,14 +45,7 @@ TYPE2 = ["owl_t_compute", "owl_t_small"]
 IRREGULAR = ["owl_t_irregular"]
 
 
-def prefetch_available() -> bool:
-    """Whether the model has the opportunistic prefetcher (``dram.prefetch``)."""
-    from gpusched.config.schema import DRAMConfig
-    return any(f.name == "prefetch" for f in dataclasses.fields(DRAMConfig))
-
-
-_OWL = {"sm.warp_sched": "owl_blp", **({"dram.prefetch": "owl_b"} if prefetch_available()
-                                        else {})}
+_OWL = {"sm.warp_sched": "owl_blp", "dram.prefetch": "owl_b"}
 SCHEMES: dict[str, dict] = {
     "rr": {"sm.warp_sched": "lrr"},
     "tl": {"sm.warp_sched": "tl_narasiman"},
@@ -81,19 +74,12 @@ def _point_overrides(point: Point) -> Point:
                                params=params, kind="model")
 
 
-def owl_profile_available() -> bool:
-    """Whether the model has the OWL metrics profiler (``--profile owl``: exact CINV,
-    MemoryBlockCycles, NoWarpCycles and per-bank RBL)."""
-    from sim.run import PROFILES
-    return "owl" in PROFILES
-
-
 def run_point(point: Point) -> dict:
-    """The model run of the point's scheme (with the OWL metrics profiler when the model has
-    it), with ``scheme`` recorded in the stats."""
+    """The model run of the point's scheme with the OWL metrics profiler (``--profile owl``:
+    exact CINV, MemoryBlockCycles, NoWarpCycles and per-bank RBL), with ``scheme`` recorded in
+    the stats."""
     model = _point_overrides(point)
-    if owl_profile_available():
-        model = dataclasses.replace(model, params={**model.params, "profile": ("owl",)})
+    model = dataclasses.replace(model, params={**model.params, "profile": ("owl",)})
     stats = run_model(model)
     stats["scheme"] = point.params["scheme"]
     return stats
@@ -230,8 +216,7 @@ def _grid(name: str, workloads: list[str], schemes: list[str], scale: float,
 
 
 _MAIN = ["rr", "tl", "cta", "locality", "blp", "owl", "perfect_l2"]
-_ABLATION = ["owl_a", "owl_b_hi"] if prefetch_available() else []
-_PF = "" if prefetch_available() else " (no prefetcher in this model: OWL = +BLP)"
+_ABLATION = ["owl_a", "owl_b_hi"]
 _AR = "IPC / RR IPC, arithmetic mean over the Type-1 archetypes, − 1"
 EXPERIMENT = Experiment(
     name="owl",
@@ -275,7 +260,7 @@ EXPERIMENT = Experiment(
     tables=[Table(m, columns="scheme") for m in
             ("ipc", "l1_miss", "l2_hit", "blp", "blp_gpu", "rbl", "mem_block", "no_warp",
              "pf_accuracy", "pf_coverage")
-            + (("rbl_bank", "rbl_pf", "cinv") if owl_profile_available() else ())],
+            + ("rbl_bank", "rbl_pf", "cinv")],
     plots=[Plot("ipc_t1", "ipc.png", series="scheme", normalize="rr", mean=("arith", "geo"),
                 title="Type-1: IPC normalised to RR"),
            Plot("ipc_bound", "perfect_l2.png", series="scheme", normalize="rr",
@@ -293,18 +278,18 @@ EXPERIMENT = Experiment(
                 title="MemoryBlockCycles (share of core cycles; proxy without the profiler)")],
     headline=[
         Headline("OWL over RR, IPC (arithmetic mean)", "%", gain("owl"), paper=33.0,
-                 note=_AR + _PF),
+                 note=_AR),
         Headline("OWL over RR, IPC (harmonic mean)", "%", gain("owl", kind="harm"), paper=23.0,
-                 note="harmonic mean of the same ratios" + _PF),
+                 note="harmonic mean of the same ratios"),
         Headline("OWL over RR, IPC (geometric mean)", "%", gain("owl", kind="geo"), paper=28.0,
-                 note="geometric mean of the same ratios" + _PF),
+                 note="geometric mean of the same ratios"),
         Headline("CTA-Aware over RR", "%", gain("cta"), paper=14.0, note=_AR),
         Headline("+Locality over RR", "%", gain("locality"), paper=25.0, note=_AR),
         Headline("+BLP over RR", "%", gain("blp"), paper=31.0, note=_AR),
         Headline("OWL over CTA-Aware", "%", gain("owl", "cta"), paper=19.0,
-                 note="IPC(OWL)/IPC(CTA-Aware), arithmetic mean, − 1" + _PF),
+                 note="IPC(OWL)/IPC(CTA-Aware), arithmetic mean, − 1"),
         Headline("OWL over two-level (TL)", "%", gain("owl", "tl"), paper=19.0,
-                 note="IPC(OWL)/IPC(TL), arithmetic mean, − 1" + _PF),
+                 note="IPC(OWL)/IPC(TL), arithmetic mean, − 1"),
         Headline("TL over RR", "%", gain("tl"), note="no paper number"),
         Headline("OWL with scheme A over RR", "%", gain("owl_a"),
                  note="ablation: stop prefetching at a conflicting demand; " + _AR),

@@ -102,8 +102,6 @@ def test_profiler_metrics_are_exact_when_present_else_the_proxy():
 
 
 def test_prefetch_ablations_differ_from_owl_only_in_the_prefetcher():
-    if not owl.prefetch_available():
-        pytest.skip("no prefetcher in this model")
     base = owl.SCHEMES["owl"]
     for name, field, value in (("owl_a", "dram.prefetch", "owl_a"),
                                ("owl_b_hi", "dram.prefetch_priority", "above_misses")):
