@@ -68,8 +68,12 @@ def use_compiled(package: str, path: list[str]) -> bool:
     d = build_dir()
     if not (d / "ok").is_file():
         return False
-    if str(d) not in sys.path:
-        sys.path.append(str(d))
+    # the project root before the build: a worker process started with this sys.path (a sweep's
+    # forkserver pool) must find the ``sim`` package itself, not the build's ``sim/`` folder,
+    # which holds only compiled modules and would make ``sim`` a namespace package there
+    for entry in (str(ROOT), str(d)):
+        if entry not in sys.path:
+            sys.path.append(entry)
     path.insert(0, str(d / package.replace(".", "/")))
     return True
 

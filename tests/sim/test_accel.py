@@ -70,3 +70,29 @@ def test_an_edited_source_never_runs_a_stale_build(tmp_path, monkeypatch):
     sm.write_text(sm.read_text()[:-len("\n# edited\n")])
     monkeypatch.setenv("GPUSCHED_PURE", "1")
     assert accel.source_hash() == before and not accel.use_compiled("sim.memory", path)
+
+
+WORKER = ("import multiprocessing as mp\n"
+          "def probe():\n"
+          "    import sim.blocks.cta_sched, sim.sm\n"
+          "    return sim.sm.__file__\n"
+          "if __name__ == '__main__':\n"
+          "    import sim.sm\n"
+          "    from sim import accel\n"
+          "    with mp.get_context('forkserver').Pool(1) as pool:\n"
+          "        print(accel.active(), pool.apply(probe))\n")
+
+
+def test_a_worker_process_finds_every_model_module(tmp_path):
+    """A sweep's forkserver workers inherit the parent's sys.path, build folder included; they
+    must still import the ``sim`` package (not the build's folder of compiled modules alone)."""
+    if not loader.build_dir().joinpath("ok").is_file():
+        pytest.skip("compiled model not built (python -m sim.accel build)")
+    script = tmp_path / "probe.py"             # run from outside the project, as a console
+    script.write_text(WORKER)                  # script is: the project is not on sys.path
+    env = {k: v for k, v in os.environ.items() if k not in ("GPUSCHED_PURE", "PYTHONPATH")}
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         env=env, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr.strip().splitlines()[-1:]
+    active, sm_file = out.stdout.split()
+    assert active == "True" and str(loader.build_dir()) in sm_file    # the worker runs compiled
