@@ -17,7 +17,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from cosim.build import cache_dir
 from formal.props import PropsTop
@@ -83,6 +83,23 @@ def solver() -> tuple[str, str]:
     return chosen, str(bin_dir)
 
 
+def run_streaming(cmd: list[str], cwd: Path, match: Callable[[str], Optional[re.Match]],
+                  on_match: Callable[[str], object], env: Optional[dict] = None) -> tuple[str, int]:
+    """Run ``cmd`` with stdout and stderr merged, calling ``on_match(group 1)`` for each output
+    line ``match`` accepts (a solver's step or frame, for the progress line); the whole output
+    and the exit status."""
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    out = []
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        out.append(line)
+        m = match(line)
+        if m:
+            on_match(m.group(1))
+    return "".join(out), proc.wait()
+
+
 def prove(top: PropsTop, depth: int, vcd: Optional[str] = None,
           progress: Optional[Progress] = None) -> ProofResult:
     """Bounded model check of ``top`` to ``depth`` steps (solver: see :func:`solver`)."""
@@ -96,22 +113,14 @@ def prove(top: PropsTop, depth: int, vcd: Optional[str] = None,
         (work / "design.il").write_text(text)
         run_yosys({"smt2": SMT2_SCRIPT}, work, progress, start)
         cmd = _smtbmc() + ["-s", name, "-t", str(depth), "--dump-vcd", "trace.vcd", "design.smt2"]
-        proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True)
-        out = []
-        for line in proc.stdout:
-            out.append(line)
-            m = _STEP.search(line)
-            if m and progress:
-                progress(f"smtbmc {name}", time.monotonic() - start, f"step {m.group(1)}/{depth}")
-        proc.wait()
-        log = "".join(out)
+        log, status = run_streaming(cmd, work, _STEP.search, lambda step: progress and progress(
+            f"smtbmc {name}", time.monotonic() - start, f"step {step}/{depth}"), env=env)
         seconds = time.monotonic() - start
         if "Status: PASSED" in log:
             return ProofResult("proved", depth, seconds, top.invariant_names())
         fail = _FAILED.search(log)
         if "Status: FAILED" not in log or not fail:
-            raise RuntimeError(f"yosys-smtbmc failed ({proc.returncode}):\n{log[-3000:]}")
+            raise RuntimeError(f"yosys-smtbmc failed ({status}):\n{log[-3000:]}")
         steps = [int(s) for s in _STEP.findall(log)]
         trace = read_trace(work / "trace.vcd", top.trace_ports())
         if vcd:

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 import tempfile
 import time
 from pathlib import Path
 from typing import Optional
 
 from cosim.build import cache_dir
-from formal.bmc import ProofResult, prove as bmc_prove
+from formal.bmc import ProofResult, prove as bmc_prove, run_streaming
 from formal.props import PropsTop
 from synth.yosys import Progress, run_yosys
 
@@ -115,17 +114,8 @@ def prove_unbounded(top: PropsTop, timeout: float = 600, bmc_depth: int = 20,
 def _abc(work: Path, engine: str, start: float, progress: Optional[Progress]) -> str:
     """Run ``engine`` on the folded AIG (constraints folded into the bad-state outputs)."""
     cmd = [abc_binary(), "-c", f"read_aiger design.aig; fold; strash; {engine}; print_status"]
-    proc = subprocess.Popen(cmd, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
-    out = []
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        out.append(line)
-        m = _FRAME.match(line)
-        if m and progress:
-            progress(f"abc {engine.split()[0]}", time.monotonic() - start, f"frame {m.group(1)}")
-    proc.wait()
-    log = "".join(out)
-    if proc.returncode != 0:
-        raise RuntimeError(f"yosys-abc {engine} failed ({proc.returncode}):\n{log[-3000:]}")
+    log, status = run_streaming(cmd, work, _FRAME.match, lambda frame: progress and progress(
+        f"abc {engine.split()[0]}", time.monotonic() - start, f"frame {frame}"))
+    if status != 0:
+        raise RuntimeError(f"yosys-abc {engine} failed ({status}):\n{log[-3000:]}")
     return log
