@@ -117,6 +117,11 @@ def _stop(pool: ProcessPoolExecutor) -> None:
             if proc.is_alive():
                 proc.kill()
                 proc.join(2.0)
+    # let the pool's manager thread finish closing its wake-up pipe before the interpreter
+    # exits: CPython's exit hook otherwise may write to it while it closes (EBADF traceback)
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        manager.join(5.0)
 
 
 def _worker_init(sweep_alive) -> None:
