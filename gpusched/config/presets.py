@@ -92,8 +92,11 @@ TITANX = GPUConfig(
     # 12 channels × 2 sub-partitions, 64 sets × 128 B × 16 ways = 128 KB each [ext].
     l2=L2Config(slices=24, size_per_slice=131072, line_bytes=128, ways=16, sets=64,
                 hit_latency=97, mshrs=64),
-    # icnt_flit_size 40, num_vcs 1, input_buffer_size 256 flits [ext] (as gp102).
-    icnt=GP102.icnt,
+    # icnt_flit_size 40, num_vcs 1, input_buffer_size 256 flits [ext] (as gp102); one 8-byte
+    # request packet per 32-byte sector read: -gpgpu_coalesce_arch 61 makes every access one
+    # sector (abstract_hardware_model.cc memory_coalescing_arch) [ext].
+    icnt=IcntConfig(latency=20, bytes_per_cycle=40, inject_queue=64, fifo_inputs=True,
+                    sector_requests=True),
     # GDDR5X: 12 × 32-bit channels, 2500 MHz command clock, QDR, burst 8, 16 banks,
     # CL/RCD/RP/RAS/RRD = 16/16/16/37/8, FR-FCFS queue 64 [ext] = 480 GB/s. Each 128-byte line
     # on a pseudo-random sub-partition: -gpgpu_memory_partition_indexing 4 (RANDOM) [ext].

@@ -180,6 +180,11 @@ class IcntConfig:
                                         "(head-of-line blocking, one virtual channel as in "
                                         "GPGPU-Sim's Booksim config); False: a queue per source "
                                         "and port")
+    sector_requests: bool = rule(False, doc="a read request is one header-only packet per 32-byte "
+                                            "sector it asks for (GPGPU-Sim's coalescer for "
+                                            "Maxwell and later: all requests 32 bytes), so an L1 "
+                                            "miss on k sectors puts k packets on the network; "
+                                            "False: one packet per line")
 
 
 @dataclass(frozen=True)

@@ -66,6 +66,7 @@ class MemoryHierarchy:
         self.line_bytes = cfg.l1.line_bytes
         self.header = cfg.icnt.header_bytes
         self.inject_queue = cfg.icnt.inject_queue
+        self.sector_requests = cfg.icnt.sector_requests
         self.map = AddressMap(cfg.dram, cfg.l2.line_bytes, n_slices)
         self.up = Crossbar(ev, n_sm, n_slices, cfg.icnt.latency, cfg.icnt.bytes_per_cycle,
                            self._at_slice, cfg.icnt.fifo_inputs)
@@ -263,6 +264,10 @@ class MemoryHierarchy:
             data = req.mask.bit_count() * self.sector_bytes
             nbytes += data
             self.bytes_l1_to_l2 += data
+        elif req.kind == READ and self.sector_requests:
+            # one packet per sector (icnt.sector_requests): the request travels with the last
+            for _ in range(req.mask.bit_count() - 1):
+                self.up.send(now, req.sm, dst, nbytes, None)
         self.up.send(now, req.sm, dst, nbytes, req)
 
     def _at_slice(self, arrival: int, req: MemRequest) -> None:

@@ -18,6 +18,10 @@ router with one virtual channel per input (GPGPU-Sim's Booksim config ``num_vcs 
 ``input_speedup = 1``): only a source's head packet competes for its port, so a packet waiting
 for a busy port holds back the source's later packets to idle ones (head-of-line blocking), and a
 source sends one flit per cycle, its next packet becoming head when the last flit has left.
+
+A packet whose payload is ``None`` only occupies the network (ports, queues, statistics) and is
+delivered to nobody: the hierarchy sends the leading sectors of a per-sector read request
+(``icnt.sector_requests``) that way, the request itself travelling with the last sector.
 """
 
 from __future__ import annotations
@@ -76,7 +80,8 @@ class Crossbar:
             self.packets += 1
             self.bytes += nbytes
             self.flits += flits
-            self.deliver(now + flits - 1 + self.latency, payload)
+            if payload is not None:
+                self.deliver(now + flits - 1 + self.latency, payload)
             return
         port.queues[src].append((now, nbytes, payload))
         port.waiting += 1
@@ -94,7 +99,8 @@ class Crossbar:
         self.packets += 1
         self.bytes += nbytes
         self.flits += flits
-        self.deliver(now + flits - 1 + self.latency, payload)
+        if payload is not None:
+            self.deliver(now + flits - 1 + self.latency, payload)
 
     def _serve(self, now: int, port: _Port) -> None:
         """The port is free: start the next source's packet in round-robin order."""

@@ -149,3 +149,41 @@ def test_random_partition_map_spreads_strided_lines_and_keeps_each_slice_on_its_
     assert all(rand.locate(a)[0] == s // rand.spc for a, s in zip(lines, slices))
     # the four sectors of one line stay together
     assert all(rand.slice_of(a + 32 * k) == rand.slice_of(a) for a in lines[:8] for k in range(4))
+
+
+def with_icnt(preset: str, **fields):
+    cfg = get_preset(preset)
+    return validate(dataclasses.replace(cfg, icnt=dataclasses.replace(cfg.icnt, **fields)))
+
+
+def load_run(cfg, n_sectors: int) -> tuple[int, dict]:
+    """Completion cycle and memory statistics of one warp load of ``n_sectors`` sectors of one
+    line (L1 bypassed or cold: it goes to the L2), issued at 0 on an idle GPU."""
+    mem, done = MemoryHierarchy(cfg), {}
+    mem.connect(0, lambda token, cycle: done.__setitem__(token, cycle))
+    addrs = tuple(4 * (i % (8 * n_sectors)) for i in range(32))        # 32 B per 8 words
+    assert mem.issue(0, 0, Instr(Op.LDG, (1,), (), addrs), "ld")
+    while mem.busy():
+        mem.tick(mem.next_event())
+    return done["ld"], mem.stats()
+
+
+def test_sector_requests_only_in_titanx():
+    from gpusched.config.presets import PRESETS
+    for name, cfg in PRESETS.items():
+        assert cfg.icnt.sector_requests is (name == "titanx"), name
+
+
+@pytest.mark.parametrize("n_sectors", [1, 2, 4])
+def test_sector_requests_send_one_packet_per_sector_and_the_request_leaves_with_the_last(n_sectors):
+    line, per_sector = with_icnt("tiny"), with_icnt("tiny", sector_requests=True)
+    header_flits = -(-line.icnt.header_bytes // line.icnt.bytes_per_cycle)
+    t_line, s_line = load_run(line, n_sectors)
+    t_sector, s_sector = load_run(per_sector, n_sectors)
+    assert s_line["icnt.up.packets"] == 1 and s_sector["icnt.up.packets"] == n_sectors
+    assert s_sector["icnt.up.flits"] == n_sectors * header_flits
+    # the request's own packet waits behind the sectors before it on the SM's link to the slice
+    assert t_sector == t_line + (n_sectors - 1) * header_flits
+    # replies and the L2's work do not change: one reply with the sectors' data, one lookup
+    for key in ("icnt.down.packets", "icnt.down.bytes", "l2.misses", "l2.hits", "dram.reads"):
+        assert s_sector[key] == s_line[key], key
