@@ -71,3 +71,13 @@ def test_cycles_within_tolerance(runs, name):
 def test_mean_absolute_error(runs):
     errors = [abs(runs(n)[2]["cycles"] / REF[n]["cycles"] - 1) for n in sorted(CASES)]
     assert sum(errors) / len(errors) <= MAE_TARGET, sum(errors) / len(errors)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_flits_to_the_l2_match_accelsims_request_packets(runs, name):
+    """Accel-Sim sends one packet per sector read, written or atomically updated, each fitting
+    one 40-byte flit (its traffic_breakdown_coretomem); ours puts as many flits on the SM → L2
+    network (icnt.sector_requests for reads, 4-flit packets for full-line stores)."""
+    up = runs(name)[2]["memory"]["icnt"]["up"]
+    assert all(k.endswith(" 8 B") or k.endswith(" 40 B") for k in REF[name]["icnt_up_packets"])
+    assert up["flits"] == sum(REF[name]["icnt_up_packets"].values())
