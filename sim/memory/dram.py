@@ -49,7 +49,7 @@ class AddressMap:
     channel and lines of one channel are interleaved over them."""
 
     __slots__ = ("channels", "banks", "channel_bit", "bank_bit", "row_bit", "line_shift",
-                 "spc", "low_mask", "low_bits", "random", "n_slices")
+                 "spc", "low_mask", "low_bits", "random", "n_slices", "draw")
 
     def __init__(self, d: DRAMConfig, line_bytes: int, slices: int):
         self.channels, self.banks = d.channels, d.banks
@@ -60,13 +60,15 @@ class AddressMap:
         self.low_bits = d.channel_bit - self.line_shift
         self.random = d.partition_map == "random"
         self.n_slices = self.spc * d.channels
+        # dram.partition_seed: a far-away start in the hash's sequence, so another draw (choice)
+        self.draw = (0x9E3779B97F4A7C15 + d.partition_seed * 0xD1B54A32D192ED03) & 0xFFFFFFFFFFFFFFFF
 
     def random_slice(self, addr: int) -> int:
         """``partition_map = random``: the line's slice from a fixed hash of its line
         number (splitmix64's finaliser). GPGPU-Sim's RANDOM partition indexing draws rand() the
         first time a line is seen and keeps it; a hash gives the same uniform, address-blind
         spread without depending on the order lines are first touched (choice)."""
-        z = ((addr >> self.line_shift) + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+        z = ((addr >> self.line_shift) + self.draw) & 0xFFFFFFFFFFFFFFFF
         z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
         z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
         return (z ^ (z >> 31)) % self.n_slices

@@ -187,3 +187,22 @@ def test_sector_requests_send_one_packet_per_sector_and_the_request_leaves_with_
     # replies and the L2's work do not change: one reply with the sectors' data, one lookup
     for key in ("icnt.down.packets", "icnt.down.bytes", "l2.misses", "l2.hits", "dram.reads"):
         assert s_sector[key] == s_line[key], key
+
+
+def test_partition_seed_draws_another_random_map_and_zero_is_the_default():
+    from sim.memory.dram import AddressMap
+    cfg = get_preset("titanx")
+    assert cfg.dram.partition_seed == 0
+    lines = [0x40000000 + j * 128 for j in range(512)]
+
+    def slices(seed: int) -> list[int]:
+        m = AddressMap(dataclasses.replace(cfg.dram, partition_seed=seed), 128, cfg.l2.slices)
+        return [m.slice_of(a) for a in lines]
+    default, one, two = slices(0), slices(1), slices(2)
+    assert default == [AddressMap(cfg.dram, 128, cfg.l2.slices).slice_of(a) for a in lines]
+    assert one == slices(1) and len(set(one)) == cfg.l2.slices
+    # independent draws: about 1 line in 24 keeps its slice, not a shifted copy of the default
+    for other in (one, two):
+        same = sum(a == b for a, b in zip(default, other))
+        assert same < len(lines) // 8, same
+        assert other[1:] != default[:-1] and other[:-1] != default[1:]

@@ -81,3 +81,26 @@ def test_flits_to_the_l2_match_accelsims_request_packets(runs, name):
     up = runs(name)[2]["memory"]["icnt"]["up"]
     assert all(k.endswith(" 8 B") or k.endswith(" 40 B") for k in REF[name]["icnt_up_packets"])
     assert up["flits"] == sum(REF[name]["icnt_up_packets"].values())
+
+
+DRAWS = DATA["random_partition_draws"]
+DRAWN = sorted(n for n in DRAWS if n in REF)
+SEEDS = range(5)
+
+
+@pytest.mark.parametrize("name", DRAWN)
+def test_cycles_averaged_over_random_map_draws_within_tolerance(runs, name):
+    """Each Accel-Sim run is one rand() draw of its random partition map (the recorded runs and
+    the draws of ``random_partition_draws``, shifted by a MemcpyHtoD); ours over as many of its
+    own draws (``dram.partition_seed``): the means must agree within the tolerance too."""
+    theirs = list(DRAWS[name].values())
+    if "4096" not in DRAWS[name]:
+        theirs.append(REF[name]["cycles"])          # the recorded run is the 4096-byte draw
+    assert len(theirs) >= 5
+    wl = runs(name)[1]
+    ours = [runs(name)[2]["cycles"]] + [
+        simulate(resolve_config(PRESET, OVERRIDES + [f"dram.partition_seed={seed}"]), wl,
+                 memory="hierarchy")["cycles"] for seed in SEEDS[1:]]
+    assert len(set(ours)) > 1, "the seeds should draw different maps"
+    ratio = (sum(ours) / len(ours)) / (sum(theirs) / len(theirs))
+    assert abs(ratio - 1) <= TOLERANCE, f"{name}: mean ours/Accel-Sim over draws = {ratio:.3f}"
