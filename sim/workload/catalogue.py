@@ -172,8 +172,8 @@ _ENTRIES: dict[str, Entry] = {
                                "rows (0 % sharing)", lambda c: rc.owl_stream(c, 1, True)),
     "owl_t_irregular": _e("SC/MUM/SSC/BFS (OWL T-IRREGULAR)", "hashed 8-line gathers over 64 MB, "
                           "moderate reuse, 12 ALU per load", rc.owl_irregular),
-    "owl_t_mixed": _e("SAD/KMN (OWL T-MIXED)", "32 CTAs per DRAM row, lines read twice, "
-                      "1 ALU per load", rc.owl_mixed),
+    "owl_t_mixed": _e("SAD/KMN (OWL T-MIXED)", "2-block windows of a 16-block image: ~32 "
+                      "CTAs per DRAM row, each line read by 2 CTAs", rc.owl_mixed),
     "owl_t_small": _e("Weather Prediction (OWL T-SMALL)", "≤ 6 warps per core (2-warp CTAs, "
                       "16 KB smem)", rc.owl_small),
     "owl_t_compute": _e("Type-2 apps, e.g. MM/CP (OWL T-COMPUTE)", "PMEM < 1.4×: 40 ALU per "

@@ -207,4 +207,40 @@ class Shared:
         return addrs
 
 
-Pattern = Stream | Gather | Shared
+@dataclass(frozen=True)
+class Window:
+    """2-D windows over an image of ``width`` blocks per row (SAD-like, [OWL §13.2] T-MIXED):
+    CTA c is block (x, y) = (c mod width, c div width); warp w reads image row y·wpc + w + dy·wpc
+    at column block x + dx for dy < ``reach_y``, dx < ``reach_x`` (each access ``passes`` times),
+    then moves to the next frame. One image row is ``width`` × 128 B × ``lines`` bytes, so with
+    a 2 KB DRAM row and width = 16 a row is shared by the 16 CTAs of a grid row, and with
+    ``reach_y`` = 2 by the next grid row's 16 as well (its window overlaps: L2 reuse)."""
+    region: int
+    width: int = 16
+    reach_x: int = 1
+    reach_y: int = 2
+    passes: int = 1
+    lines: int = 1
+
+    def bind(self, warps_per_cta: int, n_ctas: int, line_bytes: int) -> AddrFn:
+        offs = lane_offsets(self.lines, line_bytes, 4 * self.lines)   # dense: 128 B per line
+        access = self.lines * line_bytes
+        row = self.width * access
+        frame = (-(-n_ctas // self.width) + self.reach_y) * warps_per_cta * row
+        per_window = self.reach_x * self.reach_y * self.passes
+        width, reach_x, passes, region, wpc = (self.width, self.reach_x, self.passes,
+                                                self.region, warps_per_cta)
+
+        def addrs(cta: int, warp: int, k: int, rng: WarpRng, mask: int) -> tuple:
+            f, s = divmod(k, per_window)
+            dy, dx = divmod(s // passes, reach_x)
+            y, x = divmod(cta, width)
+            base = (region + f * frame + ((y + dy) * wpc + warp) * row
+                    + (x + dx) % width * access)
+            if mask == FULL_MASK:
+                return tuple([base + o for o in offs])
+            return tuple([base + offs[i] for i in range(WARP_SIZE) if mask >> i & 1])
+        return addrs
+
+
+Pattern = Stream | Gather | Shared | Window

@@ -6,7 +6,7 @@ archetypes ([OWL §13.2]). Sizes are our choices, kept so a default run on gtx48
 from __future__ import annotations
 
 from .kernel import Kernel, Op, Workload
-from .patterns import Gather, Stream, mix_seed
+from .patterns import Gather, Stream, Window, mix_seed
 from .synthetic import (Barrier, Block, If, Ins, KernelSpec, LaneWork, Loop, Mix, Regs,
                         build_kernel)
 
@@ -202,10 +202,12 @@ def owl_irregular(c: Ctx) -> list[Kernel]:
 
 
 def owl_mixed(c: Ctx) -> list[Kernel]:
-    """T-MIXED: 32 CTAs share DRAM rows and each CTA reads its lines twice (``scale`` shrinks
-    the grid only)."""
-    ld = Stream(c.region(), unit="group", group=32, split=True, passes=2, unit_tiles=8)
-    body = (Loop((Ins(Op.LDG, 1, ld), Ins(Op.ALU, 1)), trips=16),
+    """T-MIXED (SAD-like): each CTA reads a 2-block-high window of a 16-block-wide image (one
+    image row = one 2 KB DRAM row on the owl map), so a DRAM row is shared by the 32 CTAs of
+    two grid rows and every line is read by two CTAs (L2 reuse); 16 loads per warp, back to
+    back (``scale`` shrinks the grid only)."""
+    ld = Window(c.region(), width=16, reach_x=1, reach_y=2)
+    body = (Loop((Ins(Op.LDG, 1, ld),), trips=16),
             Ins(Op.STG, 1, Stream(c.region())))
     return [c.kernel(KernelSpec("t_mixed", c.n(256), 256, body))]
 

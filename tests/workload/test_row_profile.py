@@ -47,3 +47,25 @@ def test_owl_stream_archetypes_are_the_two_ends_of_table_4():
     private = row_sharing(load_workload("owl_t_stream_private"), DRAM)
     assert shared["cons_cta_row_sharing"] > 0.9 and shared["ctas_per_row"] >= 2
     assert private["cons_cta_row_sharing"] < 0.1 and private["ctas_per_row"] < 1.5
+
+
+def test_owl_mixed_windows_share_rows_between_two_grid_rows():
+    """T-MIXED ([OWL §13.2]: CTAs/Row ≈ 32): a row of the 16-block image is one DRAM row, read
+    by the 16 CTAs of a grid row and (its window reaching one block row down) by the 16 above;
+    every loaded line is read by exactly two CTAs, and each CTA's lines are dense (no half-used
+    64 B line for the prefetcher to fetch in vain)."""
+    from sim.workload.kernel import Op
+    wl = load_workload("owl_t_mixed")
+    mixed = row_sharing(wl, DRAM)
+    assert mixed["ctas_per_row"] > 25 and mixed["cons_cta_row_sharing"] > 0.95
+    k = wl.kernels[0]
+    readers: dict[int, set[int]] = {}
+    for cta in range(k.n_ctas):
+        for w in range(k.warps_per_cta(32)):
+            for ins in k.stream(cta, w):
+                if ins.op == Op.LDG:
+                    for a in ins.addrs:
+                        readers.setdefault(a >> 6, set()).add(cta)
+    interior = [len(c) for c in readers.values() if min(c) >= 16 and max(c) < k.n_ctas - 16]
+    assert interior and set(interior) == {2}
+    assert all(line ^ 1 in readers for line in readers)     # both halves of every 128 B
