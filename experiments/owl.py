@@ -12,18 +12,20 @@ Type-1 archetypes with the arithmetic (the paper's default), harmonic and geomet
   alone (the headline note then says so); prefetch ablations (with the prefetcher): OWL with
   scheme A (``owl_a``) and OWL with [OWL §7.6]'s order (``owl_b_hi``: prefetches above row-miss
   demands, ``dram.prefetch_priority = above_misses``); Perfect-L2 and Perfect-L1 = RR with ``l2.perfect`` /
-  ``l1.perfect`` (Perfect-L1 only for PMEM = IPC(Perfect-L1) / IPC(RR), the Type-1 test).
+  ``l1.perfect`` (Perfect-L1 only for PMEM = IPC(Perfect-L1) / IPC(RR), the Type-1 test);
+  [OWL §12] A3 (b) ablations: +Locality and +BLP with the rotating head (``owl_locality_rot``,
+  ``owl_blp_rot``: refilled CTAs join the lowest-priority group).
 - Type-1 = the memory-bound archetypes (``TYPE1``); Type-2 (do-no-harm, §12 A16) = ``TYPE2``
   (compute-bound, ≤ 6 warps per core); they are reported apart and never enter the means.
 - Metrics (§10): L1 miss rate (loads, ``1 − memory.l1.hit_rate``), BLP (per MC, averaged over
   MCs: ``memory.dram.blp_per_channel``; the GPU-wide figure beside it), RBL (aggregate row-hit
-  rate of demand column accesses, ``memory.dram.row_hit_rate``), and, when the model has the
-  OWL metrics profiler (``--profile owl``), CINV, MemoryBlockCycles, NoWarpCycles and RBL as a
-  mean over banks (demand, and with prefetches). Without the profiler MemoryBlockCycles and
-  NoWarpCycles fall back to proxies: the share of the scheduler's decision slots (outside the
-  4-cycle issue interval) whose first stall reason is a wait on a global load
-  (``issue.memory``) or no live warp (``issue.idle``). Prefetch accuracy and coverage for the
-  OWL variants.
+  rate of demand column accesses, ``memory.dram.row_hit_rate``), and from the OWL metrics
+  profiler (``--profile owl``, attached to every point) the exact §10 counters: CINV,
+  MemoryBlockCycles (strict [OWL §12] A5, and ``memory_stall`` also counting warps held at a
+  busy LD/ST unit), NoWarpCycles and RBL as a mean over banks (demand, and with prefetches).
+  Prefetch accuracy and coverage for the OWL variants. The Table 4 row profile (consecutive-CTA
+  row sharing, CTAs per row) of each archetype is a property of its addresses, not of a run:
+  ``row_table`` (sim/workload/row_profile.py).
 """
 
 from __future__ import annotations
@@ -57,12 +59,16 @@ SCHEMES: dict[str, dict] = {
     # [OWL §7.6]'s priority order (prefetch above row-miss demands) instead of the lowest
     "owl_a": {**_OWL, "dram.prefetch": "owl_a"},
     "owl_b_hi": {**_OWL, "dram.prefetch_priority": "above_misses"},
+    # [OWL §12] A3 (b): the rotating head instead of slot-static groups
+    "locality_rot": {"sm.warp_sched": "owl_locality_rot"},
+    "blp_rot": {"sm.warp_sched": "owl_blp_rot"},
     "perfect_l2": {"sm.warp_sched": "lrr", "l2.perfect": True},
     "perfect_l1": {"sm.warp_sched": "lrr", "l1.perfect": True},
 }
 LABELS = {"rr": "RR", "tl": "TL", "cta": "CTA-Aware", "locality": "+Locality", "blp": "+BLP",
           "owl": "OWL", "owl_a": "OWL (scheme A)", "owl_b_hi": "OWL (§7.6 order)",
-          "perfect_l2": "Perfect-L2", "perfect_l1": "Perfect-L1"}
+          "perfect_l2": "Perfect-L2", "perfect_l1": "Perfect-L1",
+          "locality_rot": "+Locality (A3 b)", "blp_rot": "+BLP (A3 b)"}
 
 
 def _point_overrides(point: Point) -> Point:
@@ -82,7 +88,22 @@ def run_point(point: Point) -> dict:
     model = dataclasses.replace(model, params={**model.params, "profile": ("owl",)})
     stats = run_model(model)
     stats["scheme"] = point.params["scheme"]
+    if stats["scheme"] == "rr":
+        stats["row_profile"] = row_table(model)
     return stats
+
+
+def row_table(model: Point) -> dict:
+    """[OWL §10] Table 4 metrics of the point's workload under its DRAM address map:
+    ``cons_cta_row_sharing`` and ``ctas_per_row`` (sim/workload/row_profile.py)."""
+    from gpusched.commands.config_cmd import resolve_config
+    from gpusched.experiment.point import override_strings
+    from sim.run import load_workload
+    from sim.workload.row_profile import row_sharing
+    cfg = resolve_config(model.preset, override_strings(model.overrides))
+    workload = load_workload(model.workload, seed=model.seed,
+                             scale=float(model.params.get("scale", 1.0)), preset=cfg.name)
+    return row_sharing(workload, cfg.dram, cfg.l2.line_bytes, cfg.sm.warp_size)
 
 
 def check_point(point: Point) -> None:
@@ -94,7 +115,8 @@ register_kind("owl", run_point, check_point)
 
 # ---- metrics -----------------------------------------------------------------------------------
 
-SCHEDULING = ["rr", "tl", "cta", "locality", "blp", "owl", "owl_a", "owl_b_hi"]
+SCHEDULING = ["rr", "tl", "cta", "locality", "blp", "owl", "owl_a", "owl_b_hi", "locality_rot",
+              "blp_rot"]
 PREFETCHING = ["owl", "owl_a", "owl_b_hi"]
 
 
@@ -110,36 +132,18 @@ def only(stat, schemes: list[str] = SCHEDULING, workloads: list[str] | None = No
     return compute
 
 
-def _slot_share(reason: str):
-    def share(stats: dict) -> float | None:
-        """% of the scheduler's decision slots (slots outside the issue interval: the owl
-        machine issues a warp every 4 cycles) whose first stall reason is ``reason``."""
-        issue = stats.get("issue")
-        if not issue:
-            return None
-        slots = sum(issue.values()) - issue.get("issue_interval", 0)
-        return 100.0 * issue.get(reason, 0) / slots if slots else None
-    return share
-
-
 def _percent(stat: str):
     return lambda stats: Metric("_", "_", stat=stat, scale=100).value(stats)
 
 
-memory_block_share = _slot_share("memory")     # MemoryBlockCycles proxy
-no_warp_share = _slot_share("idle")            # NoWarpCycles proxy
-
-
-def _owl_stat(key: str, fallback=None):
-    """``owl.<key>`` of the OWL metrics profiler × 100 (a fraction), else ``fallback``'s value
-    (the decision-slot proxy) on runs made without the profiler."""
+def _owl_stat(key: str):
+    """``owl.<key>`` of the OWL metrics profiler × 100 (a fraction); None on a run without it
+    (never a proxy: the §10 counters are exact or absent)."""
     def value(stats: dict) -> float | None:
         node = stats.get("owl")
         for part in key.split("."):
             node = node.get(part) if isinstance(node, dict) else None
-        if isinstance(node, (int, float)):
-            return 100.0 * node
-        return fallback(stats) if fallback is not None else None
+        return 100.0 * node if isinstance(node, (int, float)) else None
     return value
 
 
@@ -216,7 +220,7 @@ def _grid(name: str, workloads: list[str], schemes: list[str], scale: float,
 
 
 _MAIN = ["rr", "tl", "cta", "locality", "blp", "owl", "perfect_l2"]
-_ABLATION = ["owl_a", "owl_b_hi"]
+_ABLATION = ["owl_a", "owl_b_hi", "locality_rot", "blp_rot"]
 _AR = "IPC / RR IPC, arithmetic mean over the Type-1 archetypes, − 1"
 EXPERIMENT = Experiment(
     name="owl",
@@ -244,22 +248,29 @@ EXPERIMENT = Experiment(
         Metric("rbl", "RBL (row-buffer hit rate)", "%",
                compute=only(lambda s: 100 * s["memory"]["dram"]["row_hit_rate"])),
         Metric("mem_block", "MemoryBlockCycles", "%",
-               compute=only(_owl_stat("memory_block_fraction", memory_block_share))),
+               compute=only(_owl_stat("memory_block_fraction"))),
+        Metric("mem_stall", "MemoryBlockCycles incl. LD/ST-held warps", "%",
+               compute=only(_owl_stat("memory_stall_fraction"))),
         Metric("no_warp", "NoWarpCycles", "%",
-               compute=only(_owl_stat("no_warp_fraction", no_warp_share))),
+               compute=only(_owl_stat("no_warp_fraction"))),
         Metric("cinv", "CINV (inactive core cycles)", "%", compute=only(_owl_stat("cinv"))),
         Metric("rbl_bank", "RBL, mean over banks", "%",
                compute=only(_owl_stat("rbl.bank_mean"))),
         Metric("rbl_pf", "RBL with prefetches, mean over banks", "%",
                compute=only(_owl_stat("rbl.bank_mean_with_prefetch"), PREFETCHING)),
+        Metric("row_sharing", "Consecutive-CTA row sharing (Table 4)", "%",
+               compute=only(_percent("row_profile.cons_cta_row_sharing"), ["rr"])),
+        Metric("ctas_per_row", "CTAs per DRAM row (Table 4)", "CTAs",
+               compute=only("row_profile.ctas_per_row", ["rr"])),
         Metric("pf_accuracy", "Prefetch accuracy", "%",
                compute=only(_percent("memory.prefetch.accuracy"), PREFETCHING)),
         Metric("pf_coverage", "Prefetch coverage", "%",
                compute=only(_percent("memory.prefetch.coverage"), PREFETCHING)),
     ],
     tables=[Table(m, columns="scheme") for m in
-            ("ipc", "l1_miss", "l2_hit", "blp", "blp_gpu", "rbl", "mem_block", "no_warp",
-             "pf_accuracy", "pf_coverage")
+            ("ipc", "l1_miss", "l2_hit", "blp", "blp_gpu", "rbl", "mem_block", "mem_stall",
+             "no_warp",
+             "pf_accuracy", "pf_coverage", "row_sharing", "ctas_per_row")
             + ("rbl_bank", "rbl_pf", "cinv")],
     plots=[Plot("ipc_t1", "ipc.png", series="scheme", normalize="rr", mean=("arith", "geo"),
                 title="Type-1: IPC normalised to RR"),
@@ -275,7 +286,7 @@ EXPERIMENT = Experiment(
            Plot("blp", "blp.png", series="scheme", title="Bank-level parallelism per MC"),
            Plot("rbl", "rbl.png", series="scheme", title="Row-buffer locality (hit rate)"),
            Plot("mem_block", "mem_block.png", series="scheme",
-                title="MemoryBlockCycles (share of core cycles; proxy without the profiler)")],
+                title="MemoryBlockCycles (share of core cycles, [OWL §12] A5)")],
     headline=[
         Headline("OWL over RR, IPC (arithmetic mean)", "%", gain("owl"), paper=33.0,
                  note=_AR),
@@ -295,6 +306,10 @@ EXPERIMENT = Experiment(
                  note="ablation: stop prefetching at a conflicting demand; " + _AR),
         Headline("OWL with the §7.6 order over RR", "%", gain("owl_b_hi"),
                  note="ablation: scheme B, prefetch above row-miss demands; " + _AR),
+        Headline("+Locality, A3 (b) rotating head, over RR", "%", gain("locality_rot"),
+                 note="ablation: refilled CTAs join the lowest-priority group; " + _AR),
+        Headline("+BLP, A3 (b) rotating head, over RR", "%", gain("blp_rot"),
+                 note="ablation: refilled CTAs join the lowest-priority group; " + _AR),
         Headline("Irregular: OWL over +BLP", "%", gain("owl", "blp", workloads=IRREGULAR),
                  note="owl_t_irregular, IPC(OWL)/IPC(+BLP) − 1 (the prefetcher's effect alone)"),
         Headline("Irregular: OWL scheme A over +BLP", "%",

@@ -39,13 +39,10 @@ def test_perfect_gap_and_type2_worst():
     assert owl.type2_worst(rs) == pytest.approx(-10.0)
 
 
-def test_memory_block_share_and_l1_miss():
-    stats = {"issue": {"issued": 10, "memory": 30, "idle": 60, "issue_interval": 300},
-             "memory": {"l1": {"hit_rate": 0.25}}}
-    assert owl.memory_block_share(stats) == pytest.approx(30.0)    # of the 100 decision slots
-    assert owl.no_warp_share(stats) == pytest.approx(60.0)
+def test_l1_miss():
+    stats = {"memory": {"l1": {"hit_rate": 0.25}}}
     assert owl.l1_miss_pct(stats) == pytest.approx(75.0)
-    assert owl.memory_block_share({}) is None
+    assert owl.l1_miss_pct({}) is None
 
 
 def test_unknown_scheme_is_a_one_line_error():
@@ -87,18 +84,42 @@ def test_experiment_is_discoverable():
     assert {m.name for m in exp.metrics} >= {"ipc", "l1_miss", "blp", "rbl", "mem_block"}
 
 
-def test_profiler_metrics_are_exact_when_present_else_the_proxy():
-    proxy = {"issue": {"issued": 10, "memory": 30, "idle": 60, "issue_interval": 300},
+def test_profiler_metrics_are_exact_or_absent_never_a_proxy():
+    issue = {"issue": {"issued": 10, "memory": 30, "idle": 60, "issue_interval": 300},
              "scheme": "owl"}
-    exact = {**proxy, "owl": {"memory_block_fraction": 0.5, "no_warp_fraction": 0.125,
-                              "cinv": 0.25, "rbl": {"bank_mean": 0.75}}}
+    exact = {**issue, "owl": {"memory_block_fraction": 0.5, "memory_stall_fraction": 0.75,
+                              "no_warp_fraction": 0.125, "cinv": 0.25,
+                              "rbl": {"bank_mean": 0.75}}}
     metric = {m.name: m for m in owl.EXPERIMENT.metrics}
     assert metric["mem_block"].value(exact) == pytest.approx(50.0)
-    assert metric["mem_block"].value(proxy) == pytest.approx(30.0)
+    assert metric["mem_stall"].value(exact) == pytest.approx(75.0)
     assert metric["no_warp"].value(exact) == pytest.approx(12.5)
     assert metric["cinv"].value(exact) == pytest.approx(25.0)
-    assert metric["cinv"].value(proxy) is None
     assert metric["rbl_bank"].value(exact) == pytest.approx(75.0)
+    for name in ("mem_block", "mem_stall", "no_warp", "cinv"):
+        assert metric[name].value(issue) is None        # issue-slot counts are not the counters
+
+
+def test_rotating_head_ablations_differ_from_their_scheme_only_in_the_scheduler():
+    assert owl.SCHEMES["locality_rot"] == {"sm.warp_sched": "owl_locality_rot"}
+    assert owl.SCHEMES["blp_rot"] == {"sm.warp_sched": "owl_blp_rot"}
+    assert set(owl.SCHEMES["locality"]) == set(owl.SCHEMES["locality_rot"])
+    points = owl.EXPERIMENT.grid.points()
+    assert {p.params["scheme"] for p in points} >= {"locality_rot", "blp_rot"}
+
+
+def test_rr_points_carry_the_table_4_row_profile():
+    from gpusched.experiment.runners import get_kind
+    kind = get_kind("owl")
+    point = Point(preset="owl", workload="owl_t_mixed", seed=0, overrides={},
+                  params={"scheme": "rr", "scale": 0.1}, kind="owl")
+    stats = kind.run(point)
+    rows = stats["row_profile"]
+    assert rows["ctas_per_row"] > 10 and rows["cons_cta_row_sharing"] > 0.9
+    metric = {m.name: m for m in owl.EXPERIMENT.metrics}
+    assert metric["ctas_per_row"].value(stats) == pytest.approx(rows["ctas_per_row"])
+    other = kind.run(dataclasses.replace(point, params={"scheme": "blp", "scale": 0.1}))
+    assert "row_profile" not in other and metric["ctas_per_row"].value(other) is None
 
 
 def test_prefetch_ablations_differ_from_owl_only_in_the_prefetcher():
