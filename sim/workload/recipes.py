@@ -181,13 +181,16 @@ def owl_reuse(c: Ctx) -> list[Kernel]:
 
 
 def owl_stream(c: Ctx, group: int, private: bool) -> list[Kernel]:
-    """T-STREAM-SHARED (s CTAs share DRAM rows, no line reuse) / T-STREAM-PRIVATE (``scale``
-    shrinks the grid only, so the rows each CTA touches stay as they are)."""
+    """T-STREAM-SHARED: the ``group`` consecutive CTAs of a grid row read disjoint 128 B
+    pieces of the same image rows (``group`` × 128 B each; two of them fill a 2 KB DRAM row on
+    the owl map, so a DRAM row is shared by exactly those ``group`` CTAs, [OWL §13.2]), no line
+    reuse. T-STREAM-PRIVATE: each CTA its own rows (``scale`` shrinks the grid only, so the rows
+    each CTA touches stay as they are)."""
     trips = 16
     if private:
-        ld = Stream(c.region(), unit_tiles=trips)
+        ld: Stream | Window = Stream(c.region(), unit_tiles=trips)
     else:
-        ld = Stream(c.region(), unit="group", group=group, split=True, unit_tiles=trips)
+        ld = Window(c.region(), width=group, reach_x=1, reach_y=1)
     body = (Ins(Op.ALU, 2, dep="free"),
             Loop((Ins(Op.LDG, 1, ld), Ins(Op.ALU, 4)), trips=trips),
             Ins(Op.STG, 1, Stream(c.region())))
