@@ -147,6 +147,17 @@ def _owl_stat(key: str):
     return value
 
 
+def dram_busy_pct(stats: dict) -> float | None:
+    """% of the DRAM data buses' peak the run used (demand reads, writes and prefetches over
+    ``memory.dram.peak_bytes_per_cycle`` × cycles): how bandwidth-bound the archetype is."""
+    dram = stats.get("memory", {}).get("dram", {})
+    peak, cycles = dram.get("peak_bytes_per_cycle"), stats.get("cycles")
+    if not peak or not cycles:
+        return None
+    moved = dram.get("bytes_read", 0) + dram.get("bytes_written", 0) + dram.get("prefetch_bytes", 0)
+    return 100.0 * moved / (peak * cycles)
+
+
 def l1_miss_pct(stats: dict) -> float | None:
     rate = stats.get("memory", {}).get("l1", {}).get("hit_rate")
     return None if rate is None else 100.0 * (1.0 - rate)
@@ -247,6 +258,11 @@ EXPERIMENT = Experiment(
         Metric("blp_gpu", "BLP, GPU-wide", "banks", compute=only("memory.dram.blp")),
         Metric("rbl", "RBL (row-buffer hit rate)", "%",
                compute=only(lambda s: 100 * s["memory"]["dram"]["row_hit_rate"])),
+        Metric("dram_busy", "DRAM data-bus use (of peak)", "%", compute=only(dram_busy_pct)),
+        Metric("dram_queue", "DRAM queueing latency (demand)", "core cycles",
+               compute=only("memory.dram.queue_latency_mean")),
+        Metric("fetch_latency", "Memory fetch latency (L1 miss to data)", "core cycles",
+               compute=only("memory.l1.miss_latency_mean")),
         Metric("mem_block", "MemoryBlockCycles", "%",
                compute=only(_owl_stat("memory_block_fraction"))),
         Metric("mem_stall", "MemoryBlockCycles incl. LD/ST-held warps", "%",
@@ -268,7 +284,8 @@ EXPERIMENT = Experiment(
                compute=only(_percent("memory.prefetch.coverage"), PREFETCHING)),
     ],
     tables=[Table(m, columns="scheme") for m in
-            ("ipc", "l1_miss", "l2_hit", "blp", "blp_gpu", "rbl", "mem_block", "mem_stall",
+            ("ipc", "l1_miss", "l2_hit", "blp", "blp_gpu", "rbl", "dram_busy", "dram_queue",
+             "fetch_latency", "mem_block", "mem_stall",
              "no_warp",
              "pf_accuracy", "pf_coverage", "row_sharing", "ctas_per_row")
             + ("rbl_bank", "rbl_pf", "cinv")],

@@ -154,3 +154,11 @@ def test_plots_leave_out_groups_and_series_without_values():
     xs, series, value, _, _ = _bar_values(owl.EXPERIMENT, spec, ResultSet(rows))
     assert xs == ["owl_t_compute"] and sorted(series) == ["owl", "rr"]
     assert value[("owl_t_compute", "owl")] == pytest.approx(1.1)
+
+
+def test_dram_bus_use_counts_demands_writes_and_prefetches():
+    stats = {"cycles": 100, "scheme": "owl",
+             "memory": {"dram": {"peak_bytes_per_cycle": 10.0, "bytes_read": 300,
+                                 "bytes_written": 100, "prefetch_bytes": 100}}}
+    assert owl.dram_busy_pct(stats) == pytest.approx(50.0)
+    assert owl.dram_busy_pct({"cycles": 100, "memory": {}}) is None
