@@ -148,14 +148,14 @@ def _owl_stat(key: str):
 
 
 def dram_busy_pct(stats: dict) -> float | None:
-    """% of the DRAM data buses' peak the run used (demand reads, writes and prefetches over
-    ``memory.dram.peak_bytes_per_cycle`` × cycles): how bandwidth-bound the archetype is."""
+    """% of the DRAM data buses' peak the run used (``bytes_read``, which includes the
+    prefetches, and ``bytes_written`` over ``peak_bytes_per_cycle`` × cycles): how
+    bandwidth-bound the archetype is."""
     dram = stats.get("memory", {}).get("dram", {})
     peak, cycles = dram.get("peak_bytes_per_cycle"), stats.get("cycles")
     if not peak or not cycles:
         return None
-    moved = dram.get("bytes_read", 0) + dram.get("bytes_written", 0) + dram.get("prefetch_bytes", 0)
-    return 100.0 * moved / (peak * cycles)
+    return 100.0 * (dram.get("bytes_read", 0) + dram.get("bytes_written", 0)) / (peak * cycles)
 
 
 def l1_miss_pct(stats: dict) -> float | None:

@@ -156,9 +156,15 @@ def test_plots_leave_out_groups_and_series_without_values():
     assert value[("owl_t_compute", "owl")] == pytest.approx(1.1)
 
 
-def test_dram_bus_use_counts_demands_writes_and_prefetches():
+def test_dram_bus_use_counts_reads_with_prefetches_and_writes():
     stats = {"cycles": 100, "scheme": "owl",
              "memory": {"dram": {"peak_bytes_per_cycle": 10.0, "bytes_read": 300,
                                  "bytes_written": 100, "prefetch_bytes": 100}}}
-    assert owl.dram_busy_pct(stats) == pytest.approx(50.0)
+    assert owl.dram_busy_pct(stats) == pytest.approx(40.0)    # bytes_read holds the prefetches'
+    from gpusched.experiment.point import Point
+    from experiments.owl import run_point
+    run = run_point(Point(preset="owl", workload="owl_t_stream_private", seed=0, overrides={},
+                          params={"scheme": "owl", "scale": 0.05}, kind="owl"))
+    assert run["memory"]["dram"]["prefetch_bytes"] > 0
+    assert 0 < owl.dram_busy_pct(run) <= 100.0
     assert owl.dram_busy_pct({"cycles": 100, "memory": {}}) is None
