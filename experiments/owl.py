@@ -118,6 +118,8 @@ register_kind("owl", run_point, check_point)
 SCHEDULING = ["rr", "tl", "cta", "locality", "blp", "owl", "owl_a", "owl_b_hi", "locality_rot",
               "blp_rot"]
 PREFETCHING = ["owl", "owl_a", "owl_b_hi"]
+PLOTTED = ["rr", "tl", "cta", "locality", "blp", "owl", "owl_a"]    # ≤ 8 series: one colour each
+ROTATING = ["rr", "locality", "blp", "locality_rot", "blp_rot", "owl"]
 
 
 def only(stat, schemes: list[str] = SCHEDULING, workloads: list[str] | None = None):
@@ -215,6 +217,17 @@ def pmem_min(results: ResultSet) -> float:
     return min(ratios) if ratios else float("nan")
 
 
+def _plotted() -> list[Metric]:
+    """The per-scheme plots' metrics: the schemes of ``PLOTTED`` only (the tables keep all)."""
+    return [Metric("l1_miss_p", "L1 miss rate (loads)", "%", compute=only(l1_miss_pct, PLOTTED)),
+            Metric("blp_p", "BLP per MC", "banks",
+                   compute=only("memory.dram.blp_per_channel", PLOTTED)),
+            Metric("rbl_p", "RBL (row-buffer hit rate)", "%",
+                   compute=only(_percent("memory.dram.row_hit_rate"), PLOTTED)),
+            Metric("mem_stall_p", "MemoryBlockCycles incl. LD/ST-held warps", "%",
+                   compute=only(_owl_stat("memory_stall_fraction"), PLOTTED))]
+
+
 # The quick grid's machine: a quarter of the owl GPU (7 cores, 2 MCs, 2 L2 slices; cores per
 # MC, per-core L1 and per-MC L2 as Table 1) with a quarter of each grid, so a core still holds
 # as many CTAs and every CTA does its full work. The 2-channel map moves bank and row down.
@@ -241,9 +254,12 @@ EXPERIMENT = Experiment(
     quick=_grid("owl_quick", TYPE1 + TYPE2, _MAIN + _ABLATION + ["perfect_l1"], 0.25,
                 QUARTER),
     metrics=[
+        *_plotted(),
         Metric("ipc", "IPC", "warp instructions/cycle"),
         Metric("ipc_t1", "IPC, Type-1", "warp instructions/cycle",
-               compute=only("ipc", workloads=TYPE1)),
+               compute=only("ipc", PLOTTED, TYPE1)),
+        Metric("ipc_rot", "IPC, Type-1, A3 (a) vs (b)", "warp instructions/cycle",
+               compute=only("ipc", ROTATING, TYPE1)),
         Metric("ipc_bound", "IPC, Type-1", "warp instructions/cycle",
                compute=only("ipc", ["rr", "owl", "perfect_l2"], TYPE1)),
         Metric("ipc_t2", "IPC, Type-2", "warp instructions/cycle",
@@ -299,11 +315,13 @@ EXPERIMENT = Experiment(
                 title="Prefetch ablation: scheme B, A, B with §7.6 order; IPC / RR"),
            Plot("pf_accuracy", "pf_accuracy.png", series="scheme",
                 title="Prefetch accuracy per variant"),
-           Plot("l1_miss", "l1_miss.png", series="scheme", title="L1 miss rate per scheme"),
-           Plot("blp", "blp.png", series="scheme", title="Bank-level parallelism per MC"),
-           Plot("rbl", "rbl.png", series="scheme", title="Row-buffer locality (hit rate)"),
-           Plot("mem_block", "mem_block.png", series="scheme",
-                title="MemoryBlockCycles (share of core cycles, [OWL §12] A5)")],
+           Plot("ipc_rot", "a3b.png", series="scheme", normalize="rr", mean=("arith", "geo"),
+                title="[OWL §12] A3: slot-static groups (a) vs rotating head (b); IPC / RR"),
+           Plot("l1_miss_p", "l1_miss.png", series="scheme", title="L1 miss rate per scheme"),
+           Plot("blp_p", "blp.png", series="scheme", title="Bank-level parallelism per MC"),
+           Plot("rbl_p", "rbl.png", series="scheme", title="Row-buffer locality (hit rate)"),
+           Plot("mem_stall_p", "mem_block.png", series="scheme",
+                title="Memory-blocked core cycles incl. warps held at the LD/ST unit")],
     headline=[
         Headline("OWL over RR, IPC (arithmetic mean)", "%", gain("owl"), paper=33.0,
                  note=_AR),
