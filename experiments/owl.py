@@ -345,6 +345,10 @@ EXPERIMENT = Experiment(
                  note="ablation: refilled CTAs join the lowest-priority group; " + _AR),
         Headline("+BLP, A3 (b) rotating head, over RR", "%", gain("blp_rot"),
                  note="ablation: refilled CTAs join the lowest-priority group; " + _AR),
+        Headline("OWL over RR without owl_t_irregular", "%",
+                 gain("owl", workloads=[w for w in TYPE1 if w not in IRREGULAR]),
+                 note="arithmetic mean over the other Type-1 archetypes (scheme B's cost on "
+                      "random rows left out)"),
         Headline("Irregular: OWL over +BLP", "%", gain("owl", "blp", workloads=IRREGULAR),
                  note="owl_t_irregular, IPC(OWL)/IPC(+BLP) − 1 (the prefetcher's effect alone)"),
         Headline("Irregular: OWL scheme A over +BLP", "%",
