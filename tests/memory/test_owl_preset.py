@@ -64,3 +64,18 @@ def test_perfect_modes_refuse_the_fixed_memory_stand_in():
     for section in ("l1", "l2"):
         with pytest.raises(ConfigError, match=f"{section}.perfect.*--memory hierarchy"):
             make_memory(config("owl", **{section: {"perfect": True}}), "fixed")
+
+
+def test_under_load_a_core_issues_at_most_every_4_cycles_with_at_most_32_misses_in_flight():
+    """§2.1 / Table 1 under a memory-bound run: one warp instruction per core every 4 cycles
+    at most (peak 0.25 per core-cycle) and the 32 MSHRs of a core fill but never overflow."""
+    from gpusched.config import with_overrides
+    from sim.run import load_workload, simulate
+    cfg = with_overrides(get_preset("owl"), ["sm.count=4", "dram.channels=2", "l2.slices=2",
+                                             "dram.bank_bit=12", "dram.row_bit=14"])
+    for workload in ("owl_t_stream_private", "owl_t_compute"):
+        st = simulate(cfg, load_workload(workload, scale=0.05), memory="hierarchy")
+        assert st["warp_insts"] <= 0.25 * st["cycles"] * cfg.sm.count
+        assert st["issue"]["issue_interval"] >= 3 * st["issue"]["issued"] - 3 * cfg.sm.count
+        if workload == "owl_t_stream_private":
+            assert st["memory"]["l1"]["max_mshr"] == 32
