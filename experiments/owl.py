@@ -224,7 +224,7 @@ def _plotted() -> list[Metric]:
                    compute=only("memory.dram.blp_per_channel", PLOTTED)),
             Metric("rbl_p", "RBL (row-buffer hit rate)", "%",
                    compute=only(_percent("memory.dram.row_hit_rate"), PLOTTED)),
-            Metric("mem_stall_p", "MemoryBlockCycles incl. LD/ST-held warps", "%",
+            Metric("mem_stall_p", "Memory-blocked cycles", "%",
                    compute=only(_owl_stat("memory_stall_fraction"), PLOTTED))]
 
 
