@@ -7,16 +7,20 @@
 - ``gpu_srtf_sched``: the ``kernel_sched`` controller behind its ports (``ControllerPort``) and
   SM ``sm``'s ``srtf_pred``, both as RTL / lockstep blocks (``blocks = [kernel_sched,
   srtf_pred]``). Reference: the same port-level run with the twins (``KernelSchedPorts`` and the
-  predictor twin); policies ``srtf``, ``mpmax`` and ``srtf_fifo`` (the RTL's fifo).
+  predictor twin); policies ``srtf``, ``mpmax``, ``srtf_fifo`` (the RTL's fifo) and
+  ``srtf_zero`` (zero-sampling SRTF with stand-in standalone runtimes, ``stand_in_tsp``: the
+  check is RTL = twin, not the policy's quality).
 
     python -m cosim.gpu_srtf --mode lockstep                  # kernel_sched + srtf_pred RTL
     python -m cosim.gpu_srtf --preset tiny --set kernels.max_concurrent=4 --scale 0.2
     python -m cosim.gpu_srtf --block srtf_pred --scale 0.5 --mode lockstep
+    python -m cosim.gpu_srtf --policy srtf_zero --mode lockstep
 """
 
 from __future__ import annotations
 
 import argparse
+import zlib
 
 from cosim.gpu_scenarios import (_config, _simulate, _with_twin, print_against_twins,
                                   run_scenario)
@@ -44,11 +48,29 @@ def gpu_srtf_pred(blocks, params_list: list[dict], preset: str, workload: str,
                       "block_steps": sched.ports[sm].steps, "stats": stats}]}
 
 
+class StandInTsp(dict):
+    """Stand-in standalone runtimes for zero-sampling SRTF in a cosim run: 5,000..65,000 cycles
+    from a CRC of the kernel's name (deterministic; the run checks the RTL, not the oracle)."""
+
+    def __contains__(self, name) -> bool:
+        return True
+
+    def __missing__(self, name: str) -> int:
+        return 5_000 + zlib.crc32(name.encode()) % 60_001
+
+
+def _scheduler_class(policy: str):
+    from sim.policies.srtf import SRTF_KERNEL_SCHEDULERS, ZeroSamplingKernelScheduler
+    if policy == "srtf_zero":
+        return lambda cfg, **kw: ZeroSamplingKernelScheduler(cfg, StandInTsp(), **kw)
+    return SRTF_KERNEL_SCHEDULERS[policy]
+
+
 def kernel_sched_params(preset: str, policy: str = "srtf", overrides=()) -> dict:
-    from sim.policies.srtf import SRTF_KERNEL_SCHEDULERS
+    from sim.policies.srtf import SRTF_KERNEL_SCHEDULERS, ZeroSamplingKernelScheduler
     cfg = _config(preset, [*CONCURRENT, *overrides])
-    return parse_params(get_block("kernel_sched"),
-                        SRTF_KERNEL_SCHEDULERS[policy].controller_params(cfg))
+    cls = ZeroSamplingKernelScheduler if policy == "srtf_zero" else SRTF_KERNEL_SCHEDULERS[policy]
+    return parse_params(get_block("kernel_sched"), cls.controller_params(cfg))
 
 
 def gpu_srtf_sched(blocks, params_list: list[dict], preset: str, workload: str,
@@ -56,7 +78,6 @@ def gpu_srtf_sched(blocks, params_list: list[dict], preset: str, workload: str,
                    twin: str | None = None, policy: str = "srtf", sm: int = 0) -> dict:
     """One GPU run with the controller ``blocks[0]`` driven through its ports and ``blocks[1]``
     as SM ``sm``'s predictor (None: ``KernelSchedPorts`` and the predictor twins)."""
-    from sim.policies.srtf import SRTF_KERNEL_SCHEDULERS
     cfg = _config(preset, [*CONCURRENT, *overrides])
     blocks = _with_twin(blocks, params_list, twin)
     if blocks:
@@ -64,10 +85,11 @@ def gpu_srtf_sched(blocks, params_list: list[dict], preset: str, workload: str,
     else:
         ctl = get_block("kernel_sched").make_twin(params_list[0])
         preds = None
-    sched = SRTF_KERNEL_SCHEDULERS[policy](cfg, blocks=preds, controller_block=ctl)
+    sched = _scheduler_class(policy)(cfg, blocks=preds, controller_block=ctl)
     stats = _simulate(cfg, workload, scale, seed, memory, kernel_scheduler=sched)
     return {"runs": [{"policy": policy, "cycles": stats["cycles"],
-                      "block_steps": [sched.cport.steps, sched.ports[sm].steps], "stats": stats}]}
+                      "block_steps": [sched.cport.steps, sched.ports[sm].steps],
+                      "switches": len(sched.cport.switches), "stats": stats}]}
 
 
 def run(kwargs: dict, mode: str = "rtl") -> dict:

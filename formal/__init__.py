@@ -82,12 +82,20 @@ def _cases() -> list[Case]:
 def _kernel_sched_cases() -> list[Case]:
     """kernel_sched at K=2, NSM=2 and narrow values ([SRTF §8]; formal/props_kernel_sched.py)."""
     from formal.props_kernel_sched import (KernelSchedProps, mutant_fifo_bypass,
+                                           mutant_fill_first, mutant_mpmax_cap_plus_one,
                                            mutant_run_on_sample_sm)
     from hdl.kernel_sched import KernelSched
-    return [Case("kernel_sched", f"K=2 NSM=2 CW=4 BW=4 RW=2 policy={pol}",
-                 lambda pol=pol: KernelSched(2, 2, 4, 4, 2, policy=pol), KernelSchedProps,
-                 mut, mut.__doc__)
-            for pol, mut in (("fifo", mutant_fifo_bypass), ("srtf", mutant_run_on_sample_sm))]
+    cases = [Case("kernel_sched", f"K=2 NSM=2 CW=4 BW=4 RW=2 policy={pol}",
+                  lambda pol=pol: KernelSched(2, 2, 4, 4, 2, policy=pol), KernelSchedProps,
+                  mut, mut.__doc__)
+             for pol, mut in (("fifo", mutant_fifo_bypass), ("srtf", mutant_run_on_sample_sm),
+                              ("srtf_zero", mutant_fill_first))]
+    limits = "15,15,15,8,15"        # below 2**FW: caps of 1, 2 and 3 and reservations all occur
+    cases.append(Case("kernel_sched", f"K=2 NSM=2 CW=4 BW=4 RW=2 FW=4 LIMITS={limits} policy=mpmax",
+                      lambda: KernelSched(2, 2, 4, 4, 2, policy="mpmax", FW=4, LIMITS=limits),
+                      KernelSchedProps, mutant_mpmax_cap_plus_one,
+                      mutant_mpmax_cap_plus_one.__doc__))
+    return cases
 
 
 def _phase_cases() -> list[Case]:

@@ -1,4 +1,5 @@
-"""Kernel-scheduler controller, policies ``fifo``, ``srtf`` and ``mpmax`` ([SRTF §2.5-§2.7, §2.10]).
+"""Kernel-scheduler controller, policies ``fifo``, ``srtf``, ``mpmax`` and ``srtf_zero``
+([SRTF §2.5-§2.7, §2.9, §2.10]).
 
 Port contract and RTL scope: hdl/params/kernel_sched.py; the twin is ``KernelSchedPorts`` in
 sim/blocks/kernel_sched.py (the method-level ``KernelSchedTwin`` behind ports), whose choices this
@@ -7,6 +8,8 @@ remaining times with ties to the older kernel, else the oldest waiting kernel; o
 on SM 0, decided at its first record from SM 0 once ``run`` has a snapshot; strict ``<`` (h = 0);
 tail back-fill of next() once ``run`` has no undispatched block. MPMax: every running kernel on
 every SM in arrival order, capped by a search over the stored footprints (``_mpmax_caps``).
+Zero-sampling SRTF: the SRTF rows without a sample, G[k].rem = T^SP at arrival and
+T^SP · unfinished // B at each block end (``_zero_rem``), a switch when next() is strictly shorter.
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ class KernelSched(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         K, kw, CW, RW = self.K, self.kw, self.CW, self.RW
-        srtf = self.policy == "srtf"
+        zero = self.policy == "srtf_zero"
+        srtf = self.policy == "srtf" or zero          # zero-sampling: SRTF rows, no sample
 
         def sig(w, name, init=0):
             return Signal(w, name=name, init=init)
@@ -77,7 +81,8 @@ class KernelSched(wiring.Component):
         # -- outputs decoded from the registers ------------------------------------------------------
         busy = Signal()
         m.d.comb += [busy.eq(self.ctl_valid | (end_pend != 0)), self.arr_ready.eq(~busy),
-                     self.upd_ready.eq(~busy & ~self.arr_valid)]
+                     self.done_ready.eq(~busy & ~self.arr_valid),
+                     self.upd_ready.eq(~busy & ~self.arr_valid & ~self.done_valid)]
         run_bit = Signal(K)
         m.d.comb += run_bit.eq(Mux(run_v, Const(1, K) << run, 0))
         mpmax = self.policy == "mpmax"
@@ -126,17 +131,22 @@ class KernelSched(wiring.Component):
         m.d.sync += end_pend.eq(end_pend | self.kernel_end)
         left1 = Signal(K)
         m.d.comb += left1.eq(left & ~self.all_dispatched)
-        ev_end, ev_arr, ev_upd = Signal(), Signal(), Signal()
+        ev_end, ev_arr, ev_upd, ev_done = Signal(), Signal(), Signal(), Signal()
         m.d.comb += [ev_end.eq(~self.ctl_valid & (end_pend != 0)),
                      ev_arr.eq(~busy & self.arr_valid),
-                     ev_upd.eq(~busy & ~self.arr_valid & self.upd_valid)]
+                     ev_done.eq(~busy & ~self.arr_valid & self.done_valid),
+                     ev_upd.eq(~busy & ~self.arr_valid & ~self.done_valid & self.upd_valid)]
         e_bit = Signal(K)
         m.d.comb += e_bit.eq(end_pend & (~end_pend + 1))
         e_k = onehot_index(e_bit, "e_k")
         a_bit, u_bit = Signal(K), Signal(K)
         m.d.comb += [a_bit.eq(Const(1, K) << self.arr_k), u_bit.eq(Const(1, K) << self.upd_k)]
-        u_run = Signal()
-        m.d.comb += u_run.eq(ev_upd & running.bit_select(self.upd_k, 1))
+        u_run, d_run = Signal(), Signal()     # a record / block end of a running kernel
+        if not zero:                          # zero-sampling ignores the records
+            m.d.comb += u_run.eq(ev_upd & running.bit_select(self.upd_k, 1))
+        if zero:
+            m.d.comb += d_run.eq(ev_done & running.bit_select(self.done_k, 1))
+            z_rem = self._zero_rem(m, d_run)
 
         # post-event state, used by the decisions of this cycle
         running2, left2, gvalid2 = Signal(K), Signal(K), Signal(K)
@@ -144,19 +154,27 @@ class KernelSched(wiring.Component):
         m.d.comb += [running2.eq(running), left2.eq(left1), gvalid2.eq(gvalid)]
         for i in range(K):
             m.d.comb += grem2[i].eq(Mux(u_run & (self.upd_k == i), self.upd_rem, grem[i]))
+            if zero:
+                with m.If(ev_arr & (self.arr_k == i)):
+                    m.d.comb += grem2[i].eq(self.arr_tsp)
+                with m.If(d_run & (self.done_k == i)):
+                    m.d.comb += grem2[i].eq(z_rem)
         ended = Signal()
         m.d.comb += ended.eq(ev_end & (running & e_bit).any())
         with m.If(ended):
             m.d.comb += [running2.eq(running & ~e_bit), left2.eq(left1 & ~e_bit),
                          gvalid2.eq(gvalid & ~e_bit)]
         with m.Elif(ev_arr):
-            m.d.comb += [running2.eq(running | a_bit), gvalid2.eq(gvalid & ~a_bit),
+            m.d.comb += [running2.eq(running | a_bit),
+                         gvalid2.eq(gvalid | a_bit if zero else gvalid & ~a_bit),
                          left2.eq(Mux(self.arr_blocks != 0, left1 | a_bit, left1 & ~a_bit))]
         with m.Elif(u_run):
             m.d.comb += gvalid2.eq(gvalid | u_bit)
         m.d.sync += [running.eq(running2), left.eq(left2), gvalid.eq(gvalid2)]
         with m.If(u_run):
             m.d.sync += [grem[self.upd_k].eq(self.upd_rem), gt[self.upd_k].eq(self.upd_t)]
+        if zero:
+            m.d.sync += [grem[i].eq(grem2[i]) for i in range(K)]
 
         with m.If(ev_end):
             m.d.sync += end_pend.eq((end_pend & ~e_bit) | self.kernel_end)
@@ -189,9 +207,11 @@ class KernelSched(wiring.Component):
                 m.d.comb += [samp2_v.eq(0), ready2.eq(0)]
             with m.If(run_v & (run == e_k)):
                 m.d.comb += [run2.eq(nx), run2_v.eq(nx_v)]
-        with m.Elif(ev_arr):
-            with m.If(~run_v):
-                m.d.comb += [run2.eq(self.arr_k), run2_v.eq(1)]
+        with m.Elif(ev_arr & ~run_v):
+            m.d.comb += [run2.eq(self.arr_k), run2_v.eq(1)]
+        with m.Elif((ev_arr | d_run) if zero else 0):        # the oracle's switch ([SRTF §2.9])
+            with m.If(nx_v & better(g2[nx], g2[run])):
+                m.d.comb += run2.eq(nx)
         with m.Elif(u_run):
             with m.If(samp_v):
                 r = samp_ready | ((self.upd_k == samp) & (self.upd_sm == 0))
@@ -211,12 +231,46 @@ class KernelSched(wiring.Component):
         samp3_v, samp3 = Signal(), Signal(kw)
         m.d.comb += [samp3_v.eq(samp2_v), samp3.eq(samp)]
         event = ended | ev_arr | u_run
-        with m.If(event & ~samp2_v & run2_v & left2.bit_select(run2, 1) & cand_v):
+        with m.If(event & ~samp2_v & run2_v & left2.bit_select(run2, 1) & cand_v & (not zero)):
             m.d.comb += [samp3_v.eq(1), samp3.eq(cand), ready2.eq(0)]
         m.d.sync += [run.eq(Mux(run2_v, run2, 0)), run_v.eq(run2_v),
                      samp.eq(Mux(samp3_v, samp3, 0)), samp_v.eq(samp3_v),
                      samp_ready.eq(ready2)]
         return m
+
+    def _zero_rem(self, m, d_run):
+        """Zero-sampling: per kernel T^SP, B and blocks done (saturating) kept from arrival; at a
+        block end of ``done_k`` the new remaining time T^SP · max(B − done, 0) // max(B, 1) by a
+        multiply and a CW-step restoring divide (the quotient is at most T^SP < 2**CW)."""
+        K, CW, BW = self.K, self.CW, self.BW
+        tsp = Array(Signal(CW, name=f"tsp{i}") for i in range(K))
+        nblk = Array(Signal(BW, name=f"nblk{i}") for i in range(K))
+        done = Array(Signal(BW, name=f"done{i}") for i in range(K))
+        k = self.done_k
+        with m.If(self.arr_valid & self.arr_ready):
+            m.d.sync += [tsp[self.arr_k].eq(self.arr_tsp), nblk[self.arr_k].eq(self.arr_blocks),
+                         done[self.arr_k].eq(0)]
+        d1 = Signal(BW, name="z_done")
+        m.d.comb += d1.eq(Mux(done[k] == (1 << BW) - 1, done[k], done[k] + 1))
+        with m.If(d_run):
+            m.d.sync += done[k].eq(d1)
+        b = nblk[k]
+        left = Signal(BW, name="z_left")
+        m.d.comb += left.eq(Mux(b > d1, b - d1, 0))
+        num = Signal(CW + BW, name="z_num")
+        div = Signal(BW, name="z_div")
+        m.d.comb += [num.eq(tsp[k] * left), div.eq(Mux(b == 0, 1, b))]
+        r, q = num[CW:], []
+        for i in reversed(range(CW)):           # one signal per stage keeps the netlist linear
+            r2, fits, r_next = Signal(BW + 1, name=f"z_r2_{i}"), Signal(name=f"z_q{i}"), \
+                Signal(BW, name=f"z_r{i}")
+            m.d.comb += [r2.eq(Cat(num[i], r)), fits.eq(r2 >= div),
+                         r_next.eq(Mux(fits, r2 - div, r2))]
+            q.append(fits)
+            r = r_next
+        rem = Signal(CW, name="z_rem")
+        m.d.comb += rem.eq(Cat(*reversed(q)))
+        return rem
 
     def _mpmax_caps(self, m, running, rmax, fp) -> list:
         """MPMax caps ([SRTF §2.6]) from the registers: per kernel k and resource r, comp = the

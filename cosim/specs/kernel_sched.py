@@ -1,5 +1,6 @@
-"""Block entry: kernel-scheduler controller, policies fifo, srtf and mpmax (hdl/kernel_sched.py;
-twin: sim/blocks/kernel_sched.py ``KernelSchedPorts``; [SRTF §2.5, §2.7, §2.10])."""
+"""Block entry: kernel-scheduler controller, policies fifo, srtf, mpmax and srtf_zero
+(hdl/kernel_sched.py; twin: sim/blocks/kernel_sched.py ``KernelSchedPorts``; [SRTF §2.5-§2.7,
+§2.9, §2.10])."""
 
 from __future__ import annotations
 
@@ -23,9 +24,10 @@ def spec() -> BlockSpec:
     table = ports()
     return BlockSpec(
         name="kernel_sched",
-        doc="kernel-scheduler controller: FIFO, SRTF or MPMax allow/cap rows for the block "
-            "dispatcher, sampling on SM 0, switches on predictor records, MPMax caps from the "
-            "footprints ([SRTF §2.5-§2.7, §2.10])",
+        doc="kernel-scheduler controller: FIFO, SRTF, MPMax or zero-sampling SRTF allow/cap rows "
+            "for the block dispatcher, sampling on SM 0, switches on predictor records, MPMax "
+            "caps from the footprints, zero-sampling remaining times from T^SP and block ends "
+            "([SRTF §2.5-§2.7, §2.9, §2.10])",
         params=PARAMS,
         make_rtl=lambda p: KernelSched(*_args(p), **_kw(p)),
         make_twin=lambda p: KernelSchedPorts(*_args(p), **_kw(p)),

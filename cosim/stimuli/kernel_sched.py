@@ -6,7 +6,10 @@ footprints for MPMax); each cycle an
 allowed kernel loses a random number of undispatched blocks (``all_dispatched`` pulses at zero)
 and ends a random time after its last dispatch. Records come from random SMs (SM 0 often) for
 running kernels (rarely for others), with remaining times from a small set so that ties are
-common. Arrivals and records are held until accepted; ``ctl_ready`` is random.
+common. Block ends (``done_*``) come for running kernels (rarely others), sometimes more than a
+kernel has blocks; standalone runtimes (``arr_tsp``) come from a small set, so that zero-sampling
+ties and switches are common. Arrivals, block ends and records are held until accepted;
+``ctl_ready`` is random.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ class KernelSchedStimulus:
         self.ends_in: dict[int, int] = {}        # all dispatched -> cycles to its end
         self.arr: dict | None = None
         self.upd: dict | None = None
-        self.drove_arr = self.drove_upd = False
+        self.done: dict | None = None
+        self.drove_arr = self.drove_upd = self.drove_done = False
 
     def next(self, prev: dict | None) -> dict:
         rng, K = self.rng, self.K
@@ -36,11 +40,15 @@ class KernelSchedStimulus:
                 self.arr = None
             if self.drove_upd and prev["upd_ready"]:
                 self.upd = None
+            if self.drove_done and prev["done_ready"]:
+                self.done = None
         free = [k for k in range(K) if k not in self.undispatched and k not in self.ends_in]
         if self.arr is None and free and rng.random() < 0.02:
             self.arr = {"arr_k": rng.choice(free),
                         "arr_blocks": 0 if rng.random() < 0.05 else rng.randint(1, 400),
-                        "arr_R": rng.randrange(1 << self.RW), "arr_fp": self._footprint()}
+                        "arr_R": rng.randrange(1 << self.RW), "arr_fp": self._footprint(),
+                        "arr_tsp": rng.choice((300, 600, 900)) if rng.random() < 0.7
+                        else rng.randrange(1 << self.CW)}
         running = sorted(set(self.undispatched) | set(self.ends_in))
         if self.upd is None and rng.random() < 0.08 and (running or rng.random() < 0.1):
             k = rng.choice(running) if running and rng.random() < 0.95 else rng.randrange(K)
@@ -48,6 +56,9 @@ class KernelSchedStimulus:
             self.upd = {"upd_sm": 0 if rng.random() < 0.3 else rng.randrange(self.NSM), "upd_k": k,
                         "upd_rem": rng.choice((100, 200, 300)) if small else rng.randrange(1 << self.CW),
                         "upd_t": rng.randrange(1 << self.CW)}
+        if self.done is None and rng.random() < 0.1 and (running or rng.random() < 0.1):
+            k = rng.choice(running) if running and rng.random() < 0.95 else rng.randrange(K)
+            self.done = {"done_k": k}
         allowed = prev["allow"] if prev else 0
         dispatched = ends = 0
         for k in list(self.undispatched):
@@ -66,9 +77,11 @@ class KernelSchedStimulus:
                 del self.ends_in[k]
                 ends |= 1 << k
         self.drove_arr, self.drove_upd = self.arr is not None, self.upd is not None
-        arr = self.arr or {"arr_k": 0, "arr_blocks": 0, "arr_R": 0, "arr_fp": 0}
+        self.drove_done = self.done is not None
+        arr = self.arr or {"arr_k": 0, "arr_blocks": 0, "arr_R": 0, "arr_fp": 0, "arr_tsp": 0}
         upd = self.upd or {"upd_sm": 0, "upd_k": 0, "upd_rem": 0, "upd_t": 0}
         return {"arr_valid": int(self.drove_arr), **arr, "upd_valid": int(self.drove_upd), **upd,
+                "done_valid": int(self.drove_done), "done_k": (self.done or {"done_k": 0})["done_k"],
                 "all_dispatched": dispatched, "kernel_end": ends,
                 "ctl_ready": int(rng.random() < 0.6)}
 

@@ -1,12 +1,18 @@
 """``kernel_sched`` controller ([SRTF §2.5-§2.7, §2.10]): parameters and port table of the RTL
-scope (policies ``fifo``, ``srtf`` and ``mpmax``; Adaptive and zero-sampling live in the twin).
+scope (policies ``fifo``, ``srtf``, ``mpmax`` and ``srtf_zero``; Adaptive lives in the twin).
 
 Cycle contract (port level; the twin's ``KernelSchedPorts`` wraps the method-level twin):
 
 - One event per cycle, taken only while no command waits: the lowest pending kernel end
   (``kernel_end`` pulses are latched), else an arrival (``arr_valid`` while ``arr_ready``), else a
-  predictor record (``upd_valid`` while ``upd_ready``; ``upd_ready`` is low in a cycle with
-  ``arr_valid``). ``all_dispatched`` clears ``left[k]`` every cycle, before the event.
+  block end (``done_valid`` while ``done_ready``; low in a cycle with ``arr_valid``), else a
+  predictor record (``upd_valid`` while ``upd_ready``; low in a cycle with ``arr_valid`` or
+  ``done_valid``). ``all_dispatched`` clears ``left[k]`` every cycle, before the event.
+- Zero-sampling SRTF (``srtf_zero``, [SRTF §2.9]): ``arr_tsp`` is the arriving kernel's
+  standalone runtime T^SP; a block end of kernel ``done_k`` sets G[k].rem = T^SP · max(B − done,
+  0) // max(B, 1) (a CW × BW multiply and a CW-step restoring divide, combinational) and, like an
+  arrival, switches to next() if its rem is strictly below run's. Records are taken and ignored;
+  no sampling. The other policies take block ends and ignore them.
 - An event's command (LAUNCH, END or SEED) is held on ``ctl_*`` until ``ctl_ready`` (all
   predictors ready).
 - ``allow``, ``cap`` and ``first`` (the kernel each SM tries first; the other allowed kernels
@@ -24,7 +30,7 @@ from gpusched.blocks import Param
 
 from . import Ports, port
 
-POLICIES = ("fifo", "srtf", "mpmax")
+POLICIES = ("fifo", "srtf", "mpmax", "srtf_zero")
 NR = 5          # resources of a footprint: threads, registers, shared memory, block slots, warps
 GTX480_LIMITS = "1536,32768,49152,8,48"
 
@@ -52,7 +58,8 @@ PARAMS = {
     "CW": Param(int, 32, "an integer in 8..40 (cycle values)", lambda v: 8 <= v <= 40),
     "BW": Param(int, 16, "an integer in 4..24 (block counts)", lambda v: 4 <= v <= 24),
     "RW": Param(int, 5, "an integer in 2..8 (residency)", lambda v: 2 <= v <= 8),
-    "policy": Param(str, "srtf", "fifo, srtf or mpmax", lambda v: v in POLICIES),
+    "policy": Param(str, "srtf", "fifo, srtf, mpmax or srtf_zero",
+                    lambda v: v in POLICIES),
     "FW": Param(int, 16, "an integer in 2..20 (footprint values; every limit below 2**FW)",
                 lambda v: 2 <= v <= 20),
     "LIMITS": Param(str, GTX480_LIMITS, "five integers >= 1, comma-separated: per-SM threads, "
@@ -69,11 +76,13 @@ def ports(K: int = 8, NSM: int = 15, CW: int = 32, BW: int = 16, RW: int = 5,
     kw, smw = kw_of(K), max(1, (NSM - 1).bit_length())
     return {
         "arr_valid": port("in", 1), "arr_k": port("in", kw), "arr_blocks": port("in", BW),
-        "arr_R": port("in", RW), "arr_fp": port("in", NR * FW),
+        "arr_R": port("in", RW), "arr_fp": port("in", NR * FW), "arr_tsp": port("in", CW),
+        "done_valid": port("in", 1), "done_k": port("in", kw),
         "upd_valid": port("in", 1), "upd_sm": port("in", smw), "upd_k": port("in", kw),
         "upd_rem": port("in", CW), "upd_t": port("in", CW),
         "all_dispatched": port("in", K), "kernel_end": port("in", K), "ctl_ready": port("in", 1),
         "arr_ready": port("out", 1, init=1), "upd_ready": port("out", 1, init=1),
+        "done_ready": port("out", 1, init=1),
         "allow": port("out", NSM * K), "cap": port("out", NSM * K * RW),
         "first": port("out", NSM * kw), "prio": port("out", K * kw),
         "ctl_valid": port("out", 1), "ctl_kind": port("out", 3), "ctl_k": port("out", kw),

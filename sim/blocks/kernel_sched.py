@@ -20,8 +20,9 @@ decided at its first record from the sampling SM once ``run`` has a prediction t
 back-fill of ``next()`` once ``run`` has nothing left to dispatch.
 
 Zero-sampling SRTF (§2.9, ``srtf_zero``): SRTF without a sampling phase; ``arrive`` takes the
-kernel's standalone runtime ``t_sp`` and G[k].rem = t_sp · (blocks not yet finished) / B_k is known
-from arrival and refreshed at every block end; records from the predictors are ignored.
+kernel's standalone runtime ``t_sp`` and G[k].rem = t_sp · (blocks not yet finished) // B_k (at
+least 0) is known from arrival and refreshed at every block end; records from the predictors are
+ignored.
 
 Adaptive (§2.8) samples and switches as SRTF and, after each decision, looks at the pair S = run,
 L = next(): if 2 · T_S > T_L it shares (S capped at ``share_cap`` blocks per SM, L beside it, both
@@ -126,7 +127,8 @@ class KernelSchedTwin:
         if self.policy != "srtf_zero" or k not in self.order:
             return
         self.finished[k] += 1
-        rem = self.t_sp[k] * (self.blocks[k] - self.finished[k]) // max(1, self.blocks[k])
+        unfinished = max(0, self.blocks[k] - self.finished[k])
+        rem = self.t_sp[k] * unfinished // max(1, self.blocks[k])
         self.G[k] = Snapshot(rem, self.t_sp[k], 0, self.R[k])
         self._oracle_switch()
 
@@ -310,13 +312,13 @@ class KernelSchedPorts:
         self.end_pend = 0
         self.cmd: tuple | None = None
         self.cmd_fields = (0, 0, 0, 0, 0)   # the ctl_* registers keep the last command
-        self.last_arr_valid = 0
+        self.last_in = (0, 0)               # arr_valid, done_valid of the last step
 
     def peek(self) -> dict[str, int]:
         """Outputs after the last edge with the last inputs held (as the RTL proxy's ``peek``)."""
-        return self.outputs(self.last_arr_valid)
+        return self.outputs(*self.last_in)
 
-    def outputs(self, arr_valid: int = 0) -> dict[str, int]:
+    def outputs(self, arr_valid: int = 0, done_valid: int = 0) -> dict[str, int]:
         c, K = self.ctrl, self.K
         busy = self.cmd is not None or self.end_pend != 0
         allow = cap = first = 0
@@ -331,7 +333,8 @@ class KernelSchedPorts:
         for rank, k in enumerate(c.order):
             prio |= rank << (k * self.kw)
         kind, k, total, res, t = self.cmd_fields
-        return {"arr_ready": int(not busy), "upd_ready": int(not busy and not arr_valid),
+        return {"arr_ready": int(not busy), "upd_ready": int(not (busy or arr_valid or done_valid)),
+                "done_ready": int(not busy and not arr_valid),
                 "allow": allow, "cap": cap, "first": first, "prio": prio,
                 "ctl_valid": int(self.cmd is not None),
                 "ctl_kind": kind, "ctl_k": k, "ctl_total": total, "ctl_res": res, "ctl_t": t,
@@ -340,9 +343,9 @@ class KernelSchedPorts:
 
     def step(self, arr_valid=0, arr_k=0, arr_blocks=0, arr_R=0, upd_valid=0, upd_sm=0, upd_k=0,
              upd_rem=0, upd_t=0, all_dispatched=0, kernel_end=0, ctl_ready=0,
-             arr_fp=0) -> dict[str, int]:
-        out = self.outputs(arr_valid)
-        self.last_arr_valid = arr_valid
+             arr_fp=0, arr_tsp=0, done_valid=0, done_k=0) -> dict[str, int]:
+        out = self.outputs(arr_valid, done_valid)
+        self.last_in = (arr_valid, done_valid)
         c, cmd_was, pend = self.ctrl, self.cmd, self.end_pend
         if cmd_was is not None and ctl_ready:
             self.cmd = None
@@ -359,7 +362,9 @@ class KernelSchedPorts:
             elif arr_valid:
                 mask = (1 << self.FW) - 1
                 c.arrive(arr_k, arr_blocks, arr_R,
-                         tuple(arr_fp >> (r * self.FW) & mask for r in range(NR)))
+                         tuple(arr_fp >> (r * self.FW) & mask for r in range(NR)), arr_tsp)
+            elif done_valid:
+                c.block_done(done_k)
             elif upd_valid:
                 c.update(upd_sm, upd_k, upd_rem, 0, upd_t, 0)
             if c.commands:

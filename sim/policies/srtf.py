@@ -228,10 +228,16 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
                 raise ConfigError("workload", run.name, f"footprint {fp} beyond the "
                                   f"kernel_sched block's FW = {self.fw} bit fields")
             packed = sum(v << (r * self.fw) for r, v in enumerate(fp))
-            self.cport.arrivals.append((run.slot, run.n_ctas, run.occupancy.limit, packed))
+            self.cport.arrivals.append((run.slot, run.n_ctas, run.occupancy.limit, packed,
+                                        self.t_sp(run)))
             return
-        self.ctrl.arrive(run.slot, run.n_ctas, run.occupancy.limit, self.footprint(run))
+        self.ctrl.arrive(run.slot, run.n_ctas, run.occupancy.limit, self.footprint(run),
+                         self.t_sp(run))
         self._broadcast(now)
+
+    def t_sp(self, run) -> int:
+        """The standalone runtime the controller gets at arrival (zero-sampling only)."""
+        return 0
 
     @staticmethod
     def footprint(run) -> tuple[int, ...]:
@@ -316,16 +322,21 @@ class ZeroSamplingKernelScheduler(SrtfKernelScheduler):
         super().__init__(cfg, **kw)
         self.standalone = standalone
 
-    def on_kernel_launch(self, now: int, run) -> None:
+    def t_sp(self, run) -> int:
         if run.name not in self.standalone:
             raise ConfigError("standalone", run.name, "no standalone runtime for this kernel "
                               "(zero-sampling SRTF needs T^SP of every kernel)")
-        self.ctrl.arrive(run.slot, run.n_ctas, run.occupancy.limit, self.footprint(run),
-                         self.standalone[run.name])
-        self._broadcast(now)
+        t = self.standalone[run.name]
+        if self.cport is not None and t >> 32:
+            raise ConfigError("standalone", run.name, f"T^SP = {t} beyond the kernel_sched "
+                              "block's CW = 32 bit port")
+        return t
 
     def on_cta_finish(self, now: int, sm, cta) -> None:
         super().on_cta_finish(now, sm, cta)
+        if self.cport is not None:
+            self.cport.dones.append(cta.run.slot)       # block ends queue, one per cycle
+            return
         self.ctrl.block_done(cta.run.slot)
         self.gpu.request_cta_issue()
 

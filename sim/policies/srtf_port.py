@@ -12,7 +12,8 @@ class ControllerPort:
     stepped once per GPU cycle in ``on_cycle``; ``block`` has ``step(**inputs)`` and ``peek()``.
 
     The inputs of a step are what happened since the previous one: the oldest arrival not yet
-    accepted (held until ``arr_ready``), the oldest predictor record not yet accepted (held until
+    accepted (held until ``arr_ready``), the oldest block end not yet accepted (zero-sampling
+    SRTF; held until ``done_ready``), the oldest predictor record not yet accepted (held until
     ``upd_ready``; records queue in (cycle, SM) order, the stand-in for the lowest-SM-first
     arbiter), the ``all_dispatched`` and ``kernel_end`` pulses, and ``ctl_ready`` = every
     predictor's command queue is empty. A command on ``ctl_*`` accepted in a step goes to every
@@ -23,7 +24,8 @@ class ControllerPort:
     def __init__(self, block, K: int, n_sm: int, RW: int = 5):
         self.block, self.K, self.n_sm, self.RW = block, K, n_sm, RW
         self.kw = (K - 1).bit_length()
-        self.arrivals: deque = deque()      # (k, blocks, R, packed footprint)
+        self.arrivals: deque = deque()      # (k, blocks, R, packed footprint, T^SP)
+        self.dones: deque = deque()         # kernel slots of retired blocks (srtf_zero)
         self.records: deque = deque()       # (sm, k, rem, t)
         self.all_dispatched = self.kernel_end = 0
         self.rows: list[list[tuple[int, int]]] = [[] for _ in range(n_sm)]
@@ -36,10 +38,14 @@ class ControllerPort:
         """One cycle; returns the command accepted in it, (kind, k, total, res, t), or None."""
         arr = self.arrivals[0] if self.arrivals else None
         rec = self.records[0] if self.records else None
+        done = self.dones[0] if self.dones else None
         ins = {"all_dispatched": self.all_dispatched, "kernel_end": self.kernel_end,
                "ctl_ready": int(ctl_ready)}
         if arr:
-            ins.update(arr_valid=1, arr_k=arr[0], arr_blocks=arr[1], arr_R=arr[2], arr_fp=arr[3])
+            ins.update(arr_valid=1, arr_k=arr[0], arr_blocks=arr[1], arr_R=arr[2], arr_fp=arr[3],
+                       arr_tsp=arr[4])
+        if done is not None:
+            ins.update(done_valid=1, done_k=done)
         if rec:
             ins.update(upd_valid=1, upd_sm=rec[0], upd_k=rec[1], upd_rem=rec[2], upd_t=rec[3])
         self.ended |= self.kernel_end
@@ -51,6 +57,8 @@ class ControllerPort:
             self.ended &= ~(1 << arr[0])
         if rec and out["upd_ready"]:
             self.records.popleft()
+        if done is not None and out["done_ready"]:
+            self.dones.popleft()
         cmd = None
         if out["ctl_valid"] and ctl_ready:
             cmd = (out["ctl_kind"], out["ctl_k"], out["ctl_total"], out["ctl_res"], out["ctl_t"])

@@ -184,8 +184,9 @@ MPMAX = {**SMALL, "policy": "mpmax", "FW": 8, "LIMITS": "96,255,200,8,12"}
 @pytest.mark.parametrize("params, cycles", [({**SMALL, "policy": "srtf"}, 12_000),
                                             ({**SMALL, "policy": "fifo"}, 6_000),
                                             (MPMAX, 6_000),
+                                            ({**SMALL, "policy": "srtf_zero"}, 8_000),
                                             ({"NSM": 3}, 1_500)],
-                         ids=["srtf", "fifo", "mpmax", "default"])
+                         ids=["srtf", "fifo", "mpmax", "srtf_zero", "default"])
 def test_lockstep_amaranth(params, cycles):
     spec = get_block("kernel_sched")
     rep = run_lockstep_amaranth(spec, parse_params(spec, params), cycles, 3)
@@ -279,3 +280,45 @@ def test_mpmax_rtl_gives_the_section_2_6_example():
     last = outs[-1]
     assert last["allow"] == 0b1111 and last["cap"] == (7 | 7 << 5) * (1 | 1 << 10)
     assert last["first"] == 0b11 and last["prio"] == 0b01        # slot 1 arrived first
+
+
+# -- zero-sampling SRTF in the RTL ([SRTF §2.9]) ----------------------------------------------------
+
+class ZeroStale(KernelSchedTwin):
+    """Mutant zero-sampling: block ends do not refresh the remaining time (T^SP stays)."""
+
+    def block_done(self, k):
+        if k in self.order:
+            self._oracle_switch()
+
+
+def test_zero_sampling_lockstep_catches_stale_remaining_times():
+    from sim.blocks.kernel_sched import KernelSchedPorts
+    spec = get_block("kernel_sched")
+    p = parse_params(spec, {**SMALL, "policy": "srtf_zero"})
+    with pytest.raises(LockstepMismatch, match="run"):
+        run_lockstep_amaranth(spec, p, 8_000, 3, twin=KernelSchedPorts(
+            4, 2, 10, 10, 3, "srtf_zero", controller=ZeroStale))
+
+
+def test_zero_sampling_rtl_switches_when_block_ends_make_next_shorter():
+    """T^SP 900 (100 blocks) and then 600 (10 blocks): 1 runs; after d block ends of 0 its rem is
+    900 · (100 − d) // 100, below 600 first at d = 34, and 0 runs again. Records are ignored."""
+    from cosim.amaranth_backend import run_sequence
+    spec = get_block("kernel_sched")
+    p = parse_params(spec, {**SMALL, "policy": "srtf_zero"})
+    seq = [{"arr_valid": 1, "arr_k": 0, "arr_blocks": 100, "arr_R": 2, "arr_tsp": 900,
+            "ctl_ready": 1},
+           {"ctl_ready": 1},
+           {"arr_valid": 1, "arr_k": 1, "arr_blocks": 10, "arr_R": 2, "arr_tsp": 600,
+            "ctl_ready": 1},
+           {"ctl_ready": 1},
+           {"upd_valid": 1, "upd_k": 0, "upd_rem": 1, "upd_t": 1}]
+    seq += [{"done_valid": 1, "done_k": 0}] * 40 + [{}]
+    outs = run_sequence(spec, p, seq)
+    assert (outs[4]["run"], outs[4]["samp_valid"], outs[4]["upd_ready"]) == (1, 0, 1)
+    assert outs[5]["run"] == 1                                    # the record changed nothing
+    assert outs[5]["done_ready"] == 1 and outs[5]["upd_ready"] == 0
+    runs = [o["run"] for o in outs[5:]]
+    assert runs.index(0) == 34 and set(runs[34:]) == {0}
+    assert outs[-1]["allow"] == 0b0001_0001 and outs[-1]["first"] == 0

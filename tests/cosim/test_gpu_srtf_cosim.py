@@ -162,6 +162,26 @@ def test_rtl_mpmax_controller_in_the_loop_equals_the_twins():
     assert got["mismatch"] is None and got["result"]["runs"][0]["stats"] == ref["stats"]
 
 
+@pytest.mark.cosim
+@pytest.mark.slow
+@needs_verilator
+def test_rtl_zero_sampling_controller_in_the_loop_equals_the_twins():
+    """Zero-sampling SRTF ([SRTF §2.9]): T^SP at arrival and every block end through the ports."""
+    from cosim.gpu_srtf import run_sched
+    ref = run_sched(sched_kwargs("srtf_zero"), "twin")["result"]["runs"][0]
+    got = run_sched(sched_kwargs("srtf_zero"), "lockstep")
+    assert got["mismatch"] is None and got["result"]["runs"][0]["stats"] == ref["stats"]
+    assert ref["switches"] >= 3
+
+
+def test_port_zero_sampling_switches_on_block_ends():
+    """Twins only: the port path feeds block ends (``done_*``) and switches on them."""
+    from cosim.gpu_srtf import gpu_srtf_sched
+    run0 = gpu_srtf_sched(None, **sched_kwargs("srtf_zero"))["runs"][0]
+    assert run0["switches"] >= 3 and run0["block_steps"][0] == run0["cycles"]
+    assert run0["stats"]["policy_reports"]["kernel_scheduler"]["records"] > 20
+
+
 @needs_verilator
 def test_lockstep_in_the_loop_catches_a_controller_dispatching_run_while_sampling():
     from cosim.gpu_srtf import run_sched
