@@ -6,6 +6,7 @@ stimulus and writes a JSON summary that this module reads back.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import tempfile
@@ -18,6 +19,17 @@ from .lockstep import LockstepMismatch, LockstepReport
 from .simulators import prepare_env
 
 BENCH_MODULE = "cosim.benches.lockstep_bench"
+
+
+@contextlib.contextmanager
+def build_lock(build_dir: Path):
+    """Hold an exclusive file lock beside ``build_dir`` while building: tests in parallel
+    workers may build the same top at once (a half-written build made both fail)."""
+    import fcntl
+    build_dir.mkdir(parents=True, exist_ok=True)
+    with open(build_dir.parent / f"{build_dir.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def run_cosim(spec: BlockSpec, params: dict, cycles: int, seed: int, sim: str = "verilator",
@@ -54,8 +66,10 @@ def run_cosim(spec: BlockSpec, params: dict, cycles: int, seed: int, sim: str = 
         from .waves import fst_build_args
         build_args += fst_build_args(build_dir)
     say(f"building the {sim} model of {top} (cached after the first time; a minute or two)")
-    runner.build(sources=[vpath], hdl_toplevel=top, build_dir=build_dir, waves=bool(waves),
-                 timescale=("1ns", "1ps"), build_args=build_args, log_file=build_dir / "build.log")
+    with build_lock(build_dir):
+        runner.build(sources=[vpath], hdl_toplevel=top, build_dir=build_dir, waves=bool(waves),
+                     timescale=("1ns", "1ps"), build_args=build_args,
+                     log_file=build_dir / "build.log")
     say(f"simulating {cycles:,} cycles in lockstep with the twin")
     with tempfile.TemporaryDirectory(prefix="gpusched_cosim_") as tmp:
         result = Path(tmp) / "result.json"
@@ -114,10 +128,7 @@ def run_in_loop(spec: BlockSpec, params_list: list[dict], scenario: str, kwargs:
     build_dir = sim_build_dir(sim, vpath.stem)
     runner = get_runner(sim)
     build_args = ["-O2", "-Wno-fatal"] if sim == "verilator" else []
-    build_dir.mkdir(parents=True, exist_ok=True)
-    with open(build_dir.parent / f"{build_dir.name}.lock", "w") as lock:
-        import fcntl
-        fcntl.flock(lock, fcntl.LOCK_EX)    # tests in parallel workers may build the same top
+    with build_lock(build_dir):
         runner.build(sources=[vpath], hdl_toplevel=top, build_dir=build_dir,
                      timescale=("1ns", "1ps"), build_args=build_args,
                      log_file=build_dir / "build.log")

@@ -83,7 +83,7 @@ def _kernel_sched_cases() -> list[Case]:
     """kernel_sched at K=2, NSM=2 and narrow values ([SRTF §8]; formal/props_kernel_sched.py)."""
     from formal.props_kernel_sched import (KernelSchedProps, mutant_fifo_bypass,
                                            mutant_fill_first, mutant_mpmax_cap_plus_one,
-                                           mutant_run_on_sample_sm)
+                                           mutant_run_on_sample_sm, mutant_share_cap_4)
     from hdl.kernel_sched import KernelSched
     cases = [Case("kernel_sched", f"K=2 NSM=2 CW=4 BW=4 RW=2 policy={pol}",
                   lambda pol=pol: KernelSched(2, 2, 4, 4, 2, policy=pol), KernelSchedProps,
@@ -95,6 +95,9 @@ def _kernel_sched_cases() -> list[Case]:
                       lambda: KernelSched(2, 2, 4, 4, 2, policy="mpmax", FW=4, LIMITS=limits),
                       KernelSchedProps, mutant_mpmax_cap_plus_one,
                       mutant_mpmax_cap_plus_one.__doc__))
+    cases.append(Case("kernel_sched", "K=2 NSM=2 CW=4 BW=4 RW=3 policy=adaptive",
+                      lambda: KernelSched(2, 2, 4, 4, 3, policy="adaptive"), KernelSchedProps,
+                      mutant_share_cap_4, mutant_share_cap_4.__doc__))
     return cases
 
 

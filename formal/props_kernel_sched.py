@@ -21,7 +21,7 @@ class KernelSchedProps(PropsTop):
     def properties(self, m: Module, dut) -> None:
         shape = getattr(dut, "inner", dut)          # a mutant shell keeps the block inside
         K, NSM, RW = shape.K, shape.NSM, shape.RW
-        srtf, mpmax = shape.policy in ("srtf", "srtf_zero"), shape.policy == "mpmax"
+        srtf, mpmax = shape.policy in ("srtf", "srtf_zero", "adaptive"), shape.policy == "mpmax"
         kw = max(1, shape.kw)
 
         def allow(s):
@@ -65,6 +65,21 @@ class KernelSchedProps(PropsTop):
                            ~dut.samp_valid | dut.run_valid)
         if shape.policy == "srtf_zero":
             self.invariant(m, "srtf_zero: never samples", ~dut.samp_valid)
+        if shape.policy == "adaptive":
+            for s in range(NSM):
+                row, first = allow(s), dut.first[s * kw:(s + 1) * kw]
+                first_cap = Const(0, RW)
+                for k in range(K):
+                    first_cap = Mux(first == k, dut.cap[(s * K + k) * RW:(s * K + k + 1) * RW],
+                                    first_cap)
+                self.invariant(m, "adaptive: while sharing, two kernels on every SM, the "
+                               "shorter first with a cap of at most 3",
+                               ~dut.mode | (count(row) == 2) & (first_cap <= 3) |
+                               (dut.samp_valid & (s == 0)))
+            self.invariant(m, "adaptive: sharing only with a running kernel",
+                           ~dut.mode | dut.run_valid)
+        else:
+            self.invariant(m, "no sharing outside Adaptive", ~dut.mode)
         if mpmax:
             self._reservation(m, dut, shape)
 
@@ -124,3 +139,15 @@ def mutant_fill_first(m: Module, inner) -> dict:
     first = inner.first[(NSM - 1) * kw:NSM * kw]
     swapped = Mux(row.all(), ~first, first)[:kw]
     return {"first": Cat(inner.first[:(NSM - 1) * kw], swapped)}
+
+
+def mutant_share_cap_4(m: Module, inner) -> dict:
+    """Adaptive shares with the shorter kernel capped at 4 blocks per SM, not 3 ([SRTF §8])."""
+    K, RW, NSM = inner.K, inner.RW, inner.NSM
+    fields = []
+    for s in range(NSM):
+        first = inner.first[s * max(1, inner.kw):(s + 1) * max(1, inner.kw)]
+        for k in range(K):
+            c = inner.cap[(s * K + k) * RW:(s * K + k + 1) * RW]
+            fields.append(Mux(inner.mode & (first == k) & (c == 3), 4, c)[:RW])
+    return {"cap": Cat(*fields)}

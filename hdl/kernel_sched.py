@@ -5,7 +5,8 @@ Port contract and RTL scope: hdl/params/kernel_sched.py; the twin is ``KernelSch
 sim/blocks/kernel_sched.py (the method-level ``KernelSchedTwin`` behind ports), whose choices this
 RTL implements: the waiting list in arrival order (an age matrix), next() = argmin of the snapshot
 remaining times with ties to the older kernel, else the oldest waiting kernel; one sample at a time
-on SM 0, decided at its first record from SM 0 once ``run`` has a snapshot; strict ``<`` (h = 0);
+on SM 0, decided at its first record from SM 0 once ``run`` has a snapshot, ended without a
+decision if it becomes ``run`` at an end; strict ``<`` (h = 0);
 tail back-fill of next() once ``run`` has no undispatched block. MPMax: every running kernel on
 every SM in arrival order, capped by a search over the stored footprints (``_mpmax_caps``).
 Zero-sampling SRTF: the SRTF rows without a sample, G[k].rem = T^SP at arrival and
@@ -19,7 +20,9 @@ from amaranth.lib import wiring
 
 from hdl.common import signature_of
 from hdl.params.kernel_sched import GTX480_LIMITS, NR, POLICIES, kw_of, limits_of, ports
-from hdl.params.srtf_pred import CTL_END, CTL_LAUNCH, CTL_SEED
+from hdl.params.srtf_pred import CTL_CAP, CTL_END, CTL_LAUNCH, CTL_SEED
+
+SHARE_CAP = 3       # Adaptive: blocks per SM of the shorter kernel while sharing ([SRTF §2.8])
 
 
 class KernelSched(wiring.Component):
@@ -39,8 +42,8 @@ class KernelSched(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         K, kw, CW, RW = self.K, self.kw, self.CW, self.RW
-        zero = self.policy == "srtf_zero"
-        srtf = self.policy == "srtf" or zero          # zero-sampling: SRTF rows, no sample
+        zero, adaptive = self.policy == "srtf_zero", self.policy == "adaptive"
+        srtf = self.policy in ("srtf", "srtf_zero", "adaptive")   # SRTF rows (zero: no sample)
 
         def sig(w, name, init=0):
             return Signal(w, name=name, init=init)
@@ -50,6 +53,7 @@ class KernelSched(wiring.Component):
         gt = Array(sig(CW, f"gt{i}") for i in range(K))
         older = [[sig(1, f"older{i}_{j}") for j in range(K)] for i in range(K)]
         run, run_v, samp, samp_v, samp_ready = self.run, self.run_valid, self.samp, self.samp_valid, sig(1, "samp_ready")
+        pair_v, p_s, p_l = sig(1, "pair_v"), sig(kw, "pair_s"), sig(kw, "pair_l")   # Adaptive
 
         def onehot_index(onehot, name):
             idx = Signal(kw, name=name)
@@ -91,7 +95,7 @@ class KernelSched(wiring.Component):
             rank = sum((running[j] & older[j][k] for j in range(K) if j != k), Const(0, kw + 1))
             m.d.comb += self.prio.word_select(k, kw).eq(Mux(running[k], rank, 0))
         if srtf:
-            fill_v, fill = next_of(running & ~run_bit, gvalid, grem, "fill")
+            fill_v, fill_k = next_of(running & ~run_bit, gvalid, grem, "fill")
             backfill = run_v & ~left.bit_select(run, 1) & fill_v
         elif mpmax:
             head_v, head = oldest(running, "head")
@@ -108,22 +112,36 @@ class KernelSched(wiring.Component):
                 continue
             if srtf:
                 sampling = samp_v if s == 0 else Const(0)
-                first_k = Mux(sampling, samp, run)
+                first_k = Mux(sampling, samp, Mux(pair_v, p_s, run))
                 en_first = sampling | run_v
-                en_fill = ~sampling & backfill
+                en_fill = ~sampling & (pair_v | backfill)
+                fill = Mux(pair_v, p_l, fill_k)
             else:
                 first_k, en_first, en_fill, fill = head, head_v, Const(0), head
             m.d.comb += self.first.word_select(s, kw).eq(Mux(en_first, first_k, 0))
             for k in range(K):
                 on = (en_first & (first_k == k)) | (en_fill & (fill == k))
+                cap_k = Mux(pair_v & (p_s == k), Mux(rmax[k] > SHARE_CAP, SHARE_CAP, rmax[k]),
+                            rmax[k])
                 m.d.comb += [self.allow[s * K + k].eq(on),
-                             self.cap.word_select(s * K + k, RW).eq(Mux(on, rmax[k], 0))]
+                             self.cap.word_select(s * K + k, RW).eq(Mux(on, cap_k, 0))]
 
         # -- command register ----------------------------------------------------------------------
+        q_v = [sig(1, "q1_v"), sig(1, "q2_v")]          # CAP commands waiting behind ctl_*
+        q_k = [sig(kw, "q1_k"), sig(kw, "q2_k")]
+        q_res = [sig(RW, "q1_res"), sig(RW, "q2_res")]
         with m.If(self.ctl_valid & self.ctl_ready):
-            m.d.sync += self.ctl_valid.eq(0)
+            m.d.sync += [self.ctl_valid.eq(q_v[0]), q_v[0].eq(q_v[1]), q_k[0].eq(q_k[1]),
+                         q_res[0].eq(q_res[1]), q_v[1].eq(0)]
+            with m.If(q_v[0]):
+                m.d.sync += [self.ctl_kind.eq(CTL_CAP), self.ctl_k.eq(q_k[0]),
+                             self.ctl_total.eq(0), self.ctl_res.eq(q_res[0]), self.ctl_t.eq(0)]
 
-        def command(kind, k, total=0, res=0, t=0):
+        issued = Signal()               # an event's first command went to ctl_* this cycle
+
+        def command(kind, k, total=0, res=0, t=0, first=True):
+            if first:
+                m.d.comb += issued.eq(1)
             m.d.sync += [self.ctl_valid.eq(1), self.ctl_kind.eq(kind), self.ctl_k.eq(k),
                          self.ctl_total.eq(total), self.ctl_res.eq(res), self.ctl_t.eq(t)]
 
@@ -175,6 +193,9 @@ class KernelSched(wiring.Component):
             m.d.sync += [grem[self.upd_k].eq(self.upd_rem), gt[self.upd_k].eq(self.upd_t)]
         if zero:
             m.d.sync += [grem[i].eq(grem2[i]) for i in range(K)]
+        if adaptive:
+            ad = self._adaptive_state(m, u_run, ev_arr, u_bit, a_bit, run, run_v, samp_v, pair_v,
+                                      left1, gt)
 
         with m.If(ev_end):
             m.d.sync += end_pend.eq((end_pend & ~e_bit) | self.kernel_end)
@@ -197,6 +218,8 @@ class KernelSched(wiring.Component):
         # -- SRTF decisions on the post-event state ---------------------------------------------------
         run2, run2_v, samp2_v, ready2 = Signal(kw), Signal(), Signal(), Signal()
         m.d.comb += [run2.eq(run), run2_v.eq(run_v), samp2_v.eq(samp_v), ready2.eq(samp_ready)]
+        pair2_v, c2_v = Signal(), Signal()  # Adaptive: sharing after leaving; S's CAP at L's end
+        m.d.comb += pair2_v.eq(pair_v)
         nx_mask = Signal(K)
         m.d.comb += nx_mask.eq(Mux(ended, running2, running2 & ~run_bit))
         nx_v, nx = next_of(nx_mask, gvalid2, grem2, "nx")
@@ -207,13 +230,24 @@ class KernelSched(wiring.Component):
                 m.d.comb += [samp2_v.eq(0), ready2.eq(0)]
             with m.If(run_v & (run == e_k)):
                 m.d.comb += [run2.eq(nx), run2_v.eq(nx_v)]
+                with m.If(samp_v & nx_v & (samp == nx)):      # the sample became run: it ends
+                    m.d.comb += [samp2_v.eq(0), ready2.eq(0)]
+            if adaptive:        # sharing ends with S or L; L's end gives S its R back
+                with m.If(pair_v & ((e_k == p_s) | (e_k == p_l))):
+                    m.d.comb += pair2_v.eq(0)
+                    m.d.comb += c2_v.eq(e_k == p_l)
         with m.Elif(ev_arr & ~run_v):
             m.d.comb += [run2.eq(self.arr_k), run2_v.eq(1)]
         with m.Elif((ev_arr | d_run) if zero else 0):        # the oracle's switch ([SRTF §2.9])
             with m.If(nx_v & better(g2[nx], g2[run])):
                 m.d.comb += run2.eq(nx)
         with m.Elif(u_run):
-            with m.If(samp_v):
+            with m.If(pair_v if adaptive else Const(0)):
+                if adaptive:
+                    with m.If(self._spread(m, ad, gvalid2, rmax, p_s, p_l)):
+                        m.d.comb += pair2_v.eq(0)
+                        command(CTL_CAP, p_s, res=rmax[p_s])
+            with m.Elif(samp_v):
                 r = samp_ready | ((self.upd_k == samp) & (self.upd_sm == 0))
                 m.d.comb += ready2.eq(r)
                 with m.If(r & g_run):
@@ -236,7 +270,116 @@ class KernelSched(wiring.Component):
         m.d.sync += [run.eq(Mux(run2_v, run2, 0)), run_v.eq(run2_v),
                      samp.eq(Mux(samp3_v, samp3, 0)), samp_v.eq(samp3_v),
                      samp_ready.eq(ready2)]
+        if not adaptive:
+            return m
+
+        # -- Adaptive: enter sharing after the decisions (S = run, L = next()) ----------------------
+        lnx_v, lnx = next_of(running2 & ~run2_bit, gvalid2, grem2, "lnx")
+        t_run, t_lnx = Signal(CW, name="t_run"), Signal(CW, name="t_lnx")
+        m.d.comb += [t_run.eq(ad["T"](run2)), t_lnx.eq(ad["T"](lnx))]
+        sh = ad["shared"]
+        shared_pair = Signal()
+        for i in range(K):
+            for j in range(K):
+                if i != j:
+                    with m.If((run2 == i) & (lnx == j)):
+                        m.d.comb += shared_pair.eq(sh[min(i, j)][max(i, j)])
+        enter = Signal()
+        m.d.comb += enter.eq((u_run | ended) & ~pair2_v & ~samp3_v & run2_v & lnx_v &
+                             gvalid2.bit_select(run2, 1) & gvalid2.bit_select(lnx, 1) &
+                             ~shared_pair & ((t_run << 1) > t_lnx))
+        m.d.sync += pair_v.eq(pair2_v | enter)
+        m.d.comb += self.mode.eq(pair_v)
+        c3_res = Signal(RW)
+        m.d.comb += c3_res.eq(Mux(rmax[run2] > SHARE_CAP, SHARE_CAP, rmax[run2]))
+        with m.If(enter):
+            m.d.sync += [p_s.eq(run2), p_l.eq(lnx), ad["ts"].eq(t_run), ad["tl"].eq(t_lnx)]
+            for i in range(K):
+                for j in range(i + 1, K):
+                    with m.If(((run2 == i) & (lnx == j)) | ((run2 == j) & (lnx == i))):
+                        m.d.sync += sh[i][j].eq(1)
+        with m.If(issued):                  # the CAP commands queue behind the first one
+            with m.If(c2_v):
+                m.d.sync += [q_v[0].eq(1), q_k[0].eq(p_s), q_res[0].eq(rmax[p_s]),
+                             q_v[1].eq(enter), q_k[1].eq(run2), q_res[1].eq(c3_res)]
+            with m.Elif(enter):
+                m.d.sync += [q_v[0].eq(1), q_k[0].eq(run2), q_res[0].eq(c3_res)]
+        with m.Elif(enter):
+            command(CTL_CAP, run2, res=c3_res, first=False)
+        with m.If(ev_arr):                  # a new kernel in the slot: no pair has shared
+            for i in range(K):
+                for j in range(i + 1, K):
+                    with m.If((self.arr_k == i) | (self.arr_k == j)):
+                        m.d.sync += sh[i][j].eq(0)
         return m
+
+    def _adaptive_state(self, m, u_run, ev_arr, u_bit, a_bit, run, run_v, samp_v, pair_v,
+                        left1, gt) -> dict:
+        """Adaptive's per-kernel snapshot fields beyond SRTF's (pred, res; the latest record
+        while the kernel ran alone: pred, t), blocks per SM, the pair's T values and the
+        shared-pair bits; post-record values for this cycle's decisions."""
+        K, CW, RW, BW = self.K, self.CW, self.RW, self.BW
+        arr = Array
+        gpred, gres = arr(Signal(CW, name=f"gpred{i}") for i in range(K)), \
+            arr(Signal(RW, name=f"gres{i}") for i in range(K))
+        gt2 = arr(Signal(CW, name=f"gt2_{i}") for i in range(K))
+        apred, at = arr(Signal(CW, name=f"apred{i}") for i in range(K)), \
+            arr(Signal(CW, name=f"at{i}") for i in range(K))
+        aval, tot = Signal(K, name="aval"), arr(Signal(BW, name=f"tot{i}") for i in range(K))
+        k = self.upd_k
+        alone_now = Signal(name="alone_now")
+        m.d.comb += alone_now.eq(u_run & run_v & (k == run) & ~samp_v & ~pair_v &
+                                 left1.bit_select(k, 1))
+        gpred2 = [Signal(CW, name=f"gpred2_{i}") for i in range(K)]
+        apred2 = [Signal(CW, name=f"apred2_{i}") for i in range(K)]
+        gres2 = [Signal(RW, name=f"gres2_{i}") for i in range(K)]
+        aval2 = Signal(K, name="aval2")
+        for i in range(K):
+            hit = u_run & (k == i)
+            m.d.comb += [gpred2[i].eq(Mux(hit, self.upd_pred, gpred[i])),
+                         gt2[i].eq(Mux(hit, self.upd_t, gt[i])),
+                         gres2[i].eq(Mux(hit, self.upd_res, gres[i])),
+                         apred2[i].eq(Mux(alone_now & (k == i), self.upd_pred, apred[i]))]
+        m.d.comb += aval2.eq(Mux(alone_now, aval | u_bit, aval))
+        with m.If(u_run):
+            m.d.sync += [gpred[k].eq(self.upd_pred), gres[k].eq(self.upd_res)]
+        with m.If(alone_now):
+            m.d.sync += [apred[k].eq(self.upd_pred), at[k].eq(self.upd_t)]
+        m.d.sync += aval.eq(Mux(ev_arr, aval & ~a_bit, aval2))
+        with m.If(ev_arr):
+            m.d.sync += tot[self.arr_k].eq((self.arr_blocks + (self.NSM - 1)) // self.NSM)
+        ap2, gp2, gr2 = Array(apred2), Array(gpred2), Array(gres2)
+
+        def T(x):
+            return Mux(aval2.bit_select(x, 1), ap2[x], gp2[x])
+        shared = [[Signal(name=f"shared{i}_{j}") if j > i else None for j in range(K)]
+                  for i in range(K)]
+        return {"gpred2": gp2, "gres2": gr2, "apred": apred, "at": at, "aval": aval,
+                "tot": tot, "T": T, "shared": shared, "ts": Signal(CW, name="pair_ts"),
+                "tl": Signal(CW, name="pair_tl"), "gt2": gt2}
+
+    def _spread(self, m, ad, gvalid2, rmax, p_s, p_l):
+        """[SRTF §2.8] leave test in exact integers (the twin's ``_monitor_sharing``):
+        |T_S·(P·t·R + X·t_excl) − T_L·P·t·R| ≥ T_S²·t·R with P = G[S].pred, t = G[L].t,
+        R = R_L, X = max(Total_L·t − P·res_L, 0); combinational multipliers."""
+        CW, RW = self.CW, self.RW
+        p, t, te, tot = (Signal(CW, name=f"sp_{n}") for n in ("p", "t", "te", "tot"))
+        res, r = Signal(RW, name="sp_res"), Signal(RW, name="sp_r")
+        m.d.comb += [p.eq(ad["gpred2"][p_s]), t.eq(ad["gt2"][p_l]), res.eq(ad["gres2"][p_l]),
+                     te.eq(Mux(ad["aval"].bit_select(p_l, 1), ad["at"][p_l], t)),
+                     r.eq(rmax[p_l]), tot.eq(ad["tot"][p_l])]
+        ts, tl = ad["ts"], ad["tl"]
+        ptr, need, done = Signal(3 * self.CW), Signal(2 * self.CW), Signal(2 * self.CW)
+        m.d.comb += [ptr.eq(p * t * r), need.eq(tot * t), done.eq(p * res)]
+        x, c = Signal(2 * CW, name="sp_x"), Signal(5 * CW, name="sp_c")
+        m.d.comb += [x.eq(Mux(need > done, need - done, 0)), c.eq(ts * ts * t * r)]
+        a, b = Signal(5 * self.CW), Signal(5 * self.CW)
+        m.d.comb += [a.eq(ts * (ptr + x * te)), b.eq(tl * ptr)]
+        leave = Signal(name="spread_leave")
+        m.d.comb += leave.eq(gvalid2.bit_select(p_s, 1) & gvalid2.bit_select(p_l, 1) &
+                             (ts != 0) & (tl != 0) & (t != 0) &
+                             (Mux(a > b, a - b, b - a) >= c))
+        return leave
 
     def _zero_rem(self, m, d_run):
         """Zero-sampling: per kernel T^SP, B and blocks done (saturating) kept from arrival; at a

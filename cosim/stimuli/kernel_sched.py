@@ -55,7 +55,11 @@ class KernelSchedStimulus:
             small = rng.random() < 0.7
             self.upd = {"upd_sm": 0 if rng.random() < 0.3 else rng.randrange(self.NSM), "upd_k": k,
                         "upd_rem": rng.choice((100, 200, 300)) if small else rng.randrange(1 << self.CW),
-                        "upd_t": rng.randrange(1 << self.CW)}
+                        "upd_t": rng.randrange(1 << self.CW) if rng.random() < 0.5
+                        else rng.choice((0, 50, 100)),
+                        "upd_pred": rng.choice((100, 150, 250, 400)) if rng.random() < 0.8
+                        else rng.randrange(1 << self.CW),
+                        "upd_res": rng.randrange(1 << self.RW)}
         if self.done is None and rng.random() < 0.1 and (running or rng.random() < 0.1):
             k = rng.choice(running) if running and rng.random() < 0.95 else rng.randrange(K)
             self.done = {"done_k": k}
@@ -79,7 +83,8 @@ class KernelSchedStimulus:
         self.drove_arr, self.drove_upd = self.arr is not None, self.upd is not None
         self.drove_done = self.done is not None
         arr = self.arr or {"arr_k": 0, "arr_blocks": 0, "arr_R": 0, "arr_fp": 0, "arr_tsp": 0}
-        upd = self.upd or {"upd_sm": 0, "upd_k": 0, "upd_rem": 0, "upd_t": 0}
+        upd = self.upd or {"upd_sm": 0, "upd_k": 0, "upd_rem": 0, "upd_t": 0, "upd_pred": 0,
+                           "upd_res": 0}
         return {"arr_valid": int(self.drove_arr), **arr, "upd_valid": int(self.drove_upd), **upd,
                 "done_valid": int(self.drove_done), "done_k": (self.done or {"done_k": 0})["done_k"],
                 "all_dispatched": dispatched, "kernel_end": ends,

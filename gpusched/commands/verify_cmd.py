@@ -35,6 +35,14 @@ BLOCK_SOAKS = [("owl_prefetch", {"SCHEME": s}) for s in ("a", "b")] + \
 # the concurrent-kernel dispatcher's three policies ([THESIS §4.4-§4.5])
 CK_SOAKS = [("ck_dispatch", {"policy": p, "K": 4, "NC": 4, "BW": 8, "MW": 3})
             for p in ("baseline", "sequential", "interleaved")]
+# SRTF ([SRTF §8]): the controller's four RTL policies at K = 4, NSM = 2 (MPMax with 8-bit
+# footprints and small limits, so caps of 1 and reservations occur) and at the defaults, and the
+# predictor at its defaults
+SRTF_SOAKS = [("kernel_sched", {"policy": p, "K": 4, "NSM": 2, "CW": 10, "BW": 10, "RW": 3})
+              for p in ("fifo", "srtf", "srtf_zero")] + \
+    [("kernel_sched", {"policy": "mpmax", "K": 4, "NSM": 2, "CW": 10, "BW": 10, "RW": 3, "FW": 8,
+                       "LIMITS": "96,255,200,8,12"}),
+     ("kernel_sched", {"policy": "srtf"}), ("srtf_pred", {"K": 8})]
 SOAK_CYCLES = 100_000
 
 
@@ -84,6 +92,9 @@ def _checks() -> dict[str, Callable[[], bool]]:
     for i, (block, params) in enumerate(CK_SOAKS):
         name = f"lockstep-{block}-" + "-".join(str(v) for v in params.values())
         checks[name] = lambda b=block, p=params, i=i: _soak(b, p, seed=9100 + i)
+    for i, (block, params) in enumerate(SRTF_SOAKS):
+        name = f"lockstep-{block}-" + "-".join(str(v) for v in params.values())
+        checks[name] = lambda b=block, p=params, i=i: _soak(b, p, seed=9300 + i)
     checks["fuzz-inputs"] = _fuzz_long
     return checks
 

@@ -1,5 +1,5 @@
 """``kernel_sched`` controller ([SRTF §2.5-§2.7, §2.10]): parameters and port table of the RTL
-scope (policies ``fifo``, ``srtf``, ``mpmax`` and ``srtf_zero``; Adaptive lives in the twin).
+scope (policies ``fifo``, ``srtf``, ``mpmax``, ``srtf_zero`` and ``adaptive``).
 
 Cycle contract (port level; the twin's ``KernelSchedPorts`` wraps the method-level twin):
 
@@ -13,8 +13,13 @@ Cycle contract (port level; the twin's ``KernelSchedPorts`` wraps the method-lev
   0) // max(B, 1) (a CW × BW multiply and a CW-step restoring divide, combinational) and, like an
   arrival, switches to next() if its rem is strictly below run's. Records are taken and ignored;
   no sampling. The other policies take block ends and ignore them.
-- An event's command (LAUNCH, END or SEED) is held on ``ctl_*`` until ``ctl_ready`` (all
-  predictors ready).
+- An event's command (LAUNCH, END, SEED or CAP) is held on ``ctl_*`` until ``ctl_ready`` (all
+  predictors ready). An Adaptive event may give up to three (END, CAP leaving sharing, CAP
+  entering it); they are shown one after the other, and no event is taken until all are out.
+- Adaptive ([SRTF §2.8]): records also carry ``upd_pred`` and ``upd_res``; sharing starts when
+  ``2 · T_S > T_L`` (S = run, L = next()), S capped at ``SHARE_CAP`` blocks per SM, both allowed
+  on every SM, S first (``mode`` = 1 while sharing); the spread test is exact integer arithmetic
+  (combinational multipliers).
 - ``allow``, ``cap`` and ``first`` (the kernel each SM tries first; the other allowed kernels
   after it, in ``prio`` order) are decoded from the registers: they follow an event from the
   next cycle. ``prio[k]``: k's rank among the running kernels in arrival order (0 = oldest).
@@ -30,7 +35,7 @@ from gpusched.blocks import Param
 
 from . import Ports, port
 
-POLICIES = ("fifo", "srtf", "mpmax", "srtf_zero")
+POLICIES = ("fifo", "srtf", "mpmax", "srtf_zero", "adaptive")
 NR = 5          # resources of a footprint: threads, registers, shared memory, block slots, warps
 GTX480_LIMITS = "1536,32768,49152,8,48"
 
@@ -58,7 +63,7 @@ PARAMS = {
     "CW": Param(int, 32, "an integer in 8..40 (cycle values)", lambda v: 8 <= v <= 40),
     "BW": Param(int, 16, "an integer in 4..24 (block counts)", lambda v: 4 <= v <= 24),
     "RW": Param(int, 5, "an integer in 2..8 (residency)", lambda v: 2 <= v <= 8),
-    "policy": Param(str, "srtf", "fifo, srtf, mpmax or srtf_zero",
+    "policy": Param(str, "srtf", "fifo, srtf, mpmax, srtf_zero or adaptive",
                     lambda v: v in POLICIES),
     "FW": Param(int, 16, "an integer in 2..20 (footprint values; every limit below 2**FW)",
                 lambda v: 2 <= v <= 20),
@@ -80,6 +85,7 @@ def ports(K: int = 8, NSM: int = 15, CW: int = 32, BW: int = 16, RW: int = 5,
         "done_valid": port("in", 1), "done_k": port("in", kw),
         "upd_valid": port("in", 1), "upd_sm": port("in", smw), "upd_k": port("in", kw),
         "upd_rem": port("in", CW), "upd_t": port("in", CW),
+        "upd_pred": port("in", CW), "upd_res": port("in", RW),
         "all_dispatched": port("in", K), "kernel_end": port("in", K), "ctl_ready": port("in", 1),
         "arr_ready": port("out", 1, init=1), "upd_ready": port("out", 1, init=1),
         "done_ready": port("out", 1, init=1),
@@ -88,5 +94,5 @@ def ports(K: int = 8, NSM: int = 15, CW: int = 32, BW: int = 16, RW: int = 5,
         "ctl_valid": port("out", 1), "ctl_kind": port("out", 3), "ctl_k": port("out", kw),
         "ctl_total": port("out", BW), "ctl_res": port("out", RW), "ctl_t": port("out", CW),
         "run": port("out", kw), "run_valid": port("out", 1), "samp": port("out", kw),
-        "samp_valid": port("out", 1),
+        "samp_valid": port("out", 1), "mode": port("out", 1),
     }

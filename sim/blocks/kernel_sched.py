@@ -16,8 +16,10 @@ Each event is applied in full before the next (the spec's in-cycle order: kernel
 one predictor update, sampling start). Choices ([SRTF §6] defaults): snapshot = the latest record
 of a kernel from any SM; strict ``<`` with hysteresis h (ties keep the incumbent); the waiting
 list stays in arrival order (a switched-out kernel goes back to its arrival position); a sample is
-decided at its first record from the sampling SM once ``run`` has a prediction too; tail
-back-fill of ``next()`` once ``run`` has nothing left to dispatch.
+decided at its first record from the sampling SM once ``run`` has a prediction too; a sample
+that becomes ``run`` (``run`` ended and next() is the sampled kernel) ends without a decision,
+since [SRTF §2.7] compares a waiting sample against ``run`` (another may start); tail back-fill
+of ``next()`` once ``run`` has nothing left to dispatch.
 
 Zero-sampling SRTF (§2.9, ``srtf_zero``): SRTF without a sampling phase; ``arrive`` takes the
 kernel's standalone runtime ``t_sp`` and G[k].rem = t_sp · (blocks not yet finished) // B_k (at
@@ -93,6 +95,7 @@ class KernelSchedTwin:
         self.order.append(k)
         self.R[k], self.blocks[k], self.fp[k] = max(1, R), blocks, fp
         self.left[k], self.G[k], self.alone[k] = blocks > 0, None, None
+        self.shared = {p for p in self.shared if k not in p}     # the slot holds a new kernel
         self.commands.append((CTL_LAUNCH, k, -(-blocks // self.n_sm), R, 0))
         if self.policy == "srtf_zero":
             self.t_sp[k], self.finished[k] = t_sp, 0
@@ -119,6 +122,8 @@ class KernelSchedTwin:
             self._leave_sharing("end")
         if self.run == k:
             self.run = self.next_kernel()
+            if self.samp is not None and self.samp == self.run:
+                self.samp, self.samp_ready = None, False    # nothing left to compare it with
         self._maybe_sample()
         self._recompute_caps()
         self._consider_sharing()
@@ -229,18 +234,19 @@ class KernelSchedTwin:
         self.commands.append((CTL_CAP, s, 0, self.caps[s], 0))
 
     def _monitor_sharing(self) -> None:
+        """The §2.8 test |sd_L − sd_S| ≥ T_S / T_L in exact integers (as the RTL): with
+        TS1 = G[S].pred, NB1 = TS1·res_L/t_L, NB2 = max(Total_L − NB1, 0), TS2 = NB2·t_excl/R_L,
+        multiplied through by T_S·T_L·t_L·R_L: |T_S·(TS1·t_L·R_L + X·t_excl) − T_L·TS1·t_L·R_L|
+        ≥ T_S²·t_L·R_L, X = max(Total_L·t_L − TS1·res_L, 0)."""
         s, l = self.pair
         gs, gl = self.G[s], self.G[l]
         t_s, t_l = self.pair_T
         if gs is None or gl is None or not t_s or not t_l or not gl.t:
             return
-        ts1 = gs.pred
-        nb1 = ts1 * gl.res / gl.t
-        nb2 = max(-(-self.blocks[l] // self.n_sm) - nb1, 0)
+        p, t, r = gs.pred, gl.t, self.R[l]
+        x = max(-(-self.blocks[l] // self.n_sm) * t - p * gl.res, 0)
         t_excl = (self.alone[l] or gl).t
-        ts2 = nb2 * t_excl / self.R[l]
-        sd_s, sd_l = ts1 / t_s, (ts1 + ts2) / t_l
-        if abs(sd_l - sd_s) >= t_s / t_l:
+        if abs(t_s * (p * t * r + x * t_excl) - t_l * p * t * r) >= t_s * t_s * t * r:
             self._leave_sharing("spread")
 
     def _leave_sharing(self, why: str) -> None:
@@ -310,7 +316,7 @@ class KernelSchedPorts:
         self.K, self.NSM, self.RW, self.FW = K, NSM, RW, FW
         self.kw = (K - 1).bit_length()
         self.end_pend = 0
-        self.cmd: tuple | None = None
+        self.cmds: list[tuple] = []         # commands of the last event, shown one at a time
         self.cmd_fields = (0, 0, 0, 0, 0)   # the ctl_* registers keep the last command
         self.last_in = (0, 0)               # arr_valid, done_valid of the last step
 
@@ -320,7 +326,7 @@ class KernelSchedPorts:
 
     def outputs(self, arr_valid: int = 0, done_valid: int = 0) -> dict[str, int]:
         c, K = self.ctrl, self.K
-        busy = self.cmd is not None or self.end_pend != 0
+        busy = bool(self.cmds) or self.end_pend != 0
         allow = cap = first = 0
         for s in range(self.NSM):
             row = c.row(s)
@@ -336,24 +342,28 @@ class KernelSchedPorts:
         return {"arr_ready": int(not busy), "upd_ready": int(not (busy or arr_valid or done_valid)),
                 "done_ready": int(not busy and not arr_valid),
                 "allow": allow, "cap": cap, "first": first, "prio": prio,
-                "ctl_valid": int(self.cmd is not None),
+                "ctl_valid": int(bool(self.cmds)),
                 "ctl_kind": kind, "ctl_k": k, "ctl_total": total, "ctl_res": res, "ctl_t": t,
                 "run": c.run or 0, "run_valid": int(c.run is not None),
-                "samp": c.samp or 0, "samp_valid": int(c.samp is not None)}
+                "samp": c.samp or 0, "samp_valid": int(c.samp is not None),
+                "mode": int(c.pair is not None)}
 
     def step(self, arr_valid=0, arr_k=0, arr_blocks=0, arr_R=0, upd_valid=0, upd_sm=0, upd_k=0,
              upd_rem=0, upd_t=0, all_dispatched=0, kernel_end=0, ctl_ready=0,
-             arr_fp=0, arr_tsp=0, done_valid=0, done_k=0) -> dict[str, int]:
+             arr_fp=0, arr_tsp=0, done_valid=0, done_k=0, upd_pred=0,
+             upd_res=0) -> dict[str, int]:
         out = self.outputs(arr_valid, done_valid)
         self.last_in = (arr_valid, done_valid)
-        c, cmd_was, pend = self.ctrl, self.cmd, self.end_pend
-        if cmd_was is not None and ctl_ready:
-            self.cmd = None
+        c, cmd_was, pend = self.ctrl, bool(self.cmds), self.end_pend
+        if cmd_was and ctl_ready:
+            self.cmds.pop(0)
+            if self.cmds:
+                self.cmd_fields = self.cmds[0]
         for k in range(self.K):
             if all_dispatched >> k & 1:
                 c.dispatched_all(k)
         self.end_pend |= kernel_end
-        if cmd_was is None:
+        if not cmd_was:
             if pend:
                 k = (pend & -pend).bit_length() - 1
                 self.end_pend &= ~(1 << k)
@@ -366,8 +376,8 @@ class KernelSchedPorts:
             elif done_valid:
                 c.block_done(done_k)
             elif upd_valid:
-                c.update(upd_sm, upd_k, upd_rem, 0, upd_t, 0)
+                c.update(upd_sm, upd_k, upd_rem, upd_pred, upd_t, upd_res)
             if c.commands:
-                self.cmd = self.cmd_fields = c.commands.pop(0)
-                assert not c.commands, "one command per event"
+                self.cmds, c.commands = list(c.commands), []
+                self.cmd_fields = self.cmds[0]
         return out

@@ -191,8 +191,8 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
             recs.sort(key=lambda x: (x[0], x[1]))
             self.records_seen += len(recs)
             if self.cport is not None:
-                self.cport.records.extend((sm_id, r["upd_k"], r["upd_rem"], r["upd_t"])
-                                          for _, sm_id, r in recs)
+                self.cport.records.extend((sm_id, r["upd_k"], r["upd_rem"], r["upd_t"],
+                                           r["upd_pred"], r["upd_res"]) for _, sm_id, r in recs)
             else:
                 for _, sm_id, r in recs:
                     self.ctrl.update(sm_id, r["upd_k"], r["upd_rem"], r["upd_pred"], r["upd_t"],
@@ -288,7 +288,8 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
         out = {"policy": self.policy, "switches": [list(s) for s in switches],
                "records": self.records_seen}
         if self.controller_policy == "adaptive":
-            out["sharing"] = [list(s) for s in c.sharing_log]
+            log = self.cport.sharing if self.cport is not None else c.sharing_log
+            out["sharing"] = [list(s) for s in log]
         if c.sample_free or c.sample_sm:
             out["sample_sm"] = "free" if c.sample_free else c.sample_sm
         return out

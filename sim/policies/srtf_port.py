@@ -26,12 +26,14 @@ class ControllerPort:
         self.kw = (K - 1).bit_length()
         self.arrivals: deque = deque()      # (k, blocks, R, packed footprint, T^SP)
         self.dones: deque = deque()         # kernel slots of retired blocks (srtf_zero)
-        self.records: deque = deque()       # (sm, k, rem, t)
+        self.records: deque = deque()       # (sm, k, rem, t, pred, res)
         self.all_dispatched = self.kernel_end = 0
         self.rows: list[list[tuple[int, int]]] = [[] for _ in range(n_sm)]
         self.run: int | None = None
         self.ended = 0                      # kernels whose end has been pulsed
         self.switches: list[list] = []      # [from, to, "port"]: run changed, old one not ended
+        self.mode = 0
+        self.sharing: list[list] = []       # [run, "enter" | "leave"] at each change of ``mode``
         self.steps = 0
 
     def step(self, ctl_ready: bool):
@@ -47,7 +49,8 @@ class ControllerPort:
         if done is not None:
             ins.update(done_valid=1, done_k=done)
         if rec:
-            ins.update(upd_valid=1, upd_sm=rec[0], upd_k=rec[1], upd_rem=rec[2], upd_t=rec[3])
+            ins.update(upd_valid=1, upd_sm=rec[0], upd_k=rec[1], upd_rem=rec[2], upd_t=rec[3],
+                       upd_pred=rec[4], upd_res=rec[5])
         self.ended |= self.kernel_end
         self.all_dispatched = self.kernel_end = 0
         out = self.block.step(**ins)
@@ -74,6 +77,9 @@ class ControllerPort:
             ks = [k for k in range(K) if allow >> (s * K + k) & 1]
             ks.sort(key=lambda k: (k != f, prio >> (k * kw) & kmask))
             self.rows[s] = [(k, cap >> ((s * K + k) * RW) & mask) for k in ks]
+        if out["mode"] != self.mode:
+            self.mode = out["mode"]
+            self.sharing.append([out["run"], "enter" if self.mode else "leave"])
         run = out["run"] if out["run_valid"] else None
         if run != self.run:
             if self.run is not None and run is not None and not self.ended >> self.run & 1:

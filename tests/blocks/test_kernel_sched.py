@@ -185,8 +185,9 @@ MPMAX = {**SMALL, "policy": "mpmax", "FW": 8, "LIMITS": "96,255,200,8,12"}
                                             ({**SMALL, "policy": "fifo"}, 6_000),
                                             (MPMAX, 6_000),
                                             ({**SMALL, "policy": "srtf_zero"}, 8_000),
+                                            ({**SMALL, "policy": "adaptive"}, 12_000),
                                             ({"NSM": 3}, 1_500)],
-                         ids=["srtf", "fifo", "mpmax", "srtf_zero", "default"])
+                         ids=["srtf", "fifo", "mpmax", "srtf_zero", "adaptive", "default"])
 def test_lockstep_amaranth(params, cycles):
     spec = get_block("kernel_sched")
     rep = run_lockstep_amaranth(spec, parse_params(spec, params), cycles, 3)
@@ -322,3 +323,51 @@ def test_zero_sampling_rtl_switches_when_block_ends_make_next_shorter():
     runs = [o["run"] for o in outs[5:]]
     assert runs.index(0) == 34 and set(runs[34:]) == {0}
     assert outs[-1]["allow"] == 0b0001_0001 and outs[-1]["first"] == 0
+
+
+def test_a_sample_that_becomes_run_ends_without_a_decision_rtl_and_twin():
+    """run (0) ends while 1 is sampled and next() is 1: 1 runs everywhere and the sample ends
+    ([SRTF §2.7] compares a waiting sample with run); RTL and port twin agree cycle by cycle."""
+    from cosim.amaranth_backend import run_sequence
+    from sim.blocks.kernel_sched import KernelSchedPorts
+    spec = get_block("kernel_sched")
+    p = parse_params(spec, {**SMALL, "policy": "srtf"})
+    seq = [{"arr_valid": 1, "arr_k": 0, "arr_blocks": 10, "arr_R": 2, "ctl_ready": 1},
+           {"ctl_ready": 1},
+           {"arr_valid": 1, "arr_k": 1, "arr_blocks": 10, "arr_R": 2, "ctl_ready": 1},
+           {"ctl_ready": 1},
+           {"all_dispatched": 0b0001},
+           {"kernel_end": 0b0001},
+           {}, {"ctl_ready": 1}, {}, {}]
+    outs = run_sequence(spec, p, seq)
+    tw = KernelSchedPorts(4, 2, 10, 10, 3, "srtf")
+    assert [tw.step(**inp) for inp in seq] == outs
+    assert (outs[4]["run"], outs[4]["samp_valid"], outs[4]["samp"]) == (0, 1, 1)
+    assert (outs[-1]["run"], outs[-1]["run_valid"], outs[-1]["samp_valid"]) == (1, 1, 0)
+    assert outs[-1]["allow"] == 0b0010_0010
+
+
+# -- Adaptive in the RTL ([SRTF §2.8]) --------------------------------------------------------------
+
+class NoSpreadTest(KernelSchedTwin):
+    """Mutant Adaptive: sharing never ends on the spread test (only with a kernel)."""
+
+    def _monitor_sharing(self):
+        pass
+
+
+def test_adaptive_lockstep_shares_and_catches_a_controller_without_the_spread_test():
+    from cosim.stimuli.kernel_sched import KernelSchedStimulus
+    from sim.blocks.kernel_sched import KernelSchedPorts
+    tw, st, prev, multi = KernelSchedPorts(4, 2, 10, 10, 3, "adaptive"), \
+        KernelSchedStimulus(4, 2, 10, 10, 3, 3), None, 0
+    for _ in range(12_000):                 # the stimulus reaches every sharing path
+        prev = tw.step(**st.next(prev))
+        multi += len(tw.cmds) > 1
+    whys = {why for _, _, why in tw.ctrl.sharing_log}
+    assert whys == {"enter", "spread", "end"} and multi > 10
+    spec = get_block("kernel_sched")
+    p = parse_params(spec, {**SMALL, "policy": "adaptive"})
+    with pytest.raises(LockstepMismatch):
+        run_lockstep_amaranth(spec, p, 12_000, 3, twin=KernelSchedPorts(
+            4, 2, 10, 10, 3, "adaptive", controller=NoSpreadTest))

@@ -174,6 +174,25 @@ def test_rtl_zero_sampling_controller_in_the_loop_equals_the_twins():
     assert ref["switches"] >= 3
 
 
+@pytest.mark.cosim
+@pytest.mark.slow
+@needs_verilator
+def test_rtl_adaptive_controller_in_the_loop_equals_the_twins():
+    """Adaptive ([SRTF §2.8]): sharing entered and left by the RTL steers the same GPU run."""
+    from cosim.gpu_srtf import run_sched
+    ref = run_sched(sched_kwargs("adaptive"), "twin")["result"]["runs"][0]
+    got = run_sched(sched_kwargs("adaptive"), "lockstep")
+    assert got["mismatch"] is None and got["result"]["runs"][0]["stats"] == ref["stats"]
+
+
+def test_port_adaptive_enters_and_leaves_sharing():
+    """Twins only: the port path's ``mode`` output shows Adaptive sharing in the GPU run."""
+    from cosim.gpu_srtf import gpu_srtf_sched
+    run0 = gpu_srtf_sched(None, **sched_kwargs("adaptive"))["runs"][0]
+    log = run0["stats"]["policy_reports"]["kernel_scheduler"]["sharing"]
+    assert [why for _, why in log].count("enter") >= 2 and log[-1][1] == "leave"
+
+
 def test_port_zero_sampling_switches_on_block_ends():
     """Twins only: the port path feeds block ends (``done_*``) and switches on them."""
     from cosim.gpu_srtf import gpu_srtf_sched

@@ -15,6 +15,7 @@ pytestmark = pytest.mark.synth
     ("srtf", "srtf: while sampling SM 0 allows only the sample"),
     ("srtf_zero", "srtf: outside the sample, run is allowed and first"),
     ("mpmax", "mpmax: a cap above 1 leaves room for one block of the other"),
+    ("adaptive", "adaptive: while sharing, two kernels on every SM, the shorter first with a cap of at most 3"),
 ])
 def test_invariants_hold_and_the_mutant_is_caught(policy, invariant):
     case = next(c for c in cases_for("kernel_sched") if c.label.endswith(f"policy={policy}"))
