@@ -1,5 +1,5 @@
-"""Kernel-scheduler controller, policies ``fifo``, ``srtf``, ``mpmax`` and ``srtf_zero``
-([SRTF §2.5-§2.7, §2.9, §2.10]).
+"""Kernel-scheduler controller, policies ``fifo``, ``srtf``, ``mpmax``, ``srtf_zero`` and
+``adaptive`` ([SRTF §2.5-§2.10]).
 
 Port contract and RTL scope: hdl/params/kernel_sched.py; the twin is ``KernelSchedPorts`` in
 sim/blocks/kernel_sched.py (the method-level ``KernelSchedTwin`` behind ports), whose choices this
@@ -8,7 +8,8 @@ remaining times with ties to the older kernel, else the oldest waiting kernel; o
 on SM 0, decided at its first record from SM 0 once ``run`` has a snapshot, ended without a
 decision if it becomes ``run`` at an end; strict ``<`` (h = 0);
 tail back-fill of next() once ``run`` has no undispatched block. MPMax: every running kernel on
-every SM in arrival order, capped by a search over the stored footprints (``_mpmax_caps``).
+every SM in arrival order, capped by a search over the stored footprints. The arithmetic
+(MPMax's search, zero-sampling's divide, Adaptive's spread test) is hdl/kernel_sched_units.py.
 Zero-sampling SRTF: the SRTF rows without a sample, G[k].rem = T^SP at arrival and
 T^SP · unfinished // B at each block end (``_zero_rem``), a switch when next() is strictly shorter.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 
+from hdl import kernel_sched_units as units
 from hdl.common import signature_of
 from hdl.params.kernel_sched import GTX480_LIMITS, NR, POLICIES, kw_of, limits_of, ports
 from hdl.params.srtf_pred import CTL_CAP, CTL_END, CTL_LAUNCH, CTL_SEED
@@ -99,7 +101,7 @@ class KernelSched(wiring.Component):
             backfill = run_v & ~left.bit_select(run, 1) & fill_v
         elif mpmax:
             head_v, head = oldest(running, "head")
-            mcap = self._mpmax_caps(m, running, rmax, fp)
+            mcap = units.mpmax_caps(self, m, running, rmax, fp)
         else:
             head_v, head = oldest(running & left, "head")
         for s in range(self.NSM):
@@ -164,7 +166,7 @@ class KernelSched(wiring.Component):
             m.d.comb += u_run.eq(ev_upd & running.bit_select(self.upd_k, 1))
         if zero:
             m.d.comb += d_run.eq(ev_done & running.bit_select(self.done_k, 1))
-            z_rem = self._zero_rem(m, d_run)
+            z_rem = units.zero_rem(self, m, d_run)
 
         # post-event state, used by the decisions of this cycle
         running2, left2, gvalid2 = Signal(K), Signal(K), Signal(K)
@@ -194,7 +196,7 @@ class KernelSched(wiring.Component):
         if zero:
             m.d.sync += [grem[i].eq(grem2[i]) for i in range(K)]
         if adaptive:
-            ad = self._adaptive_state(m, u_run, ev_arr, u_bit, a_bit, run, run_v, samp_v, pair_v,
+            ad = units.adaptive_state(self, m, u_run, ev_arr, u_bit, a_bit, run, run_v, samp_v, pair_v,
                                       left1, gt)
 
         with m.If(ev_end):
@@ -244,7 +246,7 @@ class KernelSched(wiring.Component):
         with m.Elif(u_run):
             with m.If(pair_v if adaptive else Const(0)):
                 if adaptive:
-                    with m.If(self._spread(m, ad, gvalid2, rmax, p_s, p_l)):
+                    with m.If(units.spread(self, m, ad, gvalid2, rmax, p_s, p_l)):
                         m.d.comb += pair2_v.eq(0)
                         command(CTL_CAP, p_s, res=rmax[p_s])
             with m.Elif(samp_v):
@@ -312,136 +314,3 @@ class KernelSched(wiring.Component):
                     with m.If((self.arr_k == i) | (self.arr_k == j)):
                         m.d.sync += sh[i][j].eq(0)
         return m
-
-    def _adaptive_state(self, m, u_run, ev_arr, u_bit, a_bit, run, run_v, samp_v, pair_v,
-                        left1, gt) -> dict:
-        """Adaptive's per-kernel snapshot fields beyond SRTF's (pred, res; the latest record
-        while the kernel ran alone: pred, t), blocks per SM, the pair's T values and the
-        shared-pair bits; post-record values for this cycle's decisions."""
-        K, CW, RW, BW = self.K, self.CW, self.RW, self.BW
-        arr = Array
-        gpred, gres = arr(Signal(CW, name=f"gpred{i}") for i in range(K)), \
-            arr(Signal(RW, name=f"gres{i}") for i in range(K))
-        gt2 = arr(Signal(CW, name=f"gt2_{i}") for i in range(K))
-        apred, at = arr(Signal(CW, name=f"apred{i}") for i in range(K)), \
-            arr(Signal(CW, name=f"at{i}") for i in range(K))
-        aval, tot = Signal(K, name="aval"), arr(Signal(BW, name=f"tot{i}") for i in range(K))
-        k = self.upd_k
-        alone_now = Signal(name="alone_now")
-        m.d.comb += alone_now.eq(u_run & run_v & (k == run) & ~samp_v & ~pair_v &
-                                 left1.bit_select(k, 1))
-        gpred2 = [Signal(CW, name=f"gpred2_{i}") for i in range(K)]
-        apred2 = [Signal(CW, name=f"apred2_{i}") for i in range(K)]
-        gres2 = [Signal(RW, name=f"gres2_{i}") for i in range(K)]
-        aval2 = Signal(K, name="aval2")
-        for i in range(K):
-            hit = u_run & (k == i)
-            m.d.comb += [gpred2[i].eq(Mux(hit, self.upd_pred, gpred[i])),
-                         gt2[i].eq(Mux(hit, self.upd_t, gt[i])),
-                         gres2[i].eq(Mux(hit, self.upd_res, gres[i])),
-                         apred2[i].eq(Mux(alone_now & (k == i), self.upd_pred, apred[i]))]
-        m.d.comb += aval2.eq(Mux(alone_now, aval | u_bit, aval))
-        with m.If(u_run):
-            m.d.sync += [gpred[k].eq(self.upd_pred), gres[k].eq(self.upd_res)]
-        with m.If(alone_now):
-            m.d.sync += [apred[k].eq(self.upd_pred), at[k].eq(self.upd_t)]
-        m.d.sync += aval.eq(Mux(ev_arr, aval & ~a_bit, aval2))
-        with m.If(ev_arr):
-            m.d.sync += tot[self.arr_k].eq((self.arr_blocks + (self.NSM - 1)) // self.NSM)
-        ap2, gp2, gr2 = Array(apred2), Array(gpred2), Array(gres2)
-
-        def T(x):
-            return Mux(aval2.bit_select(x, 1), ap2[x], gp2[x])
-        shared = [[Signal(name=f"shared{i}_{j}") if j > i else None for j in range(K)]
-                  for i in range(K)]
-        return {"gpred2": gp2, "gres2": gr2, "apred": apred, "at": at, "aval": aval,
-                "tot": tot, "T": T, "shared": shared, "ts": Signal(CW, name="pair_ts"),
-                "tl": Signal(CW, name="pair_tl"), "gt2": gt2}
-
-    def _spread(self, m, ad, gvalid2, rmax, p_s, p_l):
-        """[SRTF §2.8] leave test in exact integers (the twin's ``_monitor_sharing``):
-        |T_S·(P·t·R + X·t_excl) − T_L·P·t·R| ≥ T_S²·t·R with P = G[S].pred, t = G[L].t,
-        R = R_L, X = max(Total_L·t − P·res_L, 0); combinational multipliers."""
-        CW, RW = self.CW, self.RW
-        p, t, te, tot = (Signal(CW, name=f"sp_{n}") for n in ("p", "t", "te", "tot"))
-        res, r = Signal(RW, name="sp_res"), Signal(RW, name="sp_r")
-        m.d.comb += [p.eq(ad["gpred2"][p_s]), t.eq(ad["gt2"][p_l]), res.eq(ad["gres2"][p_l]),
-                     te.eq(Mux(ad["aval"].bit_select(p_l, 1), ad["at"][p_l], t)),
-                     r.eq(rmax[p_l]), tot.eq(ad["tot"][p_l])]
-        ts, tl = ad["ts"], ad["tl"]
-        ptr, need, done = Signal(3 * self.CW), Signal(2 * self.CW), Signal(2 * self.CW)
-        m.d.comb += [ptr.eq(p * t * r), need.eq(tot * t), done.eq(p * res)]
-        x, c = Signal(2 * CW, name="sp_x"), Signal(5 * CW, name="sp_c")
-        m.d.comb += [x.eq(Mux(need > done, need - done, 0)), c.eq(ts * ts * t * r)]
-        a, b = Signal(5 * self.CW), Signal(5 * self.CW)
-        m.d.comb += [a.eq(ts * (ptr + x * te)), b.eq(tl * ptr)]
-        leave = Signal(name="spread_leave")
-        m.d.comb += leave.eq(gvalid2.bit_select(p_s, 1) & gvalid2.bit_select(p_l, 1) &
-                             (ts != 0) & (tl != 0) & (t != 0) &
-                             (Mux(a > b, a - b, b - a) >= c))
-        return leave
-
-    def _zero_rem(self, m, d_run):
-        """Zero-sampling: per kernel T^SP, B and blocks done (saturating) kept from arrival; at a
-        block end of ``done_k`` the new remaining time T^SP · max(B − done, 0) // max(B, 1) by a
-        multiply and a CW-step restoring divide (the quotient is at most T^SP < 2**CW)."""
-        K, CW, BW = self.K, self.CW, self.BW
-        tsp = Array(Signal(CW, name=f"tsp{i}") for i in range(K))
-        nblk = Array(Signal(BW, name=f"nblk{i}") for i in range(K))
-        done = Array(Signal(BW, name=f"done{i}") for i in range(K))
-        k = self.done_k
-        with m.If(self.arr_valid & self.arr_ready):
-            m.d.sync += [tsp[self.arr_k].eq(self.arr_tsp), nblk[self.arr_k].eq(self.arr_blocks),
-                         done[self.arr_k].eq(0)]
-        d1 = Signal(BW, name="z_done")
-        m.d.comb += d1.eq(Mux(done[k] == (1 << BW) - 1, done[k], done[k] + 1))
-        with m.If(d_run):
-            m.d.sync += done[k].eq(d1)
-        b = nblk[k]
-        left = Signal(BW, name="z_left")
-        m.d.comb += left.eq(Mux(b > d1, b - d1, 0))
-        num = Signal(CW + BW, name="z_num")
-        div = Signal(BW, name="z_div")
-        m.d.comb += [num.eq(tsp[k] * left), div.eq(Mux(b == 0, 1, b))]
-        r, q = num[CW:], []
-        for i in reversed(range(CW)):           # one signal per stage keeps the netlist linear
-            r2, fits, r_next = Signal(BW + 1, name=f"z_r2_{i}"), Signal(name=f"z_q{i}"), \
-                Signal(BW, name=f"z_r{i}")
-            m.d.comb += [r2.eq(Cat(num[i], r)), fits.eq(r2 >= div),
-                         r_next.eq(Mux(fits, r2 - div, r2))]
-            q.append(fits)
-            r = r_next
-        rem = Signal(CW, name="z_rem")
-        m.d.comb += rem.eq(Cat(*reversed(q)))
-        return rem
-
-    def _mpmax_caps(self, m, running, rmax, fp) -> list:
-        """MPMax caps ([SRTF §2.6]) from the registers: per kernel k and resource r, comp = the
-        largest footprint of a running co-runner, then the largest c <= R_k with c · fp_k <=
-        L − comp by a binary search over the RW bits (no divider); cap = max(1, min over r),
-        R_k when k runs alone."""
-        K, RW, FW = self.K, self.RW, self.FW
-        caps = []
-        for k in range(K):
-            others = [j for j in range(K) if j != k]
-            best = rmax[k]
-            for r, limit in enumerate(self.limits):
-                comp = Const(0, FW)
-                for j in others:
-                    f = Mux(running[j], fp[j][r], 0)
-                    comp = Mux(f > comp, f, comp)
-                avail = Signal(FW + 1, name=f"avail{k}_{r}")
-                m.d.comb += avail.eq(Mux(comp >= limit, 0, limit - comp))
-                need = fp[k][r]
-                c = Const(0, RW)
-                for b in reversed(range(RW)):
-                    trial = c | (1 << b)
-                    c = Mux(trial * need <= avail, trial, c)
-                c_r = Signal(RW, name=f"mcap{k}_{r}")
-                m.d.comb += c_r.eq(Mux(need == 0, (1 << RW) - 1, c))
-                best = Mux(c_r < best, c_r, best)
-            cap = Signal(RW, name=f"mcap{k}")
-            alone = ~Cat(running[j] for j in others).any()
-            m.d.comb += cap.eq(Mux(alone, rmax[k], Mux(best == 0, 1, best)))
-            caps.append(cap)
-        return caps
