@@ -1,6 +1,5 @@
-"""Block entry: kernel-scheduler controller, policies fifo, srtf, mpmax and srtf_zero
-(hdl/kernel_sched.py; twin: sim/blocks/kernel_sched.py ``KernelSchedPorts``; [SRTF §2.5-§2.7,
-§2.9, §2.10])."""
+"""Block entry: kernel-scheduler controller, policies fifo, srtf, mpmax, srtf_zero and adaptive
+(hdl/kernel_sched.py; twin: sim/blocks/kernel_sched.py ``KernelSchedPorts``; [SRTF §2.5-§2.10])."""
 
 from __future__ import annotations
 
@@ -24,10 +23,10 @@ def spec() -> BlockSpec:
     table = ports()
     return BlockSpec(
         name="kernel_sched",
-        doc="kernel-scheduler controller: FIFO, SRTF, MPMax or zero-sampling SRTF allow/cap rows "
-            "for the block dispatcher, sampling on SM 0, switches on predictor records, MPMax "
-            "caps from the footprints, zero-sampling remaining times from T^SP and block ends "
-            "([SRTF §2.5-§2.7, §2.9, §2.10])",
+        doc="kernel-scheduler controller: FIFO, SRTF, MPMax, zero-sampling SRTF or SRTF/Adaptive "
+            "allow/cap rows for the block dispatcher, sampling on SM 0, switches on predictor "
+            "records, MPMax caps from the footprints, zero-sampling remaining times from T^SP "
+            "and block ends, Adaptive's sharing mode ([SRTF §2.5-§2.10])",
         params=PARAMS,
         make_rtl=lambda p: KernelSched(*_args(p), **_kw(p)),
         make_twin=lambda p: KernelSchedPorts(*_args(p), **_kw(p)),
