@@ -19,6 +19,7 @@ import sys
 
 import typer
 
+from gpusched.cli_coercion import use_light_coercion
 from gpusched.config import ConfigError
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_DEADLOCK, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -103,6 +104,7 @@ def usage_line(e: BaseException, argv: list[str]) -> str:
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app and turn every outcome into one of the documented exit codes."""
     args = list(sys.argv[1:] if argv is None else argv)
+    use_light_coercion()
     try:
         _register(args)
         code = app(args=args, prog_name="gpusched", standalone_mode=False)

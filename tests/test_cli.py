@@ -71,3 +71,34 @@ def test_a_command_imports_only_its_own_module(args, only):
         assert names == [only] and out[1] == "False False"
     else:
         assert {"run", "sweep", "reproduce", "report", "bench"} <= set(names)
+
+
+RUN_MODULES = ("import sys; from gpusched import cli\n"
+               "try: cli.main(sys.argv[1:])\n"
+               "except SystemExit as e: print('exit', e.code, file=sys.stderr)\n"
+               "print('pydantic' in sys.modules, file=sys.stderr)")
+
+
+def test_run_skips_pydantic_for_values_of_their_own_type():
+    """Start-up time (gpusched/cli_coercion.py): str options, a list[str] option and defaults pass
+    typer's coercion unchanged without importing pydantic; a string for an int option still goes
+    through typer's own coercion, which parses it or words the error."""
+    import json
+    base = ["run", "--preset", "tiny", "--workload", "mem_stream", "--json"]
+    light = subprocess.run([sys.executable, "-c", RUN_MODULES, *base, "--set", "sm.ib_entries=2",
+                            "--set", "dram.channels=2"], capture_output=True, text=True)
+    assert light.stderr.split()[-1] == "False", light.stderr
+    full = subprocess.run([sys.executable, "-c", RUN_MODULES, *base, "--set", "sm.ib_entries=2",
+                           "--set", "dram.channels=2", "--scale", "1"], capture_output=True, text=True)
+    assert full.stderr.split()[-1] == "True" and json.loads(full.stdout) == json.loads(light.stdout)
+    bad = gpusched(*base, "--seed", "x7")
+    assert bad.returncode == 2 and "--seed = 'x7'" in bad.stderr and "integer" in bad.stderr
+
+
+def test_light_coercion_passes_only_unchanged_values():
+    from typing import List, Optional
+    from gpusched.cli_coercion import _unchanged
+    assert _unchanged(str, "a") == (True, "a") and _unchanged(int, 3) == (True, 3)
+    assert _unchanged(List[str], ("a", "b")) == (True, ["a", "b"])
+    assert not _unchanged(int, "3")[0] and not _unchanged(float, 1)[0] and not _unchanged(int, True)[0]
+    assert not _unchanged(List[int], ("1",))[0] and not _unchanged(Optional[int], 3)[0]
