@@ -188,7 +188,7 @@ class SM(SMMemory):
             self.profiler.sample(self, now)
         if self.state == PWR_ACTIVE:
             for sc in self.subcores:
-                if sc.wake <= now and (sc.masks[0] or sc.launch_bits) or sc.tick_always and self.n_ctas:
+                if sc.wake <= now and (sc.mask_ready or sc.launch_bits) or sc.tick_always and self.n_ctas:
                     sc.issue(now)
                 elif now < sc.next_issue:
                     sc.counts[SLOT_INTERVAL] += 1
@@ -215,7 +215,7 @@ class SM(SMMemory):
             t = wbc[0] if wbc else NEVER
             if self.state == PWR_ACTIVE:
                 for sc in self.subcores:
-                    if sc.masks[0] or sc.launch_bits:
+                    if sc.mask_ready or sc.launch_bits:
                         s = sc.wake
                         if s <= n1:
                             t = n1

@@ -27,7 +27,7 @@ from mypy_extensions import mypyc_attr
 
 from sim.blocks.warp_sched import WarpSchedTwin
 from sim.stats import (SLOT_BARRIER, SLOT_FETCH, SLOT_IDLE, SLOT_INTERVAL, ISSUE_SLOT_REASONS, SLOT_ISSUED, SLOT_MEMORY, SLOT_SCOREBOARD, SLOT_UNIT_BUSY)
-from sim.warp import ALU, DIV, LDST, NONE, WS_READY, UNIT_NAMES, Decoded, Warp
+from sim.warp import ALU, DIV, FP64, LDST, NONE, SFU, WS_READY, UNIT_NAMES, Decoded, Warp
 from sim.warp import WS_BARRIER
 from sim.warp import WS_MEMORY
 from sim.warp import WS_SCOREBOARD
@@ -67,7 +67,9 @@ class Unit:
 class SubCore:
     """Warp arbiter + issue stage + units for the warp slots j, j+S, j+2S, … of one SM."""
 
-    __slots__ = ("sm", "index", "sched", "slots", "masks", "unit_masks", "units", "pipes", "in_use",
+    __slots__ = ("sm", "index", "sched", "slots", "mask_ready", "mask_scoreboard", "mask_memory",
+                 "mask_barrier", "mask_fetch", "mask_done", "unit_alu", "unit_sfu", "unit_fp64",
+                 "unit_div", "unit_ldst", "unit_none", "units", "pipes", "in_use",
                  "next_issue", "issue_interval", "dual_issue", "launch_bits", "counts", "n_insts",
                  "wake", "grant", "n_dual", "n_fetches", "tick_always", "launch_cta",
                  "launch_kernel", "launch_wpc", "launch_ctas", "multi", "phase_inputs", "arbiter",
@@ -76,8 +78,20 @@ class SubCore:
     index: int
     sched: Any
     slots: list[Warp | None]
-    masks: list[int]
-    unit_masks: list[int]
+    # one mask per warp wait state (sim.warp WS_READY … WS_DONE) and, of the WS_READY warps, one
+    # per unit of their head instruction: native int fields (a list would box every update)
+    mask_ready: int
+    mask_scoreboard: int
+    mask_memory: int
+    mask_barrier: int
+    mask_fetch: int
+    mask_done: int
+    unit_alu: int
+    unit_sfu: int
+    unit_fp64: int
+    unit_div: int
+    unit_ldst: int
+    unit_none: int
     units: list[Unit | None]
     pipes: list[Unit]
     in_use: list[Unit]
@@ -114,8 +128,10 @@ class SubCore:
         self.launch_cta = self.launch_kernel = self.launch_wpc = self.launch_ctas = 0
         self.multi = 0      # warps whose candidate unit can change by itself (SOCGPU)
         self.slots = [None] * n_slots
-        self.masks = [0] * 6           # per warp wait state (sim.warp WS_READY … DONE)
-        self.unit_masks = [0] * 6      # WS_READY warps by the unit of their head instruction
+        self.mask_ready = self.mask_scoreboard = self.mask_memory = 0
+        self.mask_barrier = self.mask_fetch = self.mask_done = 0
+        self.unit_alu = self.unit_sfu = self.unit_fp64 = self.unit_div = 0
+        self.unit_ldst = self.unit_none = 0
         self.units = units             # indexed by unit kind; NONE → None
         self.pipes = [u for u in units if u is not None]
         # the pipes some warp has been WS_READY for (only those can hold a WS_READY warp back): the
@@ -131,6 +147,80 @@ class SubCore:
         # each issue attempt; reset by anything that can make it earlier (a warp becoming ready,
         # a launch, a refused LD/ST finally accepted).
         self.wake = 0
+
+    # -- the masks ----------------------------------------------------------------------------
+    def mask(self, state: int) -> int:
+        """The warps in wait state ``state``."""
+        if state == WS_READY:
+            return self.mask_ready
+        if state == WS_SCOREBOARD:
+            return self.mask_scoreboard
+        if state == WS_MEMORY:
+            return self.mask_memory
+        if state == WS_BARRIER:
+            return self.mask_barrier
+        if state == WS_FETCH:
+            return self.mask_fetch
+        return self.mask_done
+
+    def set_mask(self, state: int, value: int) -> None:
+        if state == WS_READY:
+            self.mask_ready = value
+        elif state == WS_SCOREBOARD:
+            self.mask_scoreboard = value
+        elif state == WS_MEMORY:
+            self.mask_memory = value
+        elif state == WS_BARRIER:
+            self.mask_barrier = value
+        elif state == WS_FETCH:
+            self.mask_fetch = value
+        else:
+            self.mask_done = value
+
+    def move(self, bit: int, old: int, new: int) -> None:
+        """A warp's bit leaves wait state ``old`` for ``new``."""
+        self.set_mask(old, self.mask(old) & ~bit)
+        self.set_mask(new, self.mask(new) | bit)
+
+    def unit_mask(self, kind: int) -> int:
+        """The WS_READY warps whose head instruction goes to unit ``kind``."""
+        if kind == ALU:
+            return self.unit_alu
+        if kind == SFU:
+            return self.unit_sfu
+        if kind == FP64:
+            return self.unit_fp64
+        if kind == DIV:
+            return self.unit_div
+        if kind == LDST:
+            return self.unit_ldst
+        return self.unit_none
+
+    def set_unit_mask(self, kind: int, value: int) -> None:
+        if kind == ALU:
+            self.unit_alu = value
+        elif kind == SFU:
+            self.unit_sfu = value
+        elif kind == FP64:
+            self.unit_fp64 = value
+        elif kind == DIV:
+            self.unit_div = value
+        elif kind == LDST:
+            self.unit_ldst = value
+        else:
+            self.unit_none = value
+
+    @property
+    def masks(self) -> list[int]:
+        """The wait-state masks indexed by state (a copy, for profilers and reports)."""
+        return [self.mask_ready, self.mask_scoreboard, self.mask_memory, self.mask_barrier,
+                self.mask_fetch, self.mask_done]
+
+    @property
+    def unit_masks(self) -> list[int]:
+        """The WS_READY warps by unit kind (a copy, for profilers and reports)."""
+        return [self.unit_alu, self.unit_sfu, self.unit_fp64, self.unit_div, self.unit_ldst,
+                self.unit_none]
 
     # -- wait-state bookkeeping -------------------------------------------------------------
     def update(self, w: Warp) -> None:
@@ -160,68 +250,70 @@ class SubCore:
         if old == WS_READY:
             if new == WS_READY and w.unit == hu:
                 return
-            self.unit_masks[w.unit] &= ~bit
+            self.set_unit_mask(w.unit, self.unit_mask(w.unit) & ~bit)
+            self.mask_ready &= ~bit
         elif old == new:
             return
-        masks = self.masks
-        masks[old] &= ~bit
-        masks[new] |= bit
+        else:
+            self.set_mask(old, self.mask(old) & ~bit)
         w.state = new
-        if new == WS_READY:
-            w.unit = hu
-            self.unit_masks[hu] |= bit
-            # it cannot issue before its unit is free (a refused LD/ST unit: NEVER until the
-            # memory system accepts, when retry_memory resets ``wake``)
-            unit = self.units[hu]
-            if unit is None:
-                self.wake = 0
-                return
-            if unit.free_at < self.wake:
-                self.wake = unit.free_at
-            if not (self.in_use_kinds >> hu) & 1:
-                self.in_use_kinds |= 1 << hu
-                if unit not in self.in_use:     # SOCGPU's stage adds units itself
-                    self.in_use.append(unit)
+        if new != WS_READY:
+            self.set_mask(new, self.mask(new) | bit)
+            return
+        self.mask_ready |= bit
+        w.unit = hu
+        self.set_unit_mask(hu, self.unit_mask(hu) | bit)
+        # it cannot issue before its unit is free (a refused LD/ST unit: NEVER until the
+        # memory system accepts, when retry_memory resets ``wake``)
+        unit = self.units[hu]
+        if unit is None:
+            self.wake = 0
+            return
+        if unit.free_at < self.wake:
+            self.wake = unit.free_at
+        if not (self.in_use_kinds >> hu) & 1:
+            self.in_use_kinds |= 1 << hu
+            if unit not in self.in_use:     # SOCGPU's stage adds units itself
+                self.in_use.append(unit)
 
     def add(self, w: Warp) -> None:
         """A newly launched warp (empty instruction buffer); announced on the ``launch`` port."""
         self.slots[w.bit.bit_length() - 1] = w
-        self.masks[WS_FETCH] |= w.bit
+        self.mask_fetch |= w.bit
         self.launch_bits |= w.bit
         self.wake = 0
 
     def remove(self, w: Warp) -> None:
         """A finished warp leaves every mask."""
         if w.state == WS_READY:
-            self.unit_masks[w.unit] &= ~w.bit
-        self.masks[w.state] &= ~w.bit
+            self.set_unit_mask(w.unit, self.unit_mask(w.unit) & ~w.bit)
+        self.set_mask(w.state, self.mask(w.state) & ~w.bit)
 
     def reason(self) -> int:
         """Why this scheduler cannot issue now (see sim.stats for the order)."""
-        m = self.masks
-        if m[WS_READY]:
+        if self.mask_ready:
             return SLOT_UNIT_BUSY
-        if m[WS_MEMORY]:
+        if self.mask_memory:
             return SLOT_MEMORY
-        if m[WS_SCOREBOARD]:
+        if self.mask_scoreboard:
             return SLOT_SCOREBOARD
-        if m[WS_BARRIER]:
+        if self.mask_barrier:
             return SLOT_BARRIER
-        if m[WS_FETCH]:
+        if self.mask_fetch:
             return SLOT_FETCH
         return SLOT_IDLE
 
     def _port_grant(self, ready: int, launch: int) -> int:
         """``grant`` through the scheduler's port-level ``step`` with every port input (RTL
         proxies, twins that read more than ready and launch)."""
-        m = self.masks
         sm = self.sm
         pi = self.phase_inputs
         extra: dict[str, int] = pi(self.slots) if pi is not None else {}
         out = self.sched.step(
             ready=ready, launch=launch,
-            valid=m[WS_READY] | m[WS_SCOREBOARD] | m[WS_MEMORY] | m[WS_BARRIER] | m[WS_FETCH],
-            mem_wait=m[WS_MEMORY], barrier=m[WS_BARRIER], launch_cta=self.launch_cta,
+            valid=(self.mask_ready | self.mask_scoreboard | self.mask_memory | self.mask_barrier
+                   | self.mask_fetch),
+            mem_wait=self.mask_memory, barrier=self.mask_barrier, launch_cta=self.launch_cta,
             launch_kernel=self.launch_kernel, warps_per_cta=self.launch_wpc,
             resident_ctas=self.launch_ctas, sm_id=sm.sm_id & 255, **extra)
         return out["grant_idx"] if out["grant_valid"] else -1
@@ -240,14 +332,13 @@ class SubCore:
             return
         if self.multi:
             self.reassess(now)
-        ready = self.masks[WS_READY]
+        ready = self.mask_ready
         soonest = NEVER
         if ready:
-            um = self.unit_masks
             for u in self.in_use:
                 f = u.free_at
                 if f > now:
-                    m = um[u.kind]
+                    m = self.unit_mask(u.kind)
                     if m & ready:
                         ready &= ~m
                         if f < soonest:
@@ -271,7 +362,7 @@ class SubCore:
     def idle(self, now: int, soonest: int) -> None:
         """No issue this cycle: wake when a busy unit some ready warp needs frees (``soonest``),
         next cycle when a warp's candidate unit may change (``multi``); charge the slot."""
-        wake = soonest if self.masks[WS_READY] else NEVER
+        wake = soonest if self.mask_ready else NEVER
         if self.multi and wake > now + 1:
             wake = now + 1
         self.wake = wake
@@ -281,15 +372,14 @@ class SubCore:
         """After an issue: the next cycle this scheduler can issue, after the issue interval and
         once a unit some ready warp needs is free."""
         t_issue = self.next_issue
-        ready = self.masks[WS_READY]
-        um = self.unit_masks
+        ready = self.mask_ready
         if not ready:
             return NEVER
-        if um[NONE] & ready or self.multi:
+        if self.unit_none & ready or self.multi:
             return t_issue
         t = NEVER
         for u in self.in_use:
-            if um[u.kind] & ready:
+            if self.unit_mask(u.kind) & ready:
                 f = u.free_at
                 if f <= t_issue:
                     return t_issue

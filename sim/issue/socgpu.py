@@ -95,9 +95,9 @@ class SocgpuSubCore(SubCore):
         st = w.soc
         bit = w.bit
         if st.mstate == WS_READY:
-            self.unit_masks[w.unit] &= ~bit
+            self.set_unit_mask(w.unit, self.unit_mask(w.unit) & ~bit)
             self._level(self.sm.gpu.now + 1, 2, -1)
-        self.masks[st.mstate] &= ~bit
+        self.set_mask(st.mstate, self.mask(st.mstate) & ~bit)
         self.multi &= ~bit
         st.mstate = WS_DONE
         now = self.sm.gpu.now + 1
@@ -177,20 +177,18 @@ class SocgpuSubCore(SubCore):
         if old == WS_READY:
             if new == WS_READY and w.unit == unit:
                 return
-            self.unit_masks[w.unit] &= ~bit
+            self.set_unit_mask(w.unit, self.unit_mask(w.unit) & ~bit)
             if new != WS_READY:
                 self._level(eff, 2, -1)
         elif old == new:
             return
         elif new == WS_READY:
             self._level(eff, 2, 1)
-        masks = self.masks
-        masks[old] &= ~bit
-        masks[new] |= bit
+        self.move(bit, old, new)
         st.mstate = new
         if new == WS_READY:
             w.unit = unit
-            self.unit_masks[unit] |= bit
+            self.set_unit_mask(unit, self.unit_mask(unit) | bit)
             self.wake = 0
             pipe = self.units[unit]
             if pipe is not None and pipe not in self.in_use:
@@ -198,7 +196,7 @@ class SocgpuSubCore(SubCore):
 
     def reassess(self, now: int) -> None:
         """Volatile policies: this cycle's candidate (hence its unit) may differ from the last."""
-        um, slots = self.unit_masks, self.slots
+        slots = self.slots
         m = self.multi
         while m:
             low = m & -m
@@ -206,8 +204,8 @@ class SocgpuSubCore(SubCore):
             w = slots[low.bit_length() - 1]
             unit = w.soc.blk.instr[w.soc.blk.cand(now)].unit
             if unit != w.unit:
-                um[w.unit] &= ~low
-                um[unit] |= low
+                self.set_unit_mask(w.unit, self.unit_mask(w.unit) & ~low)
+                self.set_unit_mask(unit, self.unit_mask(unit) | low)
                 w.unit = unit
                 pipe = self.units[unit]
                 if pipe is not None and pipe not in self.in_use:
