@@ -22,7 +22,7 @@ from gpusched.config import ConfigError, GPUConfig
 from sim.cta import CTA, KernelRun
 from sim.kernel_issue import KernelIssue
 from sim.policies.tb_dispatch import TBDispatch
-from sim.sm import PWR_ACTIVE, PWR_GATED, PWR_PAUSED, PWR_PAUSING, SM, SM_STATE_NAMES
+from sim.sm import PWR_ACTIVE, PWR_GATED, PWR_PAUSED, PWR_PAUSING, SM, SM_STATE_NAMES, run_sms
 from sim.stats import ISSUE_SLOT_REASONS, add_counts
 from sim.subcore import NEVER
 from sim.warp import WS_BARRIER
@@ -200,14 +200,7 @@ class GPU:
             self.in_tick = True
             mem.tick(now)
             self.in_tick = False
-            soonest = NEVER
-            for sm in sms:
-                wake = sm.wake
-                if wake <= now:
-                    sm.cycle(now)
-                    wake = sm.wake
-                if wake < soonest:
-                    soonest = wake
+            soonest = run_sms(sms, now)
             for p in per_cycle:
                 p.on_cycle(now)
             if now >= self.kernel_wake:

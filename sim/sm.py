@@ -30,7 +30,7 @@ import heapq
 from typing import Any, Callable, Final
 
 from sim.cta import CTA, KernelRun
-from sim.stats import SLOT_INTERVAL, ISSUE_SLOT_REASONS, SLOT_PAUSED, add_counts
+from sim.stats import ISSUE_SLOT_REASONS, add_counts
 from sim.issue import build_subcores
 from sim.sm_memory import PWR_ACTIVE, PWR_GATED, PWR_PAUSED, PWR_PAUSING, SMMemory  # noqa: F401 (re-exported)
 from sim.subcore import NEVER, Unit
@@ -66,8 +66,11 @@ class SM(SMMemory):
     ib_empty: int
     fetch_last: int
     next_dyn_id: int
-    wb_at: dict[int, list[tuple[Warp, int]]]
+    wb_at: dict[int, list[Any]]
     wb_cycles: list[int]
+    wb_last: int
+    wb_last_entries: list[Any]
+    wb_free: list[list[Any]]
     deferred: list[Warp]
     decode_cache: dict[Instr, Decoded]
     bound: KernelRun | None
@@ -105,10 +108,15 @@ class SM(SMMemory):
         self.ib_empty = 0                   # live warps with an empty instruction buffer
         self.fetch_last = s.warps_per_sm - 1
         self.next_dyn_id = 0                # dynamic warp id, never reset ([GPGPU-Sim §1.2])
-        # pending register write-backs: per cycle, (warp, dst mask) in the order they were
-        # scheduled, and a heap of the cycles that have some (a calendar: no per-entry heap)
+        # pending register write-backs: per cycle, warp, dst mask, warp, dst mask, … in the
+        # order they were scheduled, and a heap of the cycles that have some (a calendar: no
+        # per-entry heap); the cycle scheduled last and its list (most write-backs of a cycle
+        # land on the same cycle)
         self.wb_at = {}
         self.wb_cycles = []
+        self.wb_last = -1
+        self.wb_last_entries = []
+        self.wb_free = []                   # emptied lists, reused (no allocation per cycle)
         self.deferred = []
         self.decode_cache = decode_cache
         self.state = PWR_ACTIVE
@@ -143,16 +151,16 @@ class SM(SMMemory):
         paused = self.state != PWR_ACTIVE
         for sc in self.subcores:        # the issue interval first, then the reason that held
             if paused:
-                sc.counts[SLOT_PAUSED] += n
+                sc.slot_paused += n
                 continue
             k = (upto if upto < sc.next_issue else sc.next_issue) - start
             if k > 0:
-                sc.counts[SLOT_INTERVAL] += k
+                sc.slot_interval += k
                 if k == n:
                     continue
-                sc.counts[sc.reason()] += n - k
+                sc.charge(sc.reason(), n - k)
             else:
-                sc.counts[sc.reason()] += n
+                sc.charge(sc.reason(), n)
         if paused:
             self.paused_cycles += upto - start
             if self.state == PWR_GATED:
@@ -177,13 +185,19 @@ class SM(SMMemory):
         self.accounted = now + 1    # this cycle's slots are counted directly below
         wbc = self.wb_cycles
         while wbc and wbc[0] <= now:
-            for w, dst in self.wb_at.pop(heapq.heappop(wbc)):
+            self.wb_last = -1
+            entries = self.wb_at.pop(heapq.heappop(wbc))
+            for i in range(0, len(entries), 2):
+                w: Warp = entries[i]
+                dst: int = entries[i + 1]
                 w.pending &= ~dst
                 st = w.state
                 if st == WS_SCOREBOARD or st == WS_MEMORY:
                     w.subcore.update(w)
                 elif w.exited and not w.pending and not w.mem_out:
                     self.finish_warp(w, now)
+            entries.clear()
+            self.wb_free.append(entries)
         if self.profiler is not None:
             self.profiler.sample(self, now)
         if self.state == PWR_ACTIVE:
@@ -191,9 +205,9 @@ class SM(SMMemory):
                 if sc.wake <= now and (sc.mask_ready or sc.launch_bits) or sc.tick_always and self.n_ctas:
                     sc.issue(now)
                 elif now < sc.next_issue:
-                    sc.counts[SLOT_INTERVAL] += 1
+                    sc.slot_interval += 1
                 else:
-                    sc.counts[sc.reason()] += 1
+                    sc.charge(sc.reason(), 1)
         else:
             self.stay_paused(now)
         if self.ib_empty:
@@ -240,12 +254,19 @@ class SM(SMMemory):
 
     def schedule_writeback(self, cycle: int, w: Warp, dst: int) -> None:
         """Release ``dst`` of ``w`` at ``cycle`` (after those scheduled earlier for that cycle)."""
-        entries = self.wb_at.get(cycle)
-        if entries is None:
-            self.wb_at[cycle] = [(w, dst)]
-            heapq.heappush(self.wb_cycles, cycle)
+        if cycle == self.wb_last:
+            entries = self.wb_last_entries
         else:
-            entries.append((w, dst))
+            found = self.wb_at.get(cycle)
+            if found is None:
+                entries = self.wb_free.pop() if self.wb_free else []
+                self.wb_at[cycle] = entries
+                heapq.heappush(self.wb_cycles, cycle)
+            else:
+                entries = found
+            self.wb_last, self.wb_last_entries = cycle, entries
+        entries.append(w)
+        entries.append(dst)
 
     @property
     def wb(self) -> list[tuple[int, int, Warp, int]]:
@@ -253,8 +274,9 @@ class SM(SMMemory):
         profilers and controllers that look at them."""
         out: list[tuple[int, int, Warp, int]] = []
         for c in sorted(self.wb_cycles):
-            for w, dst in self.wb_at[c]:
-                out.append((c, len(out), w, dst))
+            entries = self.wb_at[c]
+            for i in range(0, len(entries), 2):
+                out.append((c, len(out), entries[i], entries[i + 1]))
         return out
 
     def fetch(self, now: int) -> None:
@@ -400,7 +422,7 @@ class SM(SMMemory):
             if sc.launch_bits or sc.tick_always and self.n_ctas:
                 sc.grant(0, sc.launch_bits)
                 sc.launch_bits = 0
-            sc.counts[SLOT_PAUSED] += 1
+            sc.slot_paused += 1
         self.paused_cycles += 1
         if self.state == PWR_GATED:
             self.gated_cycles += 1
@@ -413,3 +435,17 @@ class SM(SMMemory):
         self.catch_up(now + 1)
         self.state = state
         self.poke(now + 1)
+
+
+def run_sms(sms: list[SM], now: int) -> int:
+    """Run cycle ``now`` of every SM due (``wake <= now``), in order; the soonest next wake
+    (compiled: the GPU loop's innermost loop, with native calls into ``SM.cycle``)."""
+    soonest = NEVER
+    for sm in sms:
+        wake = sm.wake
+        if wake <= now:
+            sm.cycle(now)
+            wake = sm.wake
+        if wake < soonest:
+            soonest = wake
+    return soonest

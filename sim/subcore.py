@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any, Callable, Final
 from mypy_extensions import mypyc_attr
 
 from sim.blocks.warp_sched import WarpSchedTwin
-from sim.stats import (SLOT_BARRIER, SLOT_FETCH, SLOT_IDLE, SLOT_INTERVAL, ISSUE_SLOT_REASONS, SLOT_ISSUED, SLOT_MEMORY, SLOT_SCOREBOARD, SLOT_UNIT_BUSY)
+from sim.stats import (SLOT_BARRIER, SLOT_FETCH, SLOT_IDLE, SLOT_INTERVAL, SLOT_ISSUED, SLOT_MEMORY,
+                       SLOT_SCOREBOARD, SLOT_UNIT_BUSY)
 from sim.warp import ALU, DIV, FP64, LDST, NONE, SFU, WS_READY, UNIT_NAMES, Decoded, Warp
 from sim.warp import WS_BARRIER
 from sim.warp import WS_MEMORY
@@ -70,7 +71,9 @@ class SubCore:
     __slots__ = ("sm", "index", "sched", "slots", "mask_ready", "mask_scoreboard", "mask_memory",
                  "mask_barrier", "mask_fetch", "mask_done", "unit_alu", "unit_sfu", "unit_fp64",
                  "unit_div", "unit_ldst", "unit_none", "units", "pipes", "in_use",
-                 "next_issue", "issue_interval", "dual_issue", "launch_bits", "counts", "n_insts",
+                 "next_issue", "issue_interval", "dual_issue", "launch_bits", "n_insts",
+                 "slot_issued", "slot_interval", "slot_unit_busy", "slot_memory", "slot_scoreboard",
+                 "slot_barrier", "slot_fetch", "slot_idle", "slot_paused",
                  "wake", "grant", "n_dual", "n_fetches", "tick_always", "launch_cta",
                  "launch_kernel", "launch_wpc", "launch_ctas", "multi", "phase_inputs", "arbiter",
                  "in_use_kinds", "block_loads")
@@ -100,7 +103,16 @@ class SubCore:
     issue_interval: int
     dual_issue: bool
     launch_bits: int
-    counts: list[int]
+    # issue-slot counts by reason (sim.stats SLOT_*), native ints; ``counts`` lists them
+    slot_issued: int
+    slot_interval: int
+    slot_unit_busy: int
+    slot_memory: int
+    slot_scoreboard: int
+    slot_barrier: int
+    slot_fetch: int
+    slot_idle: int
+    slot_paused: int
     n_insts: int
     wake: int
     grant: Callable[[int, int], int]
@@ -141,7 +153,9 @@ class SubCore:
         self.next_issue = 0
         self.issue_interval, self.dual_issue = issue_interval, dual_issue
         self.launch_bits = 0
-        self.counts = [0] * len(ISSUE_SLOT_REASONS)
+        self.slot_issued = self.slot_interval = self.slot_unit_busy = self.slot_memory = 0
+        self.slot_scoreboard = self.slot_barrier = self.slot_fetch = self.slot_idle = 0
+        self.slot_paused = 0
         self.n_insts = self.n_dual = self.n_fetches = 0
         # Lower bound on the next cycle this scheduler can issue; 0 = "re-check now". Set after
         # each issue attempt; reset by anything that can make it earlier (a warp becoming ready,
@@ -221,6 +235,35 @@ class SubCore:
         """The WS_READY warps by unit kind (a copy, for profilers and reports)."""
         return [self.unit_alu, self.unit_sfu, self.unit_fp64, self.unit_div, self.unit_ldst,
                 self.unit_none]
+
+    # -- issue-slot counts ------------------------------------------------------------------
+    def charge(self, reason: int, n: int) -> None:
+        """Count ``n`` issue slots for ``reason`` (sim.stats SLOT_*)."""
+        if reason == SLOT_ISSUED:
+            self.slot_issued += n
+        elif reason == SLOT_INTERVAL:
+            self.slot_interval += n
+        elif reason == SLOT_UNIT_BUSY:
+            self.slot_unit_busy += n
+        elif reason == SLOT_MEMORY:
+            self.slot_memory += n
+        elif reason == SLOT_SCOREBOARD:
+            self.slot_scoreboard += n
+        elif reason == SLOT_BARRIER:
+            self.slot_barrier += n
+        elif reason == SLOT_FETCH:
+            self.slot_fetch += n
+        elif reason == SLOT_IDLE:
+            self.slot_idle += n
+        else:
+            self.slot_paused += n
+
+    @property
+    def counts(self) -> list[int]:
+        """The issue-slot counts indexed by reason (a copy; sim.stats ISSUE_SLOT_REASONS)."""
+        return [self.slot_issued, self.slot_interval, self.slot_unit_busy, self.slot_memory,
+                self.slot_scoreboard, self.slot_barrier, self.slot_fetch, self.slot_idle,
+                self.slot_paused]
 
     # -- wait-state bookkeeping -------------------------------------------------------------
     def update(self, w: Warp) -> None:
@@ -328,7 +371,7 @@ class SubCore:
             if launch or self.tick_always:
                 self.launch_bits = 0
                 self.grant(0, launch)
-            self.counts[SLOT_INTERVAL] += 1
+            self.slot_interval += 1
             return
         if self.multi:
             self.reassess(now)
@@ -354,7 +397,7 @@ class SubCore:
             return
         w = self.slots[g]
         assert w is not None
-        self.counts[SLOT_ISSUED] += 1
+        self.slot_issued += 1
         self.next_issue = now + self.issue_interval
         self.issue_warp(w, now)
         self.wake = self.next_chance()
@@ -366,7 +409,7 @@ class SubCore:
         if self.multi and wake > now + 1:
             wake = now + 1
         self.wake = wake
-        self.counts[self.reason()] += 1
+        self.charge(self.reason(), 1)
 
     def next_chance(self) -> int:
         """After an issue: the next cycle this scheduler can issue, after the issue interval and

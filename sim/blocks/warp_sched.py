@@ -75,6 +75,8 @@ class WarpSchedTwin(WarpSchedulerTwin):
     lrr: bool
     greedy: bool
     last: int
+    order: list[int]        # slots oldest first (``age`` sorted), [] after a launch: rebuilt
+    by_slot: bool           # ``order`` is slot order: the oldest ready slot is the lowest
 
     def __init__(self, n_warps: int, policy: str):
         check_params(n_warps, policy)
@@ -85,6 +87,8 @@ class WarpSchedTwin(WarpSchedulerTwin):
         self.lrr = policy == "lrr"
         self.greedy = policy == "gto"
         self.last = n_warps - 1 if policy == "lrr" else 0
+        self.order = []
+        self.by_slot = False
 
     def pick(self, ready: int) -> int:
         """Slot that issues for this ready mask, or -1; no state change."""
@@ -106,7 +110,24 @@ class WarpSchedTwin(WarpSchedulerTwin):
     def advance(self, inputs: dict, g: int) -> None:
         if g >= 0:
             self.last = g
+        if inputs.get("launch", 0):
+            self.order = []
         super().advance(inputs, g)
+
+    def oldest_ready(self, ready: int) -> int:
+        """``oldest`` by a walk over the slots in age order (ages are distinct), kept until the
+        next launch: most picks end after a few slots."""
+        order = self.order
+        if not order:
+            age = self.age
+            order = self.order = sorted(range(self.n_warps), key=lambda w: age[w])
+            self.by_slot = order == list(range(self.n_warps))
+        if self.by_slot:
+            return (ready & -ready).bit_length() - 1
+        for w in order:
+            if (ready >> w) & 1:
+                return w
+        return -1
 
     def grant_fast(self, ready: int, launch: int = 0) -> int:
         """``step`` without building the input and output dicts (the model's fast path): the
@@ -120,11 +141,12 @@ class WarpSchedTwin(WarpSchedulerTwin):
             elif self.greedy and (ready >> last) & 1:
                 g = last
             else:
-                g = self.pick(ready)
+                g = self.oldest_ready(ready)
             self.last = g
         else:
             g = -1
         if launch:
+            self.order = []
             age = self.age
             while launch:
                 low = launch & -launch

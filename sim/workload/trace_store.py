@@ -88,6 +88,20 @@ def compiled(path: Path, root: Path | None = None) -> Path:
     return entry
 
 
+def _read(fd: int, n: int, pos: int) -> bytes:
+    """``n`` bytes at ``pos`` (EOFError when the file is shorter: a damaged cache entry)."""
+    data = os.pread(fd, n, pos)
+    if len(data) != n:
+        raise EOFError(f"compiled trace: {n} bytes expected at {pos}, {len(data)} read")
+    return data
+
+
+def _array(code: str, data: memoryview) -> array:
+    out = array(code)
+    out.frombytes(data)
+    return out
+
+
 class CompiledKernel:
     """Streams of one compiled kernel. Non-memory instructions are shared ``Instr`` objects
     per (static id, mask); memory instructions are built per instance with their addresses."""
@@ -116,10 +130,11 @@ class CompiledKernel:
         return self._index
 
     def stream(self, cta: int, warp: int) -> Iterator[Instr]:
-        """The instructions of one warp. A C-level iterator over lists of at most ``BATCH``
-        instructions (``next`` costs no Python frame): a chunk's non-memory instructions come
-        from a template shared by every chunk with the same static ids and masks (warps of one
-        kernel mostly run the same code); memory instructions are built per batch."""
+        """The instructions of one warp. A C-level iterator over lists of instructions (``next``
+        costs no Python frame): a chunk's non-memory instructions come from a template shared
+        by every chunk with the same static ids and masks (warps of one kernel mostly run the
+        same code), iterated as it is when the chunk has no memory instruction; otherwise in
+        copies of at most ``BATCH`` with the memory instructions built per batch."""
         return chain.from_iterable(self._batches(cta, warp))
 
     def _batches(self, cta: int, warp: int) -> Iterator[list[Instr]]:
@@ -129,26 +144,24 @@ class CompiledKernel:
             return
         pos, left = entry
         while left > 0:
-            with open(self.stream_path, "rb") as f:
-                f.seek(pos)
-                head = array("Q")
-                head.fromfile(f, 3)
+            fd = os.open(self.stream_path, os.O_RDONLY)     # no buffered file object: one
+            try:                                            # warp's chunk is read in two reads
+                head = array("Q", _read(fd, 24, pos))
                 n, n_mem, n_listed = head
-                sids, masks = array("I"), array("I")
-                sids.fromfile(f, n)
-                masks.fromfile(f, n)
-                bases, strides, listed = array("Q"), array("q"), array("Q")
-                bases.fromfile(f, n_mem)
-                strides.fromfile(f, n_mem)
-                listed.fromfile(f, n_listed)
                 size = 24 + 8 * n + 16 * n_mem + 8 * n_listed
+                body = memoryview(_read(fd, size - 24, pos + 24))
+            finally:
+                os.close(fd)
+            sids, masks = _array("I", body[:4 * n]), _array("I", body[4 * n:8 * n])
+            at = 8 * n + 8 * n_mem
+            bases, strides = _array("Q", body[8 * n:at]), _array("q", body[at:at + 8 * n_mem])
+            listed = _array("Q", body[at + 8 * n_mem:])
             pos += size
             self.bytes_read += size
             left -= n
             instrs, mem_pos = self._template(sids, masks)
             if not mem_pos:
-                for start in range(0, n, BATCH):
-                    yield instrs[start:start + BATCH]
+                yield instrs            # shared and never changed: iterated as it is
                 continue
             statics = self.statics
             k, n_pos = 0, len(mem_pos)
