@@ -14,8 +14,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
-import tempfile
 from array import array
 from itertools import chain
 from pathlib import Path
@@ -58,6 +56,7 @@ def content_digest(path: Path, root: Path) -> str:
 
 
 def _write_atomic(path: Path, text: str) -> None:
+    import tempfile     # here, not at the top: start-up time (a run rarely writes a record)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
@@ -74,6 +73,8 @@ def compiled(path: Path, root: Path | None = None) -> Path:
     entry = root / f"{content_digest(path, root)}-v{FORMAT_VERSION}"
     if (entry / "meta.json").is_file():
         return entry
+    import shutil
+    import tempfile
     root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=root, prefix=".compiling-"))
     try:
