@@ -14,9 +14,10 @@ registers (RAW and WAW), one warp per scheduler per cycle and, with ``sm.dual_is
 consecutive instruction of that warp to a different unit type.
 ``sm.issue_interval``: cycles between two issuing cycles of one scheduler.
 
-Speed: ready warps are kept as bitmasks per wait state and per target unit (updated only when a
-warp's state changes), and ``wake`` is a lower bound on the next cycle this scheduler can issue,
-so the SM skips the issue stage (and idle cycles altogether) until something can happen.
+Speed: ready warps are kept as bitmasks per wait state and per target unit (``sim.subcore_state``;
+updated only when a warp's state changes), and ``wake`` is a lower bound on the next cycle this
+scheduler can issue, so the SM skips the issue stage (and idle cycles altogether) until something
+can happen.
 """
 
 from __future__ import annotations
@@ -26,14 +27,13 @@ from typing import TYPE_CHECKING, Any, Callable, Final
 from mypy_extensions import mypyc_attr
 
 from sim.blocks.warp_sched import WarpSchedTwin
-from sim.stats import (SLOT_BARRIER, SLOT_FETCH, SLOT_IDLE, SLOT_INTERVAL, SLOT_ISSUED, SLOT_MEMORY,
-                       SLOT_SCOREBOARD, SLOT_UNIT_BUSY)
-from sim.warp import ALU, DIV, FP64, LDST, NONE, SFU, WS_READY, UNIT_NAMES, Decoded, Warp
+from sim.warp import ALU, DIV, LDST, NONE, WS_READY, UNIT_NAMES, Decoded, Warp
 from sim.warp import WS_BARRIER
 from sim.warp import WS_MEMORY
 from sim.warp import WS_SCOREBOARD
 from sim.warp import WS_FETCH
 from sim.warp import WS_DONE
+from sim.subcore_state import SubCoreState
 from sim.workload.kernel import OP_BAR, OP_EXIT
 
 if TYPE_CHECKING:
@@ -65,15 +65,11 @@ class Unit:
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)     # SOCGPU's sub-core (sim.issue.socgpu)
-class SubCore:
+class SubCore(SubCoreState):
     """Warp arbiter + issue stage + units for the warp slots j, j+S, j+2S, … of one SM."""
 
-    __slots__ = ("sm", "index", "sched", "slots", "mask_ready", "mask_scoreboard", "mask_memory",
-                 "mask_barrier", "mask_fetch", "mask_done", "unit_alu", "unit_sfu", "unit_fp64",
-                 "unit_div", "unit_ldst", "unit_none", "units", "pipes", "in_use",
+    __slots__ = ("sm", "index", "sched", "slots", "units", "pipes", "in_use",
                  "next_issue", "issue_interval", "dual_issue", "launch_bits", "n_insts",
-                 "slot_issued", "slot_interval", "slot_unit_busy", "slot_memory", "slot_scoreboard",
-                 "slot_barrier", "slot_fetch", "slot_idle", "slot_paused",
                  "wake", "grant", "n_dual", "n_fetches", "tick_always", "launch_cta",
                  "launch_kernel", "launch_wpc", "launch_ctas", "multi", "phase_inputs", "arbiter",
                  "in_use_kinds", "block_loads")
@@ -81,20 +77,6 @@ class SubCore:
     index: int
     sched: Any
     slots: list[Warp | None]
-    # one mask per warp wait state (sim.warp WS_READY … WS_DONE) and, of the WS_READY warps, one
-    # per unit of their head instruction: native int fields (a list would box every update)
-    mask_ready: int
-    mask_scoreboard: int
-    mask_memory: int
-    mask_barrier: int
-    mask_fetch: int
-    mask_done: int
-    unit_alu: int
-    unit_sfu: int
-    unit_fp64: int
-    unit_div: int
-    unit_ldst: int
-    unit_none: int
     units: list[Unit | None]
     pipes: list[Unit]
     in_use: list[Unit]
@@ -103,16 +85,6 @@ class SubCore:
     issue_interval: int
     dual_issue: bool
     launch_bits: int
-    # issue-slot counts by reason (sim.stats SLOT_*), native ints; ``counts`` lists them
-    slot_issued: int
-    slot_interval: int
-    slot_unit_busy: int
-    slot_memory: int
-    slot_scoreboard: int
-    slot_barrier: int
-    slot_fetch: int
-    slot_idle: int
-    slot_paused: int
     n_insts: int
     wake: int
     grant: Callable[[int, int], int]
@@ -131,6 +103,7 @@ class SubCore:
     def __init__(self, sm: SM, index: int, scheduler: Any, n_slots: int, units: list[Unit | None],
                  issue_interval: int, dual_issue: bool):
         self.sm, self.index, self.sched = sm, index, scheduler
+        self.clear_state()
         fast = getattr(scheduler, "grant_fast", None)
         self.grant = fast if fast is not None else self._port_grant
         self.arbiter = scheduler if type(scheduler) is WarpSchedTwin else None
@@ -140,10 +113,6 @@ class SubCore:
         self.launch_cta = self.launch_kernel = self.launch_wpc = self.launch_ctas = 0
         self.multi = 0      # warps whose candidate unit can change by itself (SOCGPU)
         self.slots = [None] * n_slots
-        self.mask_ready = self.mask_scoreboard = self.mask_memory = 0
-        self.mask_barrier = self.mask_fetch = self.mask_done = 0
-        self.unit_alu = self.unit_sfu = self.unit_fp64 = self.unit_div = 0
-        self.unit_ldst = self.unit_none = 0
         self.units = units             # indexed by unit kind; NONE → None
         self.pipes = [u for u in units if u is not None]
         # the pipes some warp has been WS_READY for (only those can hold a WS_READY warp back): the
@@ -153,117 +122,11 @@ class SubCore:
         self.next_issue = 0
         self.issue_interval, self.dual_issue = issue_interval, dual_issue
         self.launch_bits = 0
-        self.slot_issued = self.slot_interval = self.slot_unit_busy = self.slot_memory = 0
-        self.slot_scoreboard = self.slot_barrier = self.slot_fetch = self.slot_idle = 0
-        self.slot_paused = 0
         self.n_insts = self.n_dual = self.n_fetches = 0
         # Lower bound on the next cycle this scheduler can issue; 0 = "re-check now". Set after
         # each issue attempt; reset by anything that can make it earlier (a warp becoming ready,
         # a launch, a refused LD/ST finally accepted).
         self.wake = 0
-
-    # -- the masks ----------------------------------------------------------------------------
-    def mask(self, state: int) -> int:
-        """The warps in wait state ``state``."""
-        if state == WS_READY:
-            return self.mask_ready
-        if state == WS_SCOREBOARD:
-            return self.mask_scoreboard
-        if state == WS_MEMORY:
-            return self.mask_memory
-        if state == WS_BARRIER:
-            return self.mask_barrier
-        if state == WS_FETCH:
-            return self.mask_fetch
-        return self.mask_done
-
-    def set_mask(self, state: int, value: int) -> None:
-        if state == WS_READY:
-            self.mask_ready = value
-        elif state == WS_SCOREBOARD:
-            self.mask_scoreboard = value
-        elif state == WS_MEMORY:
-            self.mask_memory = value
-        elif state == WS_BARRIER:
-            self.mask_barrier = value
-        elif state == WS_FETCH:
-            self.mask_fetch = value
-        else:
-            self.mask_done = value
-
-    def move(self, bit: int, old: int, new: int) -> None:
-        """A warp's bit leaves wait state ``old`` for ``new``."""
-        self.set_mask(old, self.mask(old) & ~bit)
-        self.set_mask(new, self.mask(new) | bit)
-
-    def unit_mask(self, kind: int) -> int:
-        """The WS_READY warps whose head instruction goes to unit ``kind``."""
-        if kind == ALU:
-            return self.unit_alu
-        if kind == SFU:
-            return self.unit_sfu
-        if kind == FP64:
-            return self.unit_fp64
-        if kind == DIV:
-            return self.unit_div
-        if kind == LDST:
-            return self.unit_ldst
-        return self.unit_none
-
-    def set_unit_mask(self, kind: int, value: int) -> None:
-        if kind == ALU:
-            self.unit_alu = value
-        elif kind == SFU:
-            self.unit_sfu = value
-        elif kind == FP64:
-            self.unit_fp64 = value
-        elif kind == DIV:
-            self.unit_div = value
-        elif kind == LDST:
-            self.unit_ldst = value
-        else:
-            self.unit_none = value
-
-    @property
-    def masks(self) -> list[int]:
-        """The wait-state masks indexed by state (a copy, for profilers and reports)."""
-        return [self.mask_ready, self.mask_scoreboard, self.mask_memory, self.mask_barrier,
-                self.mask_fetch, self.mask_done]
-
-    @property
-    def unit_masks(self) -> list[int]:
-        """The WS_READY warps by unit kind (a copy, for profilers and reports)."""
-        return [self.unit_alu, self.unit_sfu, self.unit_fp64, self.unit_div, self.unit_ldst,
-                self.unit_none]
-
-    # -- issue-slot counts ------------------------------------------------------------------
-    def charge(self, reason: int, n: int) -> None:
-        """Count ``n`` issue slots for ``reason`` (sim.stats SLOT_*)."""
-        if reason == SLOT_ISSUED:
-            self.slot_issued += n
-        elif reason == SLOT_INTERVAL:
-            self.slot_interval += n
-        elif reason == SLOT_UNIT_BUSY:
-            self.slot_unit_busy += n
-        elif reason == SLOT_MEMORY:
-            self.slot_memory += n
-        elif reason == SLOT_SCOREBOARD:
-            self.slot_scoreboard += n
-        elif reason == SLOT_BARRIER:
-            self.slot_barrier += n
-        elif reason == SLOT_FETCH:
-            self.slot_fetch += n
-        elif reason == SLOT_IDLE:
-            self.slot_idle += n
-        else:
-            self.slot_paused += n
-
-    @property
-    def counts(self) -> list[int]:
-        """The issue-slot counts indexed by reason (a copy; sim.stats ISSUE_SLOT_REASONS)."""
-        return [self.slot_issued, self.slot_interval, self.slot_unit_busy, self.slot_memory,
-                self.slot_scoreboard, self.slot_barrier, self.slot_fetch, self.slot_idle,
-                self.slot_paused]
 
     # -- wait-state bookkeeping -------------------------------------------------------------
     def update(self, w: Warp) -> None:
@@ -331,20 +194,6 @@ class SubCore:
         if w.state == WS_READY:
             self.set_unit_mask(w.unit, self.unit_mask(w.unit) & ~w.bit)
         self.set_mask(w.state, self.mask(w.state) & ~w.bit)
-
-    def reason(self) -> int:
-        """Why this scheduler cannot issue now (see sim.stats for the order)."""
-        if self.mask_ready:
-            return SLOT_UNIT_BUSY
-        if self.mask_memory:
-            return SLOT_MEMORY
-        if self.mask_scoreboard:
-            return SLOT_SCOREBOARD
-        if self.mask_barrier:
-            return SLOT_BARRIER
-        if self.mask_fetch:
-            return SLOT_FETCH
-        return SLOT_IDLE
 
     def _port_grant(self, ready: int, launch: int) -> int:
         """``grant`` through the scheduler's port-level ``step`` with every port input (RTL
