@@ -94,7 +94,7 @@ class Warp:
 
     __slots__ = ("slot", "dyn_id", "cta", "index", "stream", "stream_done", "ib", "pending",
                  "longop", "mem_out", "state", "unit", "exited", "finished", "at_barrier",
-                 "subcore", "bit", "n_insts", "soc")
+                 "subcore", "bit", "n_insts", "soc", "phase_table")
     slot: int
     dyn_id: int
     cta: CTA
@@ -114,6 +114,7 @@ class Warp:
     bit: int
     n_insts: int
     soc: Any
+    phase_table: Any        # the kernel's phase table once the phase inputs need it, or None
 
     def __init__(self, slot: int, dyn_id: int, cta: CTA, index: int, stream: Iterator[Instr],
                  subcore: SubCore, bit: int):
@@ -129,6 +130,7 @@ class Warp:
         self.subcore, self.bit = subcore, bit
         self.n_insts = 0
         self.soc = None         # SOCGPU issue state (sim/issue/socgpu.py), None for in-order
+        self.phase_table = None     # sim.issue.phase_port
 
     def wait_state(self) -> int:
         """The state the current head instruction and flags put this warp in."""

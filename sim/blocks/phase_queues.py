@@ -20,7 +20,7 @@ combinationally:
 
 from __future__ import annotations
 
-from hdl.params.warp_sched import RR_INSIDE, TWO_LEVEL_QUEUES, check_params
+from hdl.params.warp_sched import RR_INSIDE, TWO_LEVEL_QUEUES, check_params, granted
 
 from .phase_select import slot_distance
 from .warp_sched import WarpSchedulerTwin
@@ -84,8 +84,22 @@ class TwoLevelQueuesTwin(WarpSchedulerTwin):
     def released(self, valid: int, long_out: int, mem_wait: int, barrier: int) -> int:
         return self.pend & valid & ~long_out & ~mem_wait & ~barrier
 
+    def step(self, **inputs) -> dict[str, int]:
+        """One clock cycle (``choose`` then ``advance``) with the queues worked out once (a
+        subclass that redefines either gets the base's step, which calls both)."""
+        cls = type(self)
+        if cls.choose is not TwoLevelQueuesTwin.choose or cls.advance is not TwoLevelQueuesTwin.advance:
+            return super().step(**inputs)
+        q = self.queues(inputs)
+        g = self.pick(inputs.get("ready", 0) & q[0])
+        self.edge(inputs, g, q)
+        return granted(g)
+
     def choose(self, inputs: dict) -> int:
-        ready = inputs.get("ready", 0) & self.queues(inputs)[0]
+        return self.pick(inputs.get("ready", 0) & self.queues(inputs)[0])
+
+    def pick(self, ready: int) -> int:
+        """The slot issued from these ready-queue warps that are ready, or -1."""
         if not ready:
             return -1
         if self.rr_inside:
@@ -98,7 +112,11 @@ class TwoLevelQueuesTwin(WarpSchedulerTwin):
         return self.oldest(ready)
 
     def advance(self, inputs: dict, g: int) -> None:
-        rq, demoted, released, promoted = self.queues(inputs)
+        self.edge(inputs, g, self.queues(inputs))
+
+    def edge(self, inputs: dict, g: int, q: tuple[int, int, int, int]) -> None:
+        """The clock edge for ``queues(inputs)`` = ``q`` and grant ``g``."""
+        rq, demoted, released, promoted = q
         self.rq = rq | promoted
         self.act = (self.act & ~promoted) | released
         self.pend = (self.pend & ~released) | demoted

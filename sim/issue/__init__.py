@@ -13,6 +13,10 @@
 
 from __future__ import annotations
 
+from sim.compiled import use_compiled
+
+use_compiled(__name__, __path__)    # sim.issue.phase_port (sim.accel.CORE) may run compiled
+
 from sim.subcore import SubCore, make_units
 
 
@@ -22,6 +26,11 @@ def build_subcores(sm, cfg, make_scheduler, shared_ldst) -> list:
     subcores = _build(sm, cfg, make_scheduler, shared_ldst)
     tick = every_cycle(cfg.sm.warp_sched)
     hints = phase_inputs(cfg.sm.warp_sched)
+    if hints is not None:
+        from sim.issue.phase_port import port_inputs
+        from sim.workload.phases import port_inputs as reference
+        if hints is reference:
+            hints = port_inputs     # the same values, compiled with the SM core
     for sc in subcores:
         sc.tick_always = tick
         sc.phase_inputs = hints
