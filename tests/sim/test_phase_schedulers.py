@@ -101,3 +101,22 @@ def test_an_explicit_ready_queue_larger_than_the_slots_is_a_one_line_error(cli):
     r = cli("run", "--preset", "tiny", "--workload", "bp_k2_like", "--scale", "0.05",
             "--warp-scheduler", "tlrr:9")
     assert r.returncode == 2 and "sm.warp_sched" in r.stderr and "<N> = 9" in r.stderr
+
+
+@pytest.mark.parametrize("policy", ["tlphase", "phase"])
+def test_the_compiled_phase_inputs_equal_the_reference(monkeypatch, policy):
+    """sim/issue/phase_port.py (the model's path, compiled with the SM core) gives the values of
+    sim.workload.phases.port_inputs on every cycle's live slots."""
+    import sim.issue.phase_port as port
+    from sim.workload import phases
+    fast, calls = port.port_inputs, []
+
+    def both(slots):
+        got = fast(slots)
+        assert got == phases.port_inputs(slots)
+        calls.append(got)
+        return got
+    monkeypatch.setattr(port, "port_inputs", both)
+    kernel = make_kernel("k", load_then_use, grid=(4, 1, 1), block=(128, 1, 1))
+    run(workload(kernel), "tiny", f"sm.warp_sched={policy}")
+    assert len(calls) > 100 and any(c["long_out"] for c in calls) and any(c["distance"] for c in calls)
