@@ -40,6 +40,19 @@ class Deadlock(RuntimeError):
         super().__init__(message)
 
 
+def _run_any(sms: list, now: int) -> int:
+    """``sim.sm.run_sms`` for any objects with ``wake`` and ``cycle``."""
+    soonest = NEVER
+    for sm in sms:
+        wake = sm.wake
+        if wake <= now:
+            sm.cycle(now)
+            wake = sm.wake
+        if wake < soonest:
+            soonest = wake
+    return soonest
+
+
 class GPU:
     """Builds the SMs and runs a workload to completion (``run``)."""
 
@@ -187,6 +200,9 @@ class GPU:
         """Simulate until every kernel has finished. ``progress(cycle, warp_insts, ctas_done,
         ctas_total)`` is called now and then."""
         sms, mem, ks = self.sms, self.memory, self.kernel_scheduler
+        # the compiled loop takes SM objects only; other SM models (sim.multiprog.blocklevel)
+        # run through the same loop written here
+        run_all = run_sms if all(type(sm) is SM for sm in sms) else _run_any
         per_cycle = [p for p in self.policies if p.per_cycle]
         n_runs = len(self.runs)
         ctas_total = sum(r.n_ctas for r in self.runs)
@@ -200,7 +216,7 @@ class GPU:
             self.in_tick = True
             mem.tick(now)
             self.in_tick = False
-            soonest = run_sms(sms, now)
+            soonest = run_all(sms, now)
             for p in per_cycle:
                 p.on_cycle(now)
             if now >= self.kernel_wake:
