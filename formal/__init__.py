@@ -60,7 +60,8 @@ def _cases() -> list[Case]:
     cases.append(Case("socgpu_issue", "N=4 S=2 D=1 RW=3 PW=4 W=1 policy=first dual=on",
                       lambda: SocgpuIssue(**soc), SocgpuProps, None,
                       SocgpuIssueIgnoringDM.__doc__,
-                      make_mutant=lambda: SocgpuIssueIgnoringDM(**soc), pdr=False))
+                      make_mutant=lambda: SocgpuIssueIgnoringDM(**soc), pdr=False,
+                      induction=1))            # 1-inductive as it stands (no helpers needed)
     cases += _owl_cases()
     cases += _phase_cases()
     from formal.props_ck_dispatch import CkDispatchProps, mutant_accepts_over_cap

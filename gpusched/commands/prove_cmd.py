@@ -67,7 +67,9 @@ def prove_block(block: str, depth: Optional[int], mutant: bool = False,
             how = ("at every depth (unbounded, PDR" + (f", invariant F[{res.frames}]"
                                                        if res.frames is not None else "")
                    if res.engine == "pdr" else
-                   f"at every depth (unbounded, {res.frames}-induction with helper invariants"
+                   f"at every depth (unbounded, {res.frames}-induction" + (
+                       " with helper invariants" if any(n.startswith("helper:")
+                                                        for n in res.invariants) else "")
                    if res.engine == "induction" else f"to depth {res.depth} (BMC")
             typer.echo(f"{label}: {len(res.invariants)} invariants hold {how}, "
                        f"{res.seconds:.1f} s): " + "; ".join(res.invariants))

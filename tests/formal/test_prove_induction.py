@@ -57,3 +57,14 @@ def test_steal_is_proved_at_every_depth_by_one_induction_step():
     assert res.status == "proved" and res.engine == "induction"
     assert "helper: running: dispatched ids and the ids still to offer partition [0, N)" \
         in res.invariants
+
+
+def test_socgpu_issue_is_one_inductive_as_it_stands():
+    """The DM invariants need no helpers: 1-induction proves them at every depth (PDR was
+    undecided after 118 s CPU); the DM-blind mutant breaks the step and the base case."""
+    case = cases_for("socgpu_issue")[0]
+    assert case.induction == 1
+    res = prove_inductive(build(case), 1)
+    assert res.status == "proved" and res.engine == "induction"
+    bad = prove_inductive(build(case, mutant=True), 2)
+    assert bad.status == "failed" and bad.failed == "no entry issues while a bit of its DM row is set"
