@@ -229,18 +229,21 @@ def table_md(rows: list[Row]) -> list[str]:
 
 def plot(rows: list[Row], png: Path) -> list[Path]:
     """Gain (%) against GE per SM (log x: costs span four decades); ours filled, the paper's
-    claim hollow, joined by a thin line."""
+    claim hollow, joined by a thin line. Past the palette's length the marker shape changes,
+    so no two mechanisms look alike."""
     from . import plotstyle
     plt = plotstyle.pyplot()
     fig, (ax,) = plotstyle.figure(plt, size=(7.0, 4.2))
+    shapes = "os^D"
     for i, r in enumerate(rows):
         if r.ge_per_sm is None or r.ge_per_sm <= 0:
             continue
         colour = plotstyle.COLOURS[i % len(plotstyle.COLOURS)]
+        shape = shapes[(i // len(plotstyle.COLOURS)) % len(shapes)]
         if r.gain is not None:
-            ax.plot([r.ge_per_sm], [r.gain], "o", color=colour, label=r.mechanism.name)
+            ax.plot([r.ge_per_sm], [r.gain], shape, color=colour, label=r.mechanism.name)
         if r.paper_gain is not None:
-            ax.plot([r.ge_per_sm], [r.paper_gain], "o", mfc="none", color=colour,
+            ax.plot([r.ge_per_sm], [r.paper_gain], shape, mfc="none", color=colour,
                     label=None if r.gain is not None else r.mechanism.name)
         if r.gain is not None and r.paper_gain is not None:
             ax.plot([r.ge_per_sm] * 2, [r.gain, r.paper_gain], "-", lw=0.8, color=colour)
