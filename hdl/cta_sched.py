@@ -116,6 +116,10 @@ class CtaSched(wiring.Component):
             outs = build_steal_unit(m, sh, ctl)
         else:
             outs = build_chunk_unit(m, sh, ctl)
+        # registered state for the helper invariants of formal/props_cta_sched.py (no logic)
+        self.formal_state = {"active": active, "init_left": init_left, "n": n, "retired": retired,
+                             "done_pulse": done_pulse, "quotient": base, "remainder": rem,
+                             "unit": outs}
         for name in sh.outputs():
             if name in ("launch_ready", "kernel_done"):
                 continue

@@ -1,5 +1,5 @@
-"""``gpusched prove BLOCK``: proofs of a block's invariants (formal/): unbounded by PDR (the
-default), or bounded model checking to ``--depth``."""
+"""``gpusched prove BLOCK``: proofs of a block's invariants (formal/): unbounded by PDR or by
+k-induction with helper invariants (the default), or bounded model checking to ``--depth``."""
 
 from __future__ import annotations
 
@@ -18,10 +18,12 @@ def prove_block(block: str, depth: Optional[int], mutant: bool = False,
     """Prove every case of ``block``, or check that its mutant fails; print a line per case and
     each counterexample's trace. ``engine``: ``pdr`` an unbounded proof (a counterexample is
     replayed by BMC for its trace), ``bmc`` to ``depth`` (None: the case's own depth), ``auto``
-    PDR unless ``depth`` is given or the case is marked BMC-only (``Case.pdr``), and BMC to the
-    case's depth when PDR runs out of ``timeout`` seconds. True when every outcome is the expected one."""
+    unbounded unless ``depth`` is given — k-induction with helper invariants for cases that
+    have them (``Case.induction``; their mutants by PDR), else PDR unless the case is marked
+    BMC-only (``Case.pdr``) — and BMC to the case's depth when PDR runs out of ``timeout``
+    seconds or the induction step fails. True when every outcome is the expected one."""
     from formal import build, cases_for
-    from formal.bmc import format_trace, prove
+    from formal.bmc import format_trace, prove, prove_inductive
     from formal.pdr import abc_available, prove_unbounded
     from synth.yosys import clear_progress, stderr_progress
     if engine not in ENGINES:
@@ -42,7 +44,15 @@ def prove_block(block: str, depth: Optional[int], mutant: bool = False,
         show = stderr_progress(label)
         try:
             res = None
-            if engine == "pdr" or (engine == "auto" and depth is None and case.pdr):
+            if engine == "auto" and depth is None and case.induction and not mutant:
+                res = prove_inductive(build(case, helpers=True), case.induction, case_vcd, show)
+                if res.status == "unknown":
+                    clear_progress()
+                    typer.echo(f"{label}: not inductive ('{res.failed}' broke in the step); "
+                               f"BMC to depth {case_depth}")
+                    res = None
+            elif engine == "pdr" or (engine == "auto" and depth is None
+                                     and (case.pdr or case.induction)):
                 res = prove_unbounded(build(case, mutant), timeout, case_depth, show, vcd=case_vcd)
                 if res.status == "unknown":
                     clear_progress()
@@ -56,7 +66,11 @@ def prove_block(block: str, depth: Optional[int], mutant: bool = False,
         if res.status == "proved":
             how = ("at every depth (unbounded, PDR" + (f", invariant F[{res.frames}]"
                                                        if res.frames is not None else "")
-                   if res.engine == "pdr" else f"to depth {res.depth} (BMC")
+                   if res.engine == "pdr" else
+                   f"at every depth (unbounded, {res.frames}-induction" + (
+                       " with helper invariants" if any(n.startswith("helper:")
+                                                        for n in res.invariants) else "")
+                   if res.engine == "induction" else f"to depth {res.depth} (BMC")
             typer.echo(f"{label}: {len(res.invariants)} invariants hold {how}, "
                        f"{res.seconds:.1f} s): " + "; ".join(res.invariants))
         elif res.status == "failed":
@@ -75,12 +89,13 @@ def prove_cmd(block: str = typer.Argument(..., help="block with invariants (see 
               depth: Optional[int] = typer.Option(None, help="bounded model check to this "
                                                   "depth (steps from reset) instead of PDR"),
               engine: str = typer.Option("auto", help="pdr (unbounded), bmc (to --depth or "
-                                         "the block's depth), auto (pdr; bmc on --depth or "
-                                         "when pdr times out)"),
+                                         "the block's depth), auto (k-induction where the "
+                                         "block has helper invariants, else pdr; bmc on "
+                                         "--depth or when pdr times out)"),
               timeout: float = typer.Option(900, help="seconds PDR may take per case"),
               mutant: bool = typer.Option(False, help="prove the block's mutant: must FAIL"),
               vcd: Optional[str] = typer.Option(None, help="write a counterexample VCD here")):
-    """Prove BLOCK's invariants (ABC's PDR, unbounded; or yosys-smtbmc BMC to --depth). Exit 1
+    """Prove BLOCK's invariants (unbounded: ABC's PDR or k-induction; or BMC to --depth). Exit 1
     if an invariant fails (or, with --mutant, if the mutant is not caught)."""
     if depth is not None and depth < 1:
         raise ConfigError("--depth", depth, "must be >= 1")

@@ -47,6 +47,8 @@ def build_steal_unit(m: Module, sh: IkraShape, ctl: Control) -> dict[str, Value]
         "st_overflow": Cat(*[cu.overflow for cu in cus]),
         "st_reinit_pending": fresh | any_overflow,
     }
+    # registers the helper invariants read (formal/props_cta_sched_steal.py); no logic
+    out["formal"] = {"cus": cus, "fresh": fresh, "reinit": reinit, "prev_dims": prev_dims}
     per_cu(out, "tb_id", idw, [cu.tb_id for cu in cus])
     per_cu(out, "tb_src", 2, [cu.src for cu in cus])
     per_cu(out, "tb_victim", sh.cu_w, [cu.victim for cu in cus])

@@ -78,3 +78,12 @@ def test_designspace_without_a_store_is_one_line(cli, tmp_path):
     r = cli("report", "designspace", "--db", tmp_path / "none.sqlite")
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
     assert "reproduce" in r.stderr
+
+
+def test_concurrent_kernels_are_priced_with_one_core_row_per_sm():
+    """The interleaved ck_dispatch against the left-over one, at the preset's SM count."""
+    from gpusched.experiment.designspace import block_params
+    mech = next(m for m in MECHANISMS if m.experiment == "concurrent")
+    cfg = get_preset("thesis_ch5")
+    assert block_params(mech.cost[0], cfg) == {"NC": cfg.sm.count, "policy": "interleaved"}
+    assert block_params(mech.replaces[0], cfg)["policy"] == "sequential"

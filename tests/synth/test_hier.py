@@ -45,3 +45,31 @@ def test_yosys_script_stays_flat():
     """Auto mode maps a small design with Yosys' default script, where hierarchy cost 3 %."""
     spec, params = _steal(2)
     assert area(spec, params, liberty="ge")["hier"] == 0
+
+
+def test_cli_flat_option_forces_the_flattened_flow(cli):
+    """``gpusched area … --flat`` reaches synth.area: the hierarchical default merges the
+    per-CU copies and says so; --flat merges none, within 2 % (the fast script at C=3)."""
+    import json
+    args = ["area", "cta_sched", "--param", "policy=steal", "--param", "C=3", "--param", "ID_W=8",
+            "--param", "QDEPTH=4", "--abc", "fast", "--liberty", "ge"]
+    hier, flat = cli(*args, "--json"), cli(*args, "--json", "--flat")
+    assert hier.returncode == 0 and flat.returncode == 0
+    h, f = json.loads(hier.stdout), json.loads(flat.stdout)
+    assert h["hier"] == 2 and f["hier"] == 0 and f["abc"] == h["abc"] == "fast"
+    assert abs(h["ge"] / f["ge"] - 1) < 0.02
+    text = cli(*args)
+    assert text.returncode == 0 and "hierarchical: 2 copies merged" in text.stdout
+    assert "hierarchical" not in cli(*args, "--flat").stdout
+
+
+def test_ikra_area_table_uses_the_flow_of_gpusched_area(cli):
+    """experiments/ikra_area.py prices with gpusched area's defaults and says which flow ran."""
+    import json
+    from experiments.ikra_area import flow, measure
+    row = measure("steal", 2, 8, 4)
+    out = json.loads(cli("area", "cta_sched", "--param", "policy=steal", "--param", "C=2",
+                         "--param", "ID_W=8", "--param", "QDEPTH=4", "--param", "check=0",
+                         "--liberty", "sky130hd", "--json").stdout)
+    assert (row["um2"], row["hier"], row["abc"]) == (out["um2"], out["hier"], out["abc"])
+    assert flow(row) == f"{out['abc']}, flat"
