@@ -164,7 +164,8 @@ _ENTRIES: dict[str, Entry] = {
                                      lambda c: pk.ikra_graph_coloring(c, "banded", 345)),
     # [OWL §13.2]
     "owl_t_reuse": _e("MapReduce PVC/IIX (OWL T-REUSE)", "6-warp CTAs, private 8 KB tile re-read 3×: "
-                      "5 CTAs per core overflow L1, 2–3 fit", rc.owl_reuse),
+                      "5 CTAs per core overflow L1, 2–3 fit; each DRAM row shared by 2 CTAs "
+                      "(~31 % consecutive)", rc.owl_reuse),
     "owl_t_stream_shared": _e("JPEG/SD2/BP/SPMV (OWL T-STREAM-SHARED)", "streaming, no L1 "
                               "reuse, 8 consecutive CTAs share DRAM rows",
                               lambda c: rc.owl_stream(c, 8, False)),

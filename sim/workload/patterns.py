@@ -243,4 +243,56 @@ class Window:
         return addrs
 
 
-Pattern = Stream | Gather | Shared | Window
+@dataclass(frozen=True)
+class PairedTiles:
+    """Private per-CTA tiles laid out in ``piece``-byte pieces that share DRAM rows with a
+    partner CTA's tile (T-REUSE, [OWL §13.2] "low sharing (~36 %), CTAs/Row ≈ 2"). CTA c walks
+    its ``footprint``-byte tile like ``Stream`` (warp w starts ``warp_offset``·w bytes in,
+    ``step`` bytes per access, ``passes`` passes, then the next tile). Its first ``near``
+    pieces alternate with those of its consecutive neighbour c xor 1, the rest with those of
+    CTA c ± ⌈n/2⌉ (a far partner), so with ``piece`` = half a DRAM row every row is read by
+    two CTAs and a fraction ≈ near / pieces of the rows by consecutive ones. Which half of the
+    row a CTA's piece j takes flips every two pieces, so (with ``near`` even) the tile still
+    covers the low address bits, hence the L1 sets, evenly. Only the layout differs from a
+    private tile: each CTA still re-reads its own lines (L1 reuse)."""
+    region: int
+    footprint: int = 8192
+    piece: int = 1024
+    near: int = 3
+    step: int = 128
+    warp_offset: int = 128
+    passes: int = 1
+
+    def bind(self, warps_per_cta: int, n_ctas: int, line_bytes: int) -> AddrFn:
+        foot, piece, near, step = self.footprint, self.piece, self.near, self.step
+        if piece <= 0 or foot % piece or piece % line_bytes or step % line_bytes:
+            raise ValueError(f"PairedTiles: footprint {foot} must be a multiple of piece "
+                             f"{piece}, and piece and step multiples of the line ({line_bytes} B)")
+        if not 0 <= near <= foot // piece:
+            raise ValueError(f"PairedTiles: near must be 0..{foot // piece}, got {near}")
+        offs = lane_offsets(1, line_bytes, 4)
+        per_pass = max(1, -(-foot // step))
+        per_tile = per_pass * self.passes
+        half = -(-n_ctas // 2)
+        near_b, far_b = near * piece, foot - near * piece
+        near_region = half * 2 * near_b          # pairs (2q, 2q+1), then pairs (q, q + half)
+        tile_region = half * 2 * foot
+        region, w_off = self.region, self.warp_offset
+
+        def addrs(cta: int, warp: int, k: int, rng: WarpRng, mask: int) -> tuple:
+            tile, pos = divmod(k, per_tile)
+            j, within = divmod((warp * w_off + (pos % per_pass) * step) % foot, piece)
+            if j < near:
+                q, m = divmod(cta, 2)
+                off = q * 2 * near_b + (2 * j + (m ^ (j >> 1 & 1))) * piece
+            else:
+                q, m = cta % half, cta // half
+                off = near_region + q * 2 * far_b + (2 * (j - near) + (m ^ (j >> 1 & 1))) * piece
+            base = region + tile * tile_region + off + within
+            if mask == FULL_MASK:
+                return tuple([base + o for o in offs])
+            return tuple([base + offs[i] for i in range(WARP_SIZE) if mask >> i & 1])
+        return addrs
+
+
+Pattern = Stream | Gather | Shared | Window | PairedTiles

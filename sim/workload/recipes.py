@@ -6,7 +6,7 @@ archetypes ([OWL §13.2]). Sizes are our choices, kept so a default run on gtx48
 from __future__ import annotations
 
 from .kernel import Kernel, Op, Workload
-from .patterns import Gather, Stream, Window, mix_seed
+from .patterns import Gather, PairedTiles, Stream, Window, mix_seed
 from .synthetic import (Barrier, Block, If, Ins, KernelSpec, LaneWork, Loop, Mix, Regs,
                         build_kernel)
 
@@ -166,12 +166,15 @@ def mixed_like(c: Ctx) -> list[Kernel]:
 def owl_reuse(c: Ctx) -> list[Kernel]:
     """T-REUSE: 6-warp CTAs, each re-reading a private 8 KB tile 3 times (all warps read all of
     it). A core holds 5 CTAs (30 of 32 warps): 40 KB overflow the 32 KB L1, a CTA-aware group of
-    2–3 CTAs (16–24 KB) fits; 8-warp TL groups straddle CTAs. ``scale`` ≥ 0.1 shrinks the grid
-    only (the passes over the tile are the archetype); below, for smoke tests, the passes too."""
+    2–3 CTAs (16–24 KB) fits; 8-warp TL groups straddle CTAs. The tile lies in 1 KB pieces that
+    share each 2 KB DRAM row with one partner CTA: 2 of its 8 pieces with the consecutive CTA,
+    the rest with a far one (Table 4's "low sharing, CTAs/Row ≈ 2", [OWL §13.2]). ``scale`` ≥
+    0.1 shrinks the grid only (the passes over the tile are the archetype); below, for smoke
+    tests, the passes too."""
     tile, warps = 8192, 6
     per_pass = tile // 128
-    ld = Stream(c.region(), footprint=tile, step=128, warp_offset=128 * (per_pass // warps),
-                passes=3)
+    ld = PairedTiles(c.region(), footprint=tile, piece=1024, near=2, step=128,
+                     warp_offset=128 * (per_pass // warps), passes=3)
     body = (Ins(Op.ALU, 2, dep="free"),
             Loop((Ins(Op.LDG, 1, ld), Ins(Op.ALU, 1, dep="free"),
                   Ins(Op.ALU, 1, dep="last_load")),

@@ -69,3 +69,11 @@ def test_owl_mixed_windows_share_rows_between_two_grid_rows():
     interior = [len(c) for c in readers.values() if min(c) >= 16 and max(c) < k.n_ctas - 16]
     assert interior and set(interior) == {2}
     assert all(line ^ 1 in readers for line in readers)     # both halves of every 128 B
+
+
+def test_owl_reuse_tiles_share_each_row_with_one_partner():
+    """T-REUSE ([OWL §13.2]: low sharing (~36 %), CTAs/Row ≈ 2): each row holds pieces of two
+    CTAs' tiles, consecutive ones for 2 of the 8 pieces (the stores' rows add a little)."""
+    reuse = row_sharing(load_workload("owl_t_reuse"), DRAM)
+    assert 0.25 <= reuse["cons_cta_row_sharing"] <= 0.45
+    assert 1.8 <= reuse["ctas_per_row"] <= 2.3
