@@ -7,6 +7,8 @@ strings and are typed/validated by the entry.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -38,7 +40,8 @@ class BlockSpec:
     def top_name(self, params: dict) -> str:
         """Verilog module name that encodes the parameters (used as the cache key too)."""
         parts = [self.name] + [f"{k}{params[k]}" for k in sorted(params)]
-        return "_".join(str(p) for p in parts).replace("-", "m")
+        name = "_".join(str(p) for p in parts).replace("-", "m")
+        return re.sub(r"\W", "_", name)   # list values (LIMITS=1,2) must not need escaping
 
 
 def _discover() -> dict[str, str]:

@@ -113,7 +113,13 @@ def verify_cmd(names: Optional[List[str]] = typer.Argument(None, help="checks to
     failed = []
     for name in names or list(checks):
         typer.echo(f"== {name}")
-        if not checks[name]():
+        try:
+            ok = checks[name]()
+        except Exception as err:  # a check that cannot run is a failed check, not a traceback
+            first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+            typer.echo(f"{name}: could not run: {type(err).__name__}: {first}", err=True)
+            ok = False
+        if not ok:
             failed.append(name)
     typer.echo(f"verify: {len(names or checks) - len(failed)} passed, {len(failed)} failed"
                + (": " + ", ".join(failed) if failed else ""))
