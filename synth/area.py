@@ -112,6 +112,8 @@ ABC_MODES = ("auto", "fast", "yosys")   # yosys = Yosys' own default ABC script
 # auto: Yosys' default script up to this many generic cells (every block at the papers' sizes
 # but cta_sched steal C=15, whose figures stay as before), the fast script above it: the fast
 # script's area differs by -4 .. +10 % per block (docs/area.md), too much to switch everywhere.
+# A block whose spec says ``extra={"abc": "fast"}`` (deep arithmetic: kernel_sched) gets the
+# fast script under auto at every size.
 AUTO_FAST_CELLS = 60_000
 DEPTH_ABC_SCRIPT = "strash\nbalance\nmap\n"
 FLOW_VERSION = "5"     # bump when the flow changes in a way the script text does not show
@@ -199,7 +201,8 @@ def area(spec: BlockSpec, params: dict, liberty: str = "sky130hd", progress=None
 
     ``progress(text)`` is told once before a synthesis that is not cached; ``status(tool,
     seconds, step)`` about twice a second while Yosys runs. ``abc``: ``fast`` (our script),
-    ``yosys`` (Yosys' default, slow on large blocks) or ``auto`` (see AUTO_FAST_CELLS); the
+    ``yosys`` (Yosys' default, slow on large blocks) or ``auto`` (the block's ``extra["abc"]``
+    if it names one, else by size: AUTO_FAST_CELLS); the
     result's ``abc`` names the script that ran. Two caches: an index by (block, parameters,
     hdl sources) answers without elaborating the design; behind it, results keyed by the RTLIL.
     ``hier=False`` flattens even a design with replicated submodules (the reference for the
@@ -210,6 +213,8 @@ def area(spec: BlockSpec, params: dict, liberty: str = "sky130hd", progress=None
         raise ConfigError("--liberty", liberty, "allowed: " + ", ".join(LIBERTIES) + " or a .lib[.gz] file")
     if abc not in ABC_MODES:
         raise ConfigError("--abc", abc, "allowed: " + ", ".join(ABC_MODES))
+    if abc == "auto":
+        abc = spec.extra.get("abc", "auto")
     lib_src = liberty_source(liberty if custom else None) if liberty != "ge" else None
     mode = "ge" if lib_src is None else "sky130hd"
     flat = "" if hier else "flat_"

@@ -35,4 +35,9 @@ def spec() -> BlockSpec:
         outputs=outputs_of(table),
         paper="no area figure in the paper; [SRTF §4] estimate ≈ 1,400 bits (8 snapshots of "
               "valid, rem, pred, t, res, exclusive pred + order, state, counters) for all policies",
+        # `gpusched area --abc auto` maps this block with the fast ABC script at every size:
+        # deep arithmetic (srtf_zero's 32-stage divider, adaptive's 160-bit multipliers, the
+        # MPMax search) on which the default script's &dch/&fraig ran for tens of minutes
+        # (docs/area.md).
+        extra={"abc": "fast"},
     )
