@@ -115,44 +115,49 @@ def mpmax_caps(ks, m, running, rmax, fp) -> list:
     """MPMax caps ([SRTF §2.6]) from the registers: per kernel k and resource r, comp = the
     largest footprint of a running co-runner, then the largest c <= R_k with c · fp_k <=
     L − comp by a binary search over the RW bits (no divider); cap = max(1, min over r),
-    R_k when k runs alone. One submodule per kernel (``mpmax_cap{k}``) whose inputs are its own
-    signals (co-runners in index order), so the K copies elaborate to the same RTLIL body and
-    the area flow prices one (synth/area.py ``merge_replicas``)."""
+    R_k when k runs alone. The co-runner maxima stay here (their compare chains are shared
+    between kernels); the search, per kernel, is a submodule ``mpmax_cap{k}`` with the same
+    RTLIL body for every k, which the area flow prices once (synth/area.py ``merge_replicas``)."""
     K, RW, FW = ks.K, ks.RW, ks.FW
     caps = []
     for k in range(K):
         others = [j for j in range(K) if j != k]
-        u = Module()
-        m.submodules[f"mpmax_cap{k}"] = u
-        # one input port (own R_k, co-runner running bits, own footprint, co-runner footprints)
-        # keeps the port order, and so the module body, the same for every k; the `^ 0` makes
-        # it one net of the parent (a bare Cat would become one port per source register,
-        # ordered by the parent's registers, i.e. differently for every k)
-        parts = [rmax[k], Cat(running[j] for j in others)] + [fp[k][r] for r in range(NR)] \
-            + [fp[j][r] for j in others for r in range(NR)]
-        inp = Signal(RW + (K - 1) + K * NR * FW, name="inp")
-        m.d.comb += inp.eq(Cat(*parts) ^ 0)
-        own_max, o_run = inp[:RW], inp[RW:RW + K - 1]
-        base = RW + K - 1
-        need = [inp[base + r * FW: base + (r + 1) * FW] for r in range(NR)]
-        o_fp = [[inp[base + ((i + 1) * NR + r) * FW: base + ((i + 1) * NR + r + 1) * FW]
-                 for r in range(NR)] for i in range(K - 1)]
-        best = own_max
-        for r, limit in enumerate(ks.limits):
+        comps = []
+        for r in range(NR):
             comp = Const(0, FW)
-            for i in range(K - 1):
-                f = Mux(o_run[i], o_fp[i][r], 0)
+            for j in others:
+                f = Mux(running[j], fp[j][r], 0)
                 comp = Mux(f > comp, f, comp)
-            avail = Signal(FW + 1, name=f"avail_{r}")
-            u.d.comb += avail.eq(Mux(comp >= limit, 0, limit - comp))
-            c = Const(0, RW)
-            for b in reversed(range(RW)):
-                trial = c | (1 << b)
-                c = Mux(trial * need[r] <= avail, trial, c)
-            c_r = Signal(RW, name=f"mcap_{r}")
-            u.d.comb += c_r.eq(Mux(need[r] == 0, (1 << RW) - 1, c))
-            best = Mux(c_r < best, c_r, best)
-        cap = Signal(RW, name="mcap")
-        u.d.comb += cap.eq(Mux(~o_run.any(), own_max, Mux(best == 0, 1, best)))
-        caps.append(cap)
+            comps.append(comp)
+        alone = ~Cat(running[j] for j in others).any()
+        caps.append(_mpmax_search(ks, m, k, Cat(rmax[k], alone, *(fp[k][r] for r in range(NR)),
+                                                   *comps)))
     return caps
+
+
+def _mpmax_search(ks, m, k, args):
+    """Kernel k's cap from ``args`` = (R_k, alone, its footprint, the co-runner maxima), in
+    the submodule ``mpmax_cap{k}``. One input port (the `^ 0` makes ``args`` one net of the
+    parent; a bare Cat would become one port per source, ordered differently for every k)."""
+    RW, FW = ks.RW, ks.FW
+    u = Module()
+    m.submodules[f"mpmax_cap{k}"] = u
+    inp = Signal(RW + 1 + 2 * NR * FW, name="inp")
+    m.d.comb += inp.eq(args ^ 0)
+    own_max, alone = inp[:RW], inp[RW]
+    field = lambda i: inp[RW + 1 + i * FW: RW + 1 + (i + 1) * FW]
+    best = own_max
+    for r, limit in enumerate(ks.limits):
+        need, comp = field(r), field(NR + r)
+        avail = Signal(FW + 1, name=f"avail_{r}")
+        u.d.comb += avail.eq(Mux(comp >= limit, 0, limit - comp))
+        c = Const(0, RW)
+        for b in reversed(range(RW)):
+            trial = c | (1 << b)
+            c = Mux(trial * need <= avail, trial, c)
+        c_r = Signal(RW, name=f"mcap_{r}")
+        u.d.comb += c_r.eq(Mux(need == 0, (1 << RW) - 1, c))
+        best = Mux(c_r < best, c_r, best)
+    cap = Signal(RW, name="mcap")
+    u.d.comb += cap.eq(Mux(alone, own_max, Mux(best == 0, 1, best)))
+    return cap
