@@ -112,8 +112,8 @@ ABC_MODES = ("auto", "fast", "yosys")   # yosys = Yosys' own default ABC script
 # auto: Yosys' default script up to this many generic cells (every block at the papers' sizes
 # but cta_sched steal C=15, whose figures stay as before), the fast script above it: the fast
 # script's area differs by -4 .. +10 % per block (docs/area.md), too much to switch everywhere.
-# A block whose spec says ``extra={"abc": "fast"}`` (deep arithmetic: kernel_sched) gets the
-# fast script under auto at every size.
+# A block whose spec names a script (``extra["abc"]``: a mode, or a function of the parameters;
+# kernel_sched's deep-arithmetic policies) gets it under auto at every size.
 AUTO_FAST_CELLS = 60_000
 DEPTH_ABC_SCRIPT = "strash\nbalance\nmap\n"
 FLOW_VERSION = "5"     # bump when the flow changes in a way the script text does not show
@@ -202,7 +202,7 @@ def area(spec: BlockSpec, params: dict, liberty: str = "sky130hd", progress=None
     ``progress(text)`` is told once before a synthesis that is not cached; ``status(tool,
     seconds, step)`` about twice a second while Yosys runs. ``abc``: ``fast`` (our script),
     ``yosys`` (Yosys' default, slow on large blocks) or ``auto`` (the block's ``extra["abc"]``
-    if it names one, else by size: AUTO_FAST_CELLS); the
+    if it names one for these parameters, else by size: AUTO_FAST_CELLS); the
     result's ``abc`` names the script that ran. Two caches: an index by (block, parameters,
     hdl sources) answers without elaborating the design; behind it, results keyed by the RTLIL.
     ``hier=False`` flattens even a design with replicated submodules (the reference for the
@@ -214,7 +214,8 @@ def area(spec: BlockSpec, params: dict, liberty: str = "sky130hd", progress=None
     if abc not in ABC_MODES:
         raise ConfigError("--abc", abc, "allowed: " + ", ".join(ABC_MODES))
     if abc == "auto":
-        abc = spec.extra.get("abc", "auto")
+        pref = spec.extra.get("abc", "auto")
+        abc = pref(params) if callable(pref) else pref
     lib_src = liberty_source(liberty if custom else None) if liberty != "ge" else None
     mode = "ge" if lib_src is None else "sky130hd"
     flat = "" if hier else "flat_"

@@ -73,3 +73,16 @@ def test_ikra_area_table_uses_the_flow_of_gpusched_area(cli):
                          "--liberty", "sky130hd", "--json").stdout)
     assert (row["um2"], row["hier"], row["abc"]) == (out["um2"], out["hier"], out["abc"])
     assert flow(row) == f"{out['abc']}, flat"
+
+
+def test_kernel_sched_mpmax_search_is_priced_once_within_2_percent_of_flat():
+    """MPMax's per-kernel cap search (hdl/kernel_sched_units.py ``mpmax_cap{k}``): K copies, one
+    body; the hierarchical µm² stays within 2 % of the flat one (K=2: +0.9 %, K=8: +0.6 %;
+    docs/area.md)."""
+    spec = get_block("kernel_sched")
+    params = parse_params(spec, {"policy": "mpmax", "K": 2, "NSM": 2})
+    hier = area(spec, params, liberty="sky130hd")
+    flat = area(spec, params, liberty="sky130hd", hier=False)
+    assert hier["hier"] == 1 and flat["hier"] == 0 and hier["abc"] == flat["abc"] == "fast"
+    assert hier["flops"] == flat["flops"]
+    assert abs(hier["um2"] / flat["um2"] - 1) < 0.02, (hier["um2"], flat["um2"])
