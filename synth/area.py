@@ -15,7 +15,8 @@ Yosys' longest topological path (``ltp -noff``) through a delay-oriented mapping
 A design whose RTLIL holds identical submodules (cta_sched steal's per-CU units) is synthesised
 hierarchically when the fast ABC script runs: the copies are merged into one module, which Yosys
 and ABC map once, and ``stat -top`` counts it per instance (``hier`` in the result = copies
-merged; µm² +1.9 % over the flattened flow at C=4, +1.2 % at C=15: docs/area.md; ``--flat``
+merged; µm² +1.9 % over the flattened flow at C=4, +1.2 % at C=15; kernel_sched MPMax's
+per-kernel search: +0.6 % at K=8: docs/area.md; ``--flat``
 keeps the flat flow).
 
 Results are cached twice: by block, parameters and hdl sources (no elaboration needed), and by
