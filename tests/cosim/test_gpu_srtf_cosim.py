@@ -151,15 +151,22 @@ def test_rtl_controller_and_predictor_in_the_loop_equal_the_twins():
     assert run0["stats"] == ref["stats"] and got["steps"][0] == ref["cycles"]
 
 
+def _lockstep_equals_twin(policy: str) -> dict:
+    """The RTL controller of ``policy`` in lockstep in the GPU run: no mismatch and the twin-only
+    run's statistics; returns the twin-only run."""
+    from cosim.gpu_srtf import run_sched
+    ref = run_sched(sched_kwargs(policy), "twin")["result"]["runs"][0]
+    got = run_sched(sched_kwargs(policy), "lockstep")
+    assert got["mismatch"] is None and got["result"]["runs"][0]["stats"] == ref["stats"]
+    return ref
+
+
 @pytest.mark.cosim
 @pytest.mark.slow
 @needs_verilator
 def test_rtl_mpmax_controller_in_the_loop_equals_the_twins():
     """MPMax caps from the RTL's footprint search steer the same GPU run as the twin's."""
-    from cosim.gpu_srtf import run_sched
-    ref = run_sched(sched_kwargs("mpmax"), "twin")["result"]["runs"][0]
-    got = run_sched(sched_kwargs("mpmax"), "lockstep")
-    assert got["mismatch"] is None and got["result"]["runs"][0]["stats"] == ref["stats"]
+    _lockstep_equals_twin("mpmax")
 
 
 @pytest.mark.cosim
@@ -167,10 +174,7 @@ def test_rtl_mpmax_controller_in_the_loop_equals_the_twins():
 @needs_verilator
 def test_rtl_zero_sampling_controller_in_the_loop_equals_the_twins():
     """Zero-sampling SRTF ([SRTF §2.9]): T^SP at arrival and every block end through the ports."""
-    from cosim.gpu_srtf import run_sched
-    ref = run_sched(sched_kwargs("srtf_zero"), "twin")["result"]["runs"][0]
-    got = run_sched(sched_kwargs("srtf_zero"), "lockstep")
-    assert got["mismatch"] is None and got["result"]["runs"][0]["stats"] == ref["stats"]
+    ref = _lockstep_equals_twin("srtf_zero")
     assert ref["switches"] >= 3
 
 
@@ -179,10 +183,7 @@ def test_rtl_zero_sampling_controller_in_the_loop_equals_the_twins():
 @needs_verilator
 def test_rtl_adaptive_controller_in_the_loop_equals_the_twins():
     """Adaptive ([SRTF §2.8]): sharing entered and left by the RTL steers the same GPU run."""
-    from cosim.gpu_srtf import run_sched
-    ref = run_sched(sched_kwargs("adaptive"), "twin")["result"]["runs"][0]
-    got = run_sched(sched_kwargs("adaptive"), "lockstep")
-    assert got["mismatch"] is None and got["result"]["runs"][0]["stats"] == ref["stats"]
+    _lockstep_equals_twin("adaptive")
 
 
 def test_port_adaptive_enters_and_leaves_sharing():
