@@ -220,7 +220,9 @@ def fma(c: Ctx):
     t = c.need_type(FLOATS + ("f16x2",))
     mode = next((r for r in ROUNDING if r in c.mods), "rn")
     if mode != "rn":
-        raise c.unsupported("fma/mad with a rounding mode other than .rn")
+        if t != "f32":
+            raise c.unsupported("fma/mad with a directed rounding on other types than .f32")
+        return _ternary(c, _float_post(c, lambda x, y, z: fp.fma32_directed(x, y, z, mode)))
     if t == "f32":
         return _ternary(c, _float_post(c, fp.fma32))
     if t == "f64":

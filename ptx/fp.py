@@ -49,6 +49,30 @@ def _fix_fma(s, p, c, r):
     return np.where(beyond, toward, r)
 
 
+def fma32_directed(a, b, c, mode: str):
+    """fma.{rz,rm,rp}.f32: the exact a·b+c (f64 sum plus its TwoSum error) rounded in the
+    direction. Rounding the f64 sum alone is right unless it lies on the f32 grid itself;
+    then the error's sign decides."""
+    p = np.multiply(np.asarray(a, F32), np.asarray(b, F32), dtype=F64)
+    cd = np.asarray(c, F64)
+    s = p + cd
+    bb = s - p
+    err = (p - (s - bb)) + (cd - bb)
+    r = round_f64_to_f32(s, mode)
+    with np.errstate(all="ignore"):
+        on_grid = (r.astype(F64) == s) & (err != 0) & np.isfinite(s)
+        if mode == "rm":
+            step = on_grid & (err < 0)
+            target = -np.inf
+        elif mode == "rp":
+            step = on_grid & (err > 0)
+            target = np.inf
+        else:                                   # rz: toward zero when the error points there
+            step = on_grid & (np.sign(err) == -np.sign(s))
+            target = 0.0
+        return np.where(step, np.nextafter(r, F32(target)), r).astype(F32)
+
+
 def _two_prod(a, b):
     p = a * b
     split = 134217729.0                        # 2^27 + 1 (Veltkamp)

@@ -81,8 +81,20 @@ def workloads_cmd(as_json: bool = typer.Option(False, "--json", help="print a JS
                                                        "tracer does not)"),
                   phases: Optional[str] = typer.Option(
                       None, "--phases", help="phase table of this catalogue entry's kernels "
-                      "([THESIS §1.4]); with --trace DIR give any value, e.g. --phases all")):
+                      "([THESIS §1.4]); with --trace DIR give any value, e.g. --phases all"),
+                  programs: bool = typer.Option(False, "--programs",
+                                                help="list the program suite (real CUDA programs)"),
+                  check: Optional[str] = typer.Option(
+                      None, "--check", metavar="NAME|all", help="run suite programs functionally "
+                      "and compare their outputs with numpy (exit 1 on a mismatch); --scale "
+                      "defaults to each program's own")):
     """List the synthetic workload catalogue (or the kernels of an Accel-Sim trace dir)."""
+    if programs or check is not None:
+        from gpusched import programs_cli
+        if check is not None:
+            return programs_cli.check(check, seed, None if scale == 1.0 else scale)
+        programs_cli.show(as_json)
+        return
     if phases is not None:
         if trace is not None:
             from sim.workload.accelsim import read_trace_dir, trace_warnings_to_stderr
