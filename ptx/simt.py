@@ -86,8 +86,10 @@ class Launch:
         self.mem_static = [s.width > 0 for s in prog.statics]
 
     def run(self) -> int:
+        """Execute every CTA; the number of warp instructions recorded (those the trace holds:
+        instructions ptxas would elide execute but are not counted)."""
         per = max(1, CHUNK_THREADS // (32 * self.wpc))
-        done = 0
+        done = recorded = 0
         while done < self.n_ctas:
             n = min(per, self.n_ctas - done)
             st = ChunkState(self, done, n)
@@ -95,10 +97,11 @@ class Launch:
             self._chunk(st, rec)
             if self.sink is not None:
                 self.sink.chunk(rec.streams())
+            recorded += rec.count
             done += n
             if self.progress is not None:
-                self.progress(done, self.n_ctas, self.insts)
-        return self.insts
+                self.progress(done, self.n_ctas, recorded)
+        return recorded
 
     # -- one chunk --------------------------------------------------------------------------
     def _chunk(self, st: ChunkState, rec: Recorder) -> None:

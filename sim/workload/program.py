@@ -22,6 +22,8 @@ from pathlib import Path
 
 from gpusched.config import ConfigError
 
+from ptx.host import FRONT_END_DIGEST
+
 from .kernel import Kernel, Workload
 from .program_trace import sink_factory
 from .trace_store import CompiledKernel, cache_root
@@ -74,17 +76,9 @@ def load_module(path: Path):
     return module
 
 
-def _front_end_digest() -> str:
-    import ptx
-    h = hashlib.sha256()
-    for f in sorted(Path(ptx.__file__).parent.glob("*.py")):
-        h.update(f.name.encode() + f.read_bytes())
-    return h.hexdigest()
-
-
 def program_key(path: Path, seed: int, scale: float, family: str) -> str:
     h = hashlib.sha256(f"{MANIFEST_VERSION}|{seed}|{scale!r}|{family}|".encode())
-    h.update(_front_end_digest().encode())
+    h.update(FRONT_END_DIGEST.encode())
     folders = [path.parent] + ([path.parent.parent / "common"] if (path.parent.parent / "common").is_dir() else [])
     for d in folders:
         for f in sorted(d.iterdir()):
