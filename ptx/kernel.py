@@ -52,6 +52,7 @@ class Entry:
     reconv: int = -1
     uni: bool = False
     bar: tuple | None = None           # (id reader, count reader | None, arrive only)
+    wide: bool = False                 # reads other lanes of its warp (shfl, vote, …)
     line: int = 0
     text: str = ""
 
@@ -191,6 +192,7 @@ class Program:
             e.kind, e.run = OP, convert.cvta(c, WINDOWS)
         elif op in _BUILDERS:
             e.kind, e.run = OP, _BUILDERS[op](c)
+            e.wide = op in ("shfl", "vote", "match", "activemask", "redux")
         else:
             raise UnsupportedError(self.where(ins), ins.text)
         if op in ("bar", "barrier") and "warp" in ins.mods:

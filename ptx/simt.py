@@ -30,6 +30,7 @@ from .warp import ballot
 CHUNK_THREADS = 8192
 DEFAULT_BUDGET = 1 << 34          # warp instructions per launch before ExecutionLimit
 _LANE_BITS = np.arange(32, dtype=np.uint32)
+_LANES = np.arange(32, dtype=np.int64)
 
 
 def rows_of(masks) -> np.ndarray:
@@ -49,7 +50,7 @@ class Batch:
         if w1 - w0 + 1 == len(warps):
             self.sel = slice(32 * w0, 32 * (w1 + 1))
         else:
-            self.sel = (warps[:, None] * 32 + np.arange(32)).reshape(-1)
+            self.sel = (warps[:, None] * 32 + _LANES).reshape(-1)
 
     def subset(self, pos: np.ndarray, pc: int | None = None) -> "Batch":
         b = Batch(self.warps[pos], self.pc if pc is None else pc, self.rpc,
@@ -128,14 +129,22 @@ class Launch:
         self.ready[key] = b if old is None else merge(old, b)
 
     def _step(self, st: ChunkState, rec: Recorder, b: Batch) -> None:
-        """Run ``b`` until a branch, barrier, exit, its reconvergence pc or another batch's pc."""
+        """Run ``b`` until a branch, barrier, exit, its reconvergence pc or another batch's pc.
+
+        Instructions run on the active lanes only (``esel``: the batch's slice when every lane
+        is active, else the active threads' indices), so a sparse batch costs what its active
+        lanes cost and writes need no mask; warp-wide instructions see whole warps."""
         code = self.code
         rpc = b.rpc
         others = {k[0] for k in self.ready if k[1] == rpc}
         lanes = b.lanes
-        m = None if lanes.all() else lanes
-        wmask = ballot(lanes.reshape(-1, 32))
+        full = bool(lanes.all())
+        m = None if full else lanes
         sel, warps, R = b.sel, b.warps, st.R
+        idx = np.arange(sel.start, sel.stop) if isinstance(sel, slice) else sel
+        act = sel if full else idx[lanes]
+        wmask = ballot(lanes.reshape(-1, 32))
+        n = len(idx)
         pc = b.pc
         start = pc
         mem_static = self.mem_static
@@ -151,17 +160,29 @@ class Launch:
             e = code[pc]
             kind = e.kind
             if kind == OP or kind == MEM or kind == NOP:
-                em, ewm = m, wmask
-                if e.guard is not None:
+                if e.guard is None:
+                    em, ewm, esel = m, wmask, act
+                else:
                     g = R[e.guard[0]][sel]
                     g = ~g if e.guard[1] else g
                     em = g if m is None else (g & m)
                     ewm = ballot(em.reshape(-1, 32))
+                    esel = idx[em]
                 if kind == OP:
-                    e.run(st, sel, em)
+                    if e.wide:
+                        e.run(st, sel, em)
+                    elif esel is sel or len(esel):
+                        e.run(st, esel, None)
                 elif kind == MEM:
-                    addrs = e.run(st, sel, em)
+                    live = esel is sel or len(esel)
+                    got = e.run(st, esel, None) if live else None
                     if e.rec >= 0 and mem_static[e.rec]:
+                        if em is None:
+                            addrs = got
+                        else:
+                            addrs = np.zeros(n, np.uint64)
+                            if live:
+                                addrs[em] = got
                         rec.add_memory(e.rec, warps, ewm, addrs, lanes if em is None else em)
                         self.insts += len(warps)
                         pc += 1
