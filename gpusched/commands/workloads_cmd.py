@@ -81,7 +81,8 @@ def workloads_cmd(as_json: bool = typer.Option(False, "--json", help="print a JS
                                                        "tracer does not)"),
                   phases: Optional[str] = typer.Option(
                       None, "--phases", help="phase table of this catalogue entry's kernels "
-                      "([THESIS §1.4]); with --trace DIR give any value, e.g. --phases all"),
+                      "([THESIS §1.4]); program:NAME for a CUDA program's kernels (their PTX code); "
+                      "with --trace DIR give any value, e.g. --phases all"),
                   programs: bool = typer.Option(False, "--programs",
                                                 help="list the program suite (real CUDA programs)"),
                   check: Optional[str] = typer.Option(
@@ -100,6 +101,10 @@ def workloads_cmd(as_json: bool = typer.Option(False, "--json", help="print a JS
             from sim.workload.accelsim import read_trace_dir, trace_warnings_to_stderr
             with trace_warnings_to_stderr():
                 kernels = read_trace_dir(trace).kernels
+        elif phases.startswith("program:"):           # a CUDA program: each kernel once
+            from sim.workload.program import run_program
+            run = run_program(phases, seed=seed, scale=scale)
+            kernels = list({k.name: k for k in run.workload.kernels}.values())
         else:
             from sim.workload.catalogue import get_workload
             kernels = get_workload(phases, seed=seed, scale=scale).kernels

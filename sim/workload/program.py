@@ -95,7 +95,8 @@ def kernel_of(folder: Path, arrival: int = 0) -> Kernel:
                   regs_per_thread=m["nregs"], smem_per_cta=m["shmem"], stream=ck.stream,
                   arrival=arrival,
                   meta={"trace": str(folder), "warp_insts": m["warp_insts"],
-                        "thread_insts": m["thread_insts"], "source": m["source"]})
+                        "thread_insts": m["thread_insts"], "source": m["source"],
+                        "ptx_statics": m.get("ptx_statics", [])})
 
 
 def workload_of(folders: list[Path], name: str) -> Workload:

@@ -166,7 +166,10 @@ class TraceSink:
                 "statics": self.statics, "unknown_opcodes": {}, "no_unit_opcodes": {}, "notes": [],
                 "thread_blocks": gx * gy * gz, "warps": len(index), "warp_insts": self.warp_insts,
                 "thread_insts": self.thread_insts, "ptx_family": info.family,
-                "ptx_warp_insts": warp_insts}
+                "ptx_warp_insts": warp_insts,
+                # every instruction of the kernel's code, executed or not (the phase pass)
+                "ptx_statics": [[st.pc, st.opcode, list(st.dst), list(st.src), st.width,
+                                 st.target, st.line] for st in info.statics]}
         (self.tmp / "meta.json").write_text(json.dumps(meta))
         try:
             os.rename(self.tmp, self.folder)
