@@ -76,14 +76,21 @@ def load_module(path: Path):
     return module
 
 
-def program_key(path: Path, seed: int, scale: float, family: str) -> str:
-    h = hashlib.sha256(f"{MANIFEST_VERSION}|{seed}|{scale!r}|{family}|".encode())
-    h.update(FRONT_END_DIGEST.encode())
-    folders = [path.parent] + ([path.parent.parent / "common"] if (path.parent.parent / "common").is_dir() else [])
-    for d in folders:
+def files_digest(path: Path) -> str:
+    """What a program's results depend on besides seed and scale: its folder's .py/.ptx/.json
+    files, the suite's shared input generators (``common/``) and the front end's code."""
+    h = hashlib.sha256(FRONT_END_DIGEST.encode())
+    common = path.parent.parent / "common"
+    for d in [path.parent] + ([common] if common.is_dir() else []):
         for f in sorted(d.iterdir()):
             if f.suffix in (".py", ".ptx", ".json") and f.is_file():
                 h.update(f.name.encode() + f.read_bytes())
+    return h.hexdigest()
+
+
+def program_key(path: Path, seed: int, scale: float, family: str) -> str:
+    h = hashlib.sha256(f"{MANIFEST_VERSION}|{seed}|{scale!r}|{family}|".encode())
+    h.update(files_digest(path).encode())
     return h.hexdigest()
 
 
