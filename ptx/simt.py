@@ -41,11 +41,12 @@ def rows_of(masks) -> np.ndarray:
 
 class Batch:
     """Warps with the same top entry (pc, rpc); ``lanes``: the top entry's lanes."""
-    __slots__ = ("warps", "sel", "pc", "rpc", "lanes", "bar")
+    __slots__ = ("warps", "sel", "pc", "rpc", "lanes", "bar", "view")
 
     def __init__(self, warps: np.ndarray, pc: int, rpc: int, lanes: np.ndarray):
         self.warps, self.pc, self.rpc, self.lanes = warps, pc, rpc, lanes
         self.bar = -1                # the barrier id it waits at, -1 when runnable
+        self.view = None             # (lanes, m, idx, act, wmask) while lanes stays the same
         w0, w1 = int(warps[0]), int(warps[-1])
         if w1 - w0 + 1 == len(warps):
             self.sel = slice(32 * w0, 32 * (w1 + 1))
@@ -138,12 +139,14 @@ class Launch:
         rpc = b.rpc
         others = {k[0] for k in self.ready if k[1] == rpc}
         lanes = b.lanes
-        full = bool(lanes.all())
-        m = None if full else lanes
         sel, warps, R = b.sel, b.warps, st.R
-        idx = np.arange(sel.start, sel.stop) if isinstance(sel, slice) else sel
-        act = sel if full else idx[lanes]
-        wmask = ballot(lanes.reshape(-1, 32))
+        view = b.view
+        if view is None or view[0] is not lanes:
+            full = bool(lanes.all())
+            idx = np.arange(sel.start, sel.stop) if isinstance(sel, slice) else sel
+            view = b.view = (lanes, None if full else lanes, idx, sel if full else idx[lanes],
+                             ballot(lanes.reshape(-1, 32)))
+        _, m, idx, act, wmask = view
         n = len(idx)
         pc = b.pc
         start = pc
