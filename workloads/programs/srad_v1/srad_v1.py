@@ -63,23 +63,9 @@ INFO = {
 TOLERANCE = {"image": (0.0, 5e-3), "q0sqr": (2e-3, 0.0)}
 
 
-def ultrasound(side: int, seed: int) -> np.ndarray:
-    """An 8-bit log-compressed B-mode-like image: reflectivity (1/f) x Rayleigh speckle."""
-    rng = np.random.default_rng(seed + 3)
-    reflect = 0.2 + 0.8 * images.natural(side, side, seed).astype(np.float64)
-    field = rng.standard_normal((side, side)) + 1j * rng.standard_normal((side, side))
-    kernel = np.zeros((side, side))
-    kernel[:2, :2] = 1.0                                      # a 2 x 2 speckle grain
-    grain = np.fft.ifft2(np.fft.fft2(field) * np.fft.fft2(kernel))
-    amplitude = reflect * np.abs(grain)
-    logged = np.log(amplitude + 1e-3)
-    logged = (logged - logged.min()) / (logged.max() - logged.min())
-    return np.round(255.0 * logged).astype(np.float32)
-
-
 def inputs(seed: int, scale: float) -> dict[str, np.ndarray]:
     side = max(32, int(round(256 * np.sqrt(scale))))
-    return {"image": ultrasound(side, seed)}
+    return {"image": images.ultrasound(side, side, seed)}
 
 
 def neighbours(rows: int, cols: int):
