@@ -123,7 +123,7 @@ def _call_factory(name: str, factory, seed: int, scale: float) -> Workload:
 def simulate(cfg: GPUConfig, workload: Workload, seed: int = 0, memory: str | object = "fixed",
              progress=None, *, watchdog: int = DEFAULT_WATCHDOG,
              sample_interval: int = DEFAULT_SAMPLE_INTERVAL, profile: tuple[str, ...] = (),
-             **policy_overrides) -> dict:
+             sample: str | None = None, **policy_overrides) -> dict:
     """Run ``workload`` on ``cfg`` to completion and return the stats dict (see sim.stats).
 
     ``memory``: a kind for ``make_memory`` or a ready ``MemorySystem`` object (tests, cosim).
@@ -136,7 +136,18 @@ def simulate(cfg: GPUConfig, workload: Workload, seed: int = 0, memory: str | ob
 
     ``profile``: profilers to attach (``PROFILES``; ``warp-states`` adds the ``warp_states``
     statistic, sim/profile/warp_states.py); off by default, and then costless.
+
+    ``sample``: ``"kernels[:TOL]"`` simulates representative launches and extrapolates the rest
+    (sim/sampling.py); the result's ``sampling`` key says which and how.
     """
+    if sample is not None:
+        from sim import sampling
+        tol = sampling.parse(sample)
+        groups = sampling.plan(workload, tol)
+        part, simulated = sampling.reduced(workload, groups)
+        result = simulate(cfg, part, seed, memory, progress, watchdog=watchdog,
+                          sample_interval=sample_interval, profile=profile, **policy_overrides)
+        return sampling.extrapolate(result, workload, groups, simulated, tol)
     unknown = set(policy_overrides) - set(POLICIES) - {"warp_scheduler"}
     if unknown:
         raise ConfigError("policy", ", ".join(sorted(unknown)),

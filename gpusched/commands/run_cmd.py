@@ -65,6 +65,10 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
             None, "--profile-plot", metavar="PNG",
             help="with --profile warp-states: write the stacked-area plot of the states over time "
                  "(PNG + PDF)"),
+        sample: Optional[str] = typer.Option(
+            None, "--sample", metavar="kernels[:TOL]",
+            help="simulate representative kernel launches and extrapolate the others (groups "
+                 "of launches within TOL, default 0.05; docs/sampling.md); the output says so"),
         as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
         fmt: str = typer.Option("table", "--format",
                                 help="table | accelsim (Accel-Sim's key = value statistics)")):
@@ -100,7 +104,7 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
     try:
         with _progress_bar(_cta_total(wl)) as progress:
             result = simulate(cfg, wl, seed=seed, memory=memory, progress=progress, watchdog=watchdog,
-                              profile=profile, **policies)
+                              profile=profile, sample=sample, **policies)
     except Deadlock as e:
         print(f"gpusched: {e}", file=sys.stderr)
         sys.exit(3)
@@ -168,6 +172,15 @@ def _print_summary(r: dict) -> None:
     console = stdout_console()
     console.print(f"[bold]{r['workload']}[/] on {r['preset']} ({r['memory']['kind']} memory, seed {r['seed']}): "
                   f"{r['cycles']:,} cycles, {r['warp_insts']:,} warp instructions, IPC {r['ipc']:.3f}")
+    if "sampling" in r:
+        s = r["sampling"]
+        err = s["estimated_error"]
+        console.print(f"[bold yellow]sampled[/]: {len(s['simulated'])} of {s['launches']} launches "
+                      f"simulated in detail ({s['simulated_warp_insts']:,} warp instructions), "
+                      f"{len(s['groups'])} groups (tolerance {s['tolerance']:g}), the others "
+                      "estimated; estimated error " + (f"{err:.1%}" if err is not None else
+                                                       "n/a (no group with two representatives)")
+                      + "; other statistics are of the simulated launches", highlight=False)
     for line in summary_lines(r):
         console.print(line, highlight=False, soft_wrap=True)
     kt = Table(title="kernels")

@@ -101,9 +101,10 @@ def kernel_of(folder: Path, arrival: int = 0) -> Kernel:
     return Kernel(name=m["headers"]["kernel name"], grid=tuple(m["grid"]), block=tuple(m["block"]),
                   regs_per_thread=m["nregs"], smem_per_cta=m["shmem"], stream=ck.stream,
                   arrival=arrival,
-                  meta={"trace": str(folder), "warp_insts": m["warp_insts"],
+                  meta={"trace": str(folder), "warp_insts": m["warp_insts"], "cuda stream": "0",
                         "thread_insts": m["thread_insts"], "source": m["source"],
-                        "ptx_statics": m.get("ptx_statics", [])})
+                        "ptx_statics": m.get("ptx_statics", []),
+                        "profile": m.get("profile", {})})
 
 
 def workload_of(folders: list[Path], name: str) -> Workload:

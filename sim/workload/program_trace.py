@@ -63,6 +63,8 @@ class TraceSink:
         self.sid_of: dict[tuple[int, int, bool], int] = {}
         self.statics: list[list] = []
         self.warp_insts = self.thread_insts = 0
+        self.iid_counts = np.zeros(len(st) + 1, np.int64)     # dynamic count per instruction
+        self.lines: list[np.ndarray] = []                     # 128-byte lines touched
 
     def _sid(self, iid: int, next_pc: int, last: bool) -> int:
         key = (iid, next_pc, last)
@@ -108,6 +110,8 @@ class TraceSink:
         table = np.array([self._sid(int(k >> 33), int((k >> 1) & 0xFFFFFFFF), bool(k & 1))
                           for k in uniq], np.uint32)
         sids = table[inv]
+        self.iid_counts += np.bincount(iids, minlength=len(self.iid_counts))
+        self._footprint(s, masks[self.is_mem[iids]])
         self.warp_insts += len(sids)
         self.thread_insts += int(np.bitwise_count(masks).sum())
         starts = ends - counts
@@ -122,6 +126,30 @@ class TraceSink:
             self._warp(iids[o:o + n], sids[o:o + n], masks[o:o + n], s.bases[mo:mo + mn],
                        s.strides[mo:mo + mn], s.listed[lo:lo + ln])
         self.index.append(np.array(rows, np.uint64).reshape(-1, 4))
+
+    def _footprint(self, s, mem_masks) -> None:
+        """The 128-byte lines the chunk's memory instructions touch: each strided access by its
+        first and last lane's line, listed addresses each."""
+        if len(s.bases) == len(mem_masks) and len(mem_masks):
+            lanes = np.bitwise_count(mem_masks).astype(np.int64)
+            strided = s.strides != LISTED
+            first = s.bases[strided].astype(np.uint64)
+            last = (first.astype(np.int64) + (np.maximum(lanes[strided], 1) - 1)
+                    * s.strides[strided]).astype(np.uint64)
+            self.lines.append(np.unique(np.concatenate([first, last, s.listed]) >> np.uint64(7)))
+        if len(self.lines) > 64:
+            self.lines = [np.unique(np.concatenate(self.lines))]
+
+    def profile(self) -> dict:
+        """The launch's functional profile (kernel sampling's signature): dynamic instructions
+        per op class and the distinct 128-byte lines its memory instructions touch."""
+        by_op: dict[str, int] = {}
+        for iid, n in enumerate(self.iid_counts.tolist()):
+            if n:
+                name = Op(self.op[iid]).name
+                by_op[name] = by_op.get(name, 0) + n
+        lines = np.unique(np.concatenate(self.lines)) if self.lines else np.zeros(0)
+        return {"op_counts": by_op, "lines": int(len(lines))}
 
     def _warp(self, iids, sids, masks, bases, strides, listed) -> None:
         n = len(iids)
@@ -166,7 +194,7 @@ class TraceSink:
                 "statics": self.statics, "unknown_opcodes": {}, "no_unit_opcodes": {}, "notes": [],
                 "thread_blocks": gx * gy * gz, "warps": len(index), "warp_insts": self.warp_insts,
                 "thread_insts": self.thread_insts, "ptx_family": info.family,
-                "ptx_warp_insts": warp_insts,
+                "ptx_warp_insts": warp_insts, "profile": self.profile(),
                 # every instruction of the kernel's code, executed or not (the phase pass)
                 "ptx_statics": [[st.pc, st.opcode, list(st.dst), list(st.src), st.width,
                                  st.target, st.line] for st in info.statics]}
