@@ -32,7 +32,8 @@ INFO = {
               "points 2 px inside the inner and outer wall edges",
     "scale_note": "scale 1 = 20 frames (one heartbeat); the default 1/2 tracks 10 frames "
                   "(systole); every frame is one launch of 56 CTAs of 256 threads (the first "
-                  "cuts the templates); the scale sets the frame count only",
+                  "cuts the templates); the scale sets the frame count, and below 0.2 the points "
+                  "drop to 14 (the quick test)",
     "paper_values": {
         "thesis_ch3": {"heartwall": {"name": "Heartwall", "ctas": 56, "threads": 256,
                                      "ctas_per_core": 4, "phases": 45, "longest": 212,
@@ -44,6 +45,11 @@ INFO = {
 
 def _frames(scale: float) -> int:
     return max(2, int(round(FRAMES_AT_SCALE_1 * scale)))
+
+
+def _points(scale: float) -> tuple[int, int]:
+    """Inner and outer wall points: all 56 from scale 0.2 up, 14 below (the quick test)."""
+    return (ENDO_POINTS, EPI_POINTS) if scale >= 0.2 else (ENDO_POINTS // 4, EPI_POINTS // 4)
 
 
 def _radii(theta: np.ndarray, k: float) -> tuple[np.ndarray, np.ndarray]:
@@ -81,10 +87,11 @@ def inputs(seed: int, scale: float) -> dict[str, np.ndarray]:
                + fy * ((1 - fx) * tissue[y0 + 1, x0] + fx * tissue[y0 + 1, x0 + 1]))
         img *= rng.rayleigh(0.8, img.shape) ** 0.25          # fresh speckle noise each frame
         video[k] = np.clip(np.rint(img), 0, 255)
-    angles = np.concatenate([np.linspace(0, 2 * np.pi, ENDO_POINTS, endpoint=False),
-                             np.linspace(0, 2 * np.pi, EPI_POINTS, endpoint=False)])
+    n_endo, n_epi = _points(scale)
+    angles = np.concatenate([np.linspace(0, 2 * np.pi, n_endo, endpoint=False),
+                             np.linspace(0, 2 * np.pi, n_epi, endpoint=False)])
     endo, epi = _radii(angles, 0)
-    r = np.concatenate([endo[:ENDO_POINTS] + 2, epi[ENDO_POINTS:] - 2])
+    r = np.concatenate([endo[:n_endo] + 2, epi[n_endo:] - 2])
     return {"video": video,
             "x": np.rint(c + r * np.cos(angles)).astype(np.int32),
             "y": np.rint(c + r * np.sin(angles)).astype(np.int32)}
