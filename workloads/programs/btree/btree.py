@@ -20,7 +20,7 @@ NODE = np.dtype([("location", np.int32), ("indices", np.int32, ORDER + 1),
 INFO = {
     "title": "B+ tree point and range queries (one query per 256-thread CTA)",
     "suite": "Rodinia",
-    "papers": {"socgpu": "b+tree", "thesis_ch3": "B+T-K1/K2", "thesis_ch4": "B+-1/B+-2"},
+    "papers": {"socgpu": "b+tree", "thesis_ch3": "B+T-K1, B+T-K2", "thesis_ch4": "B+-1, B+-2"},
     "kernels": ("find_k", "find_range_k"),
     "default_scale": 1.0,
     "quick_scale": 0.002,
@@ -31,21 +31,19 @@ INFO = {
                   "the scale multiplies keys and queries; the thesis ran 65535 queries per "
                   "kernel (scale ~6.5 in queries), so our CTA waves are 1/6.5 of its",
     "paper_values": {
-        "thesis_ch3": {
-            "find_k": {"name": "B+T-K1", "ctas": 65535, "threads": 256, "ctas_per_core": 5,
-                       "phases": 16, "longest": 40, "shortest": 5},
-            "find_range_k": {"name": "B+T-K2", "ctas": 65355, "threads": 256,
-                             "ctas_per_core": 6, "phases": 11, "longest": 32, "shortest": 3}},
+        "thesis_ch3": {                 # K1 = find_k, K2 = find_range_k
+            "B+T-K1": {"ctas": 65535, "threads": 256, "ctas_per_core": 5, "phases": 16,
+                       "longest": 40, "shortest": 5},
+            "B+T-K2": {"ctas": 65355, "threads": 256, "ctas_per_core": 6, "phases": 11,
+                       "longest": 32, "shortest": 3}},
         "thesis_ch4": {
-            "find_k": {"name": "B+-1", "reg_bytes_per_cta": 24576, "threads": 256,
-                       "fermi_max": 5, "fermi_opt": 5, "fermi_type": "C-strong",
-                       "kepler_max": 8, "kepler_opt": 8, "kepler_type": "C-strong",
-                       "onac_name": "BT-K1", "onac_type": "B", "onac_ctas": 65535},
-            "find_range_k": {"name": "B+-2", "reg_bytes_per_cta": 20480, "threads": 256,
-                             "fermi_max": 6, "fermi_opt": 6, "fermi_type": "C-strong",
-                             "kepler_max": 8, "kepler_opt": 8, "kepler_type": "C-strong",
-                             "onac_name": "BT-K2", "onac_type": "A", "onac_ctas": 65535,
-                             "onac_n_oracle": 31}},
+            "B+-1": {"reg_bytes_per_cta": 24576, "threads": 256, "fermi_max": 5, "fermi_opt": 5,
+                     "fermi_type": "C-strong", "kepler_max": 8, "kepler_opt": 8,
+                     "kepler_type": "C-strong", "onac_ctas": 65535, "onac_type": "B"},
+            "B+-2": {"reg_bytes_per_cta": 20480, "threads": 256, "fermi_max": 6, "fermi_opt": 6,
+                     "fermi_type": "C-strong", "kepler_max": 8, "kepler_opt": 8,
+                     "kepler_type": "C-strong", "onac_ctas": 65535, "onac_type": "A",
+                     "onac_n_oracle": 31}},
     },
 }
 

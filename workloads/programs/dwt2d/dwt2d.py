@@ -26,8 +26,8 @@ INFO = {
                   "component); scale 2 (2048 x 1024) gives the thesis's 4096 CTAs per launch; "
                   "the scale multiplies the pixels, the default 1/4 is 512 x 512 (512 CTAs per "
                   "level-1 launch); sides are multiples of 128 x 64 so every level tiles exactly",
-    "paper_values": {"thesis_ch3": {"fdwt53": {
-        "name": "DWT", "ctas": 4096, "threads": 512, "ctas_per_core": 3, "phases": 2,
+    "paper_values": {"thesis_ch3": {"DWT": {
+        "ctas": 4096, "threads": 512, "ctas_per_core": 3, "phases": 2,
         "longest": 144, "shortest": 44}}},
 }
 

@@ -30,10 +30,9 @@ INFO = {
                   "count: the default 1/8 is 176 x 176 (side rounded to 16: 484 CTAs, 30 per SM "
                   "on 16 SMs, 7.5 waves at 4 CTAs/SM instead of 64)",
     "paper_values": {
-        "thesis_ch3": {"dxt1_compress": {"name": "DXTC", "ctas": 4096, "threads": 256,
-                                         "ctas_per_core": 4, "phases": 3, "longest": 1159,
-                                         "shortest": 24}},
-        "thesis_ch4": {"dxt1_compress": {"name": "DXTC", "onac_type": "B", "onac_ctas": 16384}},
+        "thesis_ch3": {"DXTC": {"ctas": 4096, "threads": 256, "ctas_per_core": 4, "phases": 3,
+                                "longest": 1159, "shortest": 24}},
+        "thesis_ch4": {"DXTC": {"onac_ctas": 16384, "onac_type": "B"}},
     },
 }
 

@@ -28,11 +28,10 @@ INFO = {
                   "SM on 16 SMs, about 11 waves at 3 CTAs/SM instead of 85); the point count "
                   "is rounded to a power of two",
     "paper_values": {
-        "owl": {"name": "FWT", "pmem": 2.29, "cinv": 0.58, "row_sharing": 0.85, "ctas_per_row": 2},
-        "thesis_ch3": {"fwt_shared": {"name": "FWT", "ctas": 4096, "threads": 512,
-                                      "ctas_per_core": 3, "phases": 2, "longest": 174,
-                                      "shortest": 45}},
-        "thesis_ch4": {"fwt_shared": {"name": "FWT", "onac_type": "A", "onac_ctas": 32768}},
+        "owl": {"pmem": 2.29, "cinv": 58, "row_sharing": 85, "ctas_per_row": 2},
+        "thesis_ch3": {"FWT": {"ctas": 4096, "threads": 512, "ctas_per_core": 3, "phases": 2,
+                               "longest": 174, "shortest": 45}},
+        "thesis_ch4": {"FWT": {"onac_ctas": 32768, "onac_type": "A"}},
     },
 }
 

@@ -35,10 +35,10 @@ INFO = {
                   "cuts the templates); the scale sets the frame count, and below 0.2 the points "
                   "drop to 14 (the quick test)",
     "paper_values": {
-        "thesis_ch3": {"heartwall": {"name": "Heartwall", "ctas": 56, "threads": 256,
-                                     "ctas_per_core": 4, "phases": 45, "longest": 212,
-                                     "shortest": 41, "static_instructions": 1523}},
-        "owl": {"name": "HW", "pmem": 1.01, "cinv": 0.09},
+        "thesis_ch3": {"Heartwall": {"ctas": 56, "threads": 256, "ctas_per_core": 4,
+                                     "phases": 45, "longest": 212, "shortest": 41,
+                                     "static_instructions": 1523}},
+        "owl": {"pmem": 1.01, "cinv": 9},
     },
 }
 

@@ -26,8 +26,8 @@ INFO = {
     "scale_note": "scale 1 = the SDK sample's 64 MiB; the default 1/4 is 16 MiB (64 images); the "
                   "grid stays 256 CTAs of 192 threads at every scale, so a smaller input means "
                   "fewer words per thread, not fewer CTAs",
-    "paper_values": {"thesis_ch3": {"histogram_partial": {
-        "name": "HIST", "ctas": 256, "threads": 192, "ctas_per_core": 6, "phases": 2,
+    "paper_values": {"thesis_ch3": {"HIST": {
+        "ctas": 256, "threads": 192, "ctas_per_core": 6, "phases": 2,
         "longest": 44, "shortest": 24}}},
 }
 

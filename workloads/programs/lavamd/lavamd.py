@@ -27,8 +27,7 @@ INFO = {
     "scale_note": "scale 1 = Rodinia's default -boxes1d 10 (1000 boxes, ~200 M warp "
                   "instructions); the scale multiplies the box count (boxes1d = 10 * scale^(1/3)); "
                   "the default 0.008 is boxes1d 2: IKRA's 8 CTAs of 128 threads",
-    "paper_values": {"ikra": {"lavamd": {"name": "LavaMD", "tb_size": 128, "tbs_per_kernel": 8,
-                                         "data_kb": 61}}},
+    "paper_values": {"ikra": {"input": "8 TBs, 61 KB", "tb_size": 128, "tbs_per_kernel": 8}},
 }
 
 # float32 sums of up to 2700 terms with expf: ~1e-5 of the largest term's size; the forces

@@ -27,8 +27,8 @@ INFO = {
                   "thesis's 2048 CTAs (256 options x 8) with 65536 paths per option, 32 per "
                   "thread instead of 128: the path-loop phase is 4x shorter; below 1/16 the "
                   "option count shrinks too (scale 1/512: 8 options, 64 CTAs, 2048 paths)",
-    "paper_values": {"thesis_ch3": {"mc_paths": {
-        "name": "MCO", "ctas": 2048, "threads": 256, "ctas_per_core": 5, "phases": 2,
+    "paper_values": {"thesis_ch3": {"MCO": {
+        "ctas": 2048, "threads": 256, "ctas_per_core": 5, "phases": 2,
         "longest": 284, "shortest": 38}}},
 }
 

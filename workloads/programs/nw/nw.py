@@ -50,8 +50,8 @@ INFO = {
     "scale_note": "scale 1 = Rodinia's default 2048 x 2048; the scale multiplies the cell count "
                   "(length = 2048 * sqrt(scale), a multiple of 8); the default 1/16 is IKRA's "
                   "512 x 512: 64 tiles a side, kernels of 1..64 then 63..1 CTAs",
-    "paper_values": {"ikra": {"nw_upper": {"name": "NW", "input": "512x512", "tb_size": 8,
-                                           "tbs_per_kernel": "1-63", "data_kb": "0.5-31.5"}}},
+    "paper_values": {"ikra": {"input": "512 x 512, 0.5-31.5 KB per kernel", "tb_size": 8,
+                              "tbs_per_kernel": "1-63"}},
 }
 
 
