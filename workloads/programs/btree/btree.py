@@ -26,7 +26,8 @@ INFO = {
     "quick_scale": 0.002,
     "inputs": "a million unique keys with heavy-tailed gaps (clustered ids), nodes filled "
               "half to full as insertion leaves them; point queries 90 % present keys with a "
-              "power-law popularity (top 1 % of keys: ~40 % of queries), 10 % absent; range queries between present keys 3000 apart",
+              "power-law popularity (top 1 % of keys: ~40 % of queries), 10 % absent; range "
+              "queries between present keys 3000 apart",
     "scale_note": "scale 1 = Rodinia's default run (mil.txt: 10^6 keys, k 10000, j 6000 3000); "
                   "the scale multiplies keys and queries; the thesis ran 65535 queries per "
                   "kernel (scale ~6.5 in queries), so our CTA waves are 1/6.5 of its",
@@ -99,13 +100,14 @@ def build_tree(keys: np.ndarray, seed: int) -> tuple[np.ndarray, int]:
     base = 0
     for depth, (sizes, firsts) in enumerate(levels):
         below = base + len(sizes)                       # first node of the next level
+        leaf = depth == len(levels) - 1
         pos = 0
         for i, s in enumerate(sizes):
             node = nodes[base + i]
             node["location"] = base + i
             node["keys"][:s] = firsts[pos:pos + s]
-            node["indices"][:s] = np.arange(pos, pos + s) + (below if depth < len(levels) - 1 else 0)
-            node["is_leaf"] = depth == len(levels) - 1
+            node["indices"][:s] = np.arange(pos, pos + s) + (0 if leaf else below)
+            node["is_leaf"] = leaf
             node["num_keys"] = s
             pos += s
         base = below

@@ -67,7 +67,8 @@ extern "C" __global__ void heartwall(const unsigned char* frame, int width, int 
 
     // search area (clamped at the frame's edges), template, zero borders of the tables
     for (int i = tid; i < SS * SS; i += THREADS)
-        area[i / SS][i % SS] = pixel(frame, width, height, py - T - D + i / SS, px - T - D + i % SS);
+        area[i / SS][i % SS] =
+            pixel(frame, width, height, py - T - D + i / SS, px - T - D + i % SS);
     for (int i = tid; i < TS * TS; i += THREADS) tpl[i / TS][i % TS] = my_templ[i];
     for (int i = tid; i <= SS; i += THREADS) {
         integ[0][i] = integ[i][0] = 0;

@@ -81,7 +81,8 @@ def inputs(seed: int, scale: float) -> dict[str, np.ndarray]:
     for k in range(len(video)):
         r0 = _material_radius(rho, theta, k)
         sx, sy = c + r0 * np.cos(theta), c + r0 * np.sin(theta)
-        x0, y0 = np.clip(np.floor(sx).astype(int), 0, SIDE - 2), np.clip(np.floor(sy).astype(int), 0, SIDE - 2)
+        x0 = np.clip(np.floor(sx).astype(int), 0, SIDE - 2)
+        y0 = np.clip(np.floor(sy).astype(int), 0, SIDE - 2)
         fx, fy = sx - x0, sy - y0
         img = ((1 - fy) * ((1 - fx) * tissue[y0, x0] + fx * tissue[y0, x0 + 1])
                + fy * ((1 - fx) * tissue[y0 + 1, x0] + fx * tissue[y0 + 1, x0 + 1]))

@@ -79,7 +79,8 @@ def main(ctx, seed: int = 0, scale: float = 1.0) -> dict[str, np.ndarray]:
     x = [ctx.to_device(np.full(n, inp["start"][0], F32)), ctx.zeros(n, F32)]
     y = [ctx.to_device(np.full(n, inp["start"][1], F32)), ctx.zeros(n, F32)]
     weight = ctx.to_device(np.full(n, 1.0 / n, F32))
-    partial, total, cdf, u1 = ctx.zeros(blocks, F32), ctx.zeros(1, F32), ctx.zeros(n, F32), ctx.zeros(1, F32)
+    partial, total = ctx.zeros(blocks, F32), ctx.zeros(1, F32)
+    cdf, u1 = ctx.zeros(n, F32), ctx.zeros(1, F32)
     xe, ye = [], []
     cur = 0
     for k in range(1, len(video)):

@@ -120,7 +120,8 @@ def main(ctx, seed: int = 0, scale: float = 1.0) -> dict[str, np.ndarray]:
     mod = ctx.load_ptx(Path(__file__).with_suffix(".ptx"))
     coord = ctx.to_device(np.ascontiguousarray(pts.T))
     weight = ctx.to_device(np.ones(n, np.float32))
-    d_cost, d_assign, d_slot = ctx.zeros(n, np.float32), ctx.zeros(n, np.int32), ctx.zeros(n, np.int32)
+    d_cost, d_assign = ctx.zeros(n, np.float32), ctx.zeros(n, np.int32)
+    d_slot = ctx.zeros(n, np.int32)
     x_cost, switch = ctx.zeros(n, np.float32), ctx.zeros(n, np.uint8)
 
     def gpu_pgain(x, centres, assign, cost):
@@ -150,7 +151,7 @@ def reference(seed: int, scale: float) -> dict[str, np.ndarray]:
         k = len(centres)
         slot = np.zeros(n, np.int64)
         slot[centres] = np.arange(k)
-        mine = distance(pts, x) * F32(1.0)
+        mine = distance(pts, x)                 # times the weight, 1 for raw stream points
         switch = mine < cost
         gain = np.where(switch, mine - cost, cost - mine).astype(F32)
         fixed = np.rint(gain.astype(np.float64) * FIXED_ONE).astype(np.int64)
