@@ -1,5 +1,5 @@
-"""DWT: forward 2-D CDF 5/3 wavelet transform (JPEG 2000's reversible one) of an RGB image, 3
-levels (Rodinia dwt2d's -5 -l 3): a component-split kernel, then per level and component one
+"""DWT: forward 2-D CDF 5/3 wavelet transform (JPEG 2000's reversible one, Rodinia dwt2d's 5/3
+mode) of an RGB image, 3 levels: a component-split kernel, then per level and component one
 launch of 512-thread CTAs that each lift a 32x16 tile (plus halo) in shared memory."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 
 from workloads.programs.common import images
 
-SIDE_AT_SCALE_1 = 1024          # Rodinia's dwt2d data set: a 1024 x 1024 RGB image
+SIDE_AT_SCALE_1 = 1024          # scale 1: a 1024 x 1024 RGB image
 LEVELS = 3
 TILE_W, TILE_H = 32, 16
 
