@@ -58,8 +58,13 @@ def _address(c: Ctx, syms: Symbols, k: int):
     t = c.ops.types.get(op.base.name, "u64")
     width = TYPES.get(t, 8)
     read = c.ops.reader(op.base, "u64" if width == 8 else "u32")
-    o = np.uint64(off & (2**64 - 1))
-    return None, lambda R, sel: np.asarray(read(R, sel)).astype(np.uint64) + o
+    if width == 8:
+        o = np.uint64(off & (2**64 - 1))
+        return None, lambda R, sel: np.asarray(read(R, sel)).astype(np.uint64) + o
+    # a 32-bit base register: the address arithmetic is 32-bit, so [%r+36] with %r = -32 is 4
+    # (nvcc folds unrolled offsets into immediates and leaves "negative" bases in registers)
+    o32, mask = np.uint64(off & 0xFFFFFFFF), np.uint64(0xFFFFFFFF)
+    return None, lambda R, sel: (np.asarray(read(R, sel)).astype(np.uint64) + o32) & mask
 
 
 class Access:
