@@ -4,37 +4,65 @@
 // transposed recurrent GEMV). Gate order: LSTM i, f, g, o; GRU r, z, n (cuDNN's GRU form:
 // n = tanh(Wx_n x + b_xn + r * (Wh_n h + b_hn))).
 
-// y[b][row] = sum_i W[row][i] * x[b][i] for B batch columns: one warp per row of W (lanes stride
-// the row, coalesced), then a shuffle reduction per batch column.
-template <int B>
+// y[b][row] = sum_i W[row][i] * x[b][i] for B batch columns: a warp takes ROWS rows of W; its
+// lanes stride the rows (coalesced) U loads at a time, so the loop body is one long run of loads
+// and FFMAs (cols must be a multiple of 32 U, rows of ROWS); then a reduction in shared memory.
+// CTAs have 256 threads.
+template <int B, int ROWS, int U>
 __device__ __forceinline__ void gemv_rows(const float* __restrict__ W, const float* __restrict__ x,
                                           float* y, int rows, int cols) {
-    const int row = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x & 31;
-    if (row >= rows) return;
-    const float* w = W + (long)row * cols;
-    float acc[B];
+    const int row0 = (blockIdx.x * blockDim.x + threadIdx.x) / 32 * ROWS, lane = threadIdx.x & 31;
+    if (row0 >= rows) return;
+    const float* w = W + (long)row0 * cols + lane;
+    const float* v = x + lane;
+    float acc[ROWS][B];
 #pragma unroll
-    for (int b = 0; b < B; ++b) acc[b] = 0.0f;
-#pragma unroll 4
-    for (int i = lane; i < cols; i += 32) {
-        const float wi = w[i];
+    for (int r = 0; r < ROWS; ++r) {
 #pragma unroll
-        for (int b = 0; b < B; ++b) acc[b] += wi * x[b * cols + i];
+        for (int b = 0; b < B; ++b) acc[r][b] = 0.0f;
     }
+    for (int i0 = 0; i0 < cols; i0 += 32 * U) {
 #pragma unroll
-    for (int b = 0; b < B; ++b) {
-        float v = acc[b];
-        for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
-        if (lane == 0) y[b * rows + row] = v;
+        for (int u = 0; u < U; ++u) {
+            const int i = i0 + 32 * u;
+            float xv[B];
+#pragma unroll
+            for (int b = 0; b < B; ++b) xv[b] = v[b * cols + i];
+#pragma unroll
+            for (int r = 0; r < ROWS; ++r) {
+                const float wi = w[(long)r * cols + i];
+#pragma unroll
+                for (int b = 0; b < B; ++b) acc[r][b] += wi * xv[b];
+            }
+        }
+    }
+    // Reduce across the warp through shared memory: every lane leaves its partial sums, then
+    // lane k (k < ROWS * B) adds up the 32 partials of output k and stores it.
+    constexpr int OUT = ROWS * B;
+    __shared__ float part[8][OUT][33];                     // 8 warps per CTA; +1 against conflicts
+    float (*mine)[33] = part[threadIdx.x / 32];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+#pragma unroll
+        for (int b = 0; b < B; ++b) mine[r * B + b][lane] = acc[r][b];
+    }
+    __syncwarp();
+    if (lane < OUT) {
+        float s = 0.0f;
+#pragma unroll
+        for (int k = 0; k < 32; ++k) s += mine[lane][k];
+        y[(lane % B) * rows + row0 + lane / B] = s;
     }
 }
 
+// Inference (batch 1): eight rows per warp share each load of x; cols a multiple of 256.
 extern "C" __global__ void rnn_gemv_b1(const float* W, const float* x, float* y, int rows, int cols) {
-    gemv_rows<1>(W, x, y, rows, cols);
+    gemv_rows<1, 8, 8>(W, x, y, rows, cols);
 }
 
+// Training (batch 16): one row per warp, sixteen FFMAs per load of W; cols a multiple of 128.
 extern "C" __global__ void rnn_gemv_b16(const float* W, const float* x, float* y, int rows, int cols) {
-    gemv_rows<16>(W, x, y, rows, cols);
+    gemv_rows<16, 1, 4>(W, x, y, rows, cols);
 }
 
 __device__ __forceinline__ float sigmoid(float v) { return 1.0f / (1.0f + expf(-v)); }

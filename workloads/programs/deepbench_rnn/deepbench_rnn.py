@@ -23,24 +23,31 @@ INFO = {
     "papers": {"socgpu": "rnn-lstm, rnn-gru (train, inference)"},
     "kernels": ("rnn_gemv_b1", "rnn_gemv_b16", "lstm_cell_forward", "lstm_cell_backward",
                 "gru_cell_forward", "gru_cell_backward"),
-    "default_scale": 0.2,
+    "default_scale": 0.08,
     "quick_scale": 0.02,
     "inputs": ("inputs and output gradients standard normal; weights uniform in ±1/√H "
                "(the usual initialisation); zero initial state"),
     "scale_note": ("scale 1 = hidden 256, batch 16, 25 steps (training: forward and backward) and "
                    "hidden 512, batch 1, 50 steps (inference), per cell type. The steps scale, so "
-                   "the default 0.2 runs 5 and 10 steps with the full per-step kernels (GEMVs of "
-                   "128/32 CTAs of 256 threads for training, 256/64 for inference; gate kernels "
-                   "of 16 and 2 CTAs); below 0.1 the hidden size shrinks too."),
+                   "the default 0.08 runs 2 and 4 steps with the full per-step kernels (GEMVs of "
+                   "256-thread CTAs, a warp per weight row (training) or eight (inference): "
+                   "LSTM 128 forward and 32 backward for training, 32 for inference, GRU ¾ of the "
+                   "forward ones; gate kernels of 16 and 2 CTAs); below 0.08 the hidden size "
+                   "shrinks too (in multiples of 128 and 256)."),
     "paper_values": {},
 }
 TOLERANCE = {k: (1e-4, 1e-5) for k in ("h_lstm_train", "h_lstm_infer", "h_gru_train", "h_gru_infer",
                                          "dh0_lstm_train", "dh0_gru_train")}   # float32 over steps
 
 
+ROWS_PER_WARP = {1: 8, 16: 1}       # rnn_gemv_b1, rnn_gemv_b16
+COLS_STEP = {1: 256, 16: 128}        # the GEMVs' unrolled stride: hidden sizes are multiples
+
+
 def dims(mode: str, scale: float) -> tuple[int, int, int]:
     hidden, batch, steps = MODES[mode]
-    hidden = 32 * max(1, round(hidden * min(1.0, 10 * scale) / 32))
+    unit = COLS_STEP[batch]
+    hidden = unit * max(1, round(hidden * min(1.0, 12.5 * scale) / unit))
     return hidden, batch, max(1, round(steps * scale))
 
 
@@ -82,7 +89,8 @@ def _run(ctx, mod, cell: str, mode: str, data: dict, scale: float) -> dict[str, 
     cells = (-(-b * h // BLOCK),)
 
     def product(w, vec, out, rows, cols):
-        mod.launch(gemv, grid=(-(-rows * 32 // BLOCK),), block=(BLOCK,),
+        warps = rows // ROWS_PER_WARP[b]
+        mod.launch(gemv, grid=(-(-warps * 32 // BLOCK),), block=(BLOCK,),
                    args=(w, vec, out, np.int32(rows), np.int32(cols)))
 
     for s in range(t):                                   # forward through time

@@ -25,8 +25,9 @@ INFO = {
     "kernels": ("lbm_stream_collide",),
     "default_scale": 0.04,
     "quick_scale": 0.002,
-    "inputs": ("a channel with walls on the x and y faces, random spherical obstacles (~8 % of "
-               "cells) and an inlet plane at z = 0 (inflow 0.01 lattice units); starts at rest"),
+    "inputs": ("a channel with walls on the x and y faces, random spherical obstacles (8 % of "
+               "the cells; 17 % obstacle with the walls) and an inlet plane at z = 0 (inflow "
+               "0.01 lattice units); starts at rest"),
     "scale_note": ("scale 1 = Parboil's 120×120×150 grid (18,000 CTAs of 120 threads per step); "
                    "y and z scale by √scale with x kept at one 120-thread CTA, so the default "
                    "0.04 is 120×24×30 (720 CTAs per step); 4 steps (Parboil runs the same launch "
