@@ -52,6 +52,7 @@ class Entry:
     reconv: int = -1
     uni: bool = False
     bar: tuple | None = None           # (id reader, count reader | None, arrive only)
+    wide: bool = False                 # reads other lanes of its warp (shfl, vote, …)
     line: int = 0
     text: str = ""
 
@@ -65,6 +66,7 @@ class Static:
     width: int                         # bytes per lane of a memory access, else 0
     line: int
     ptx: str
+    target: int = -1                   # a branch's target pc (the next recorded instruction)
 
 
 def _regs_in(op) -> list[str]:
@@ -108,6 +110,7 @@ class Program:
         self.entries = [self._entry(i, ins) for i, ins in enumerate(code)]
         self.statics = self._statics(family)
         self.pc_of_line = {s.line: s.pc for s in reversed(self.statics)}
+        self._branch_targets()
 
     # -- memory layout ----------------------------------------------------------------------
     def _layout(self) -> None:
@@ -191,6 +194,7 @@ class Program:
             e.kind, e.run = OP, convert.cvta(c, WINDOWS)
         elif op in _BUILDERS:
             e.kind, e.run = OP, _BUILDERS[op](c)
+            e.wide = op in ("shfl", "vote", "match", "activemask", "redux")
         else:
             raise UnsupportedError(self.where(ins), ins.text)
         if op in ("bar", "barrier") and "warp" in ins.mods:
@@ -271,6 +275,21 @@ class Program:
                               tuple(dict.fromkeys(arch[r] for r in u if r in arch)),
                               width if e.kind == MEM else 0, ins.line, ins.text))
         return out
+
+    def _branch_targets(self) -> None:
+        """Each recorded branch's target pc: the first recorded instruction at or after its
+        target (elided instructions have no pc); the kernel's end maps past the last one."""
+        pc_at = [0] * (len(self.entries) + 1)
+        nxt = 8 * len(self.statics)
+        for i in range(len(self.entries) - 1, -1, -1):
+            if self.entries[i].rec >= 0:
+                nxt = self.statics[self.entries[i].rec].pc
+            pc_at[i] = nxt
+        pc_at[len(self.entries)] = 8 * len(self.statics)
+        for e in self.entries:
+            if e.kind == BRA and e.rec >= 0:
+                self.statics[e.rec].target = pc_at[e.target] if e.target < len(self.entries) \
+                    else pc_at[-1]
 
     def _access(self, ins) -> tuple[int, str]:
         if ins.opcode not in ("ld", "ldu", "st", "atom", "red"):
