@@ -25,7 +25,7 @@ INFO = {
     "scale_note": ("scale 1 = 256 signals of 2,048 points (4 MB per buffer): per pass 4 × 256 "
                    "(radix 4) or 8 × 256 (radix 2) CTAs of 128 threads, six passes; the batch "
                    "scales (≥ 2)."),
-    "paper_values": {"owl": {"pmem": 1.56, "cinv": 0.37, "row_sharing": 0.14, "ctas_per_row": 5}},
+    "paper_values": {"owl": {"pmem": 1.56, "cinv": 37, "row_sharing": 14, "ctas_per_row": 5}},
 }
 TOLERANCE = {"spectrum": (1e-4, 2e-3)}   # float32 butterflies and fast sin/cos, |X| up to ~500
 
