@@ -17,7 +17,6 @@ from pathlib import Path
 
 from ptx.errors import LaunchError, MemoryFault, PTXDeadlock, PTXError, UnsupportedError
 from ptx.host import FAMILY_VERSION, Context as _FrontEnd, DeviceArray
-from ptx.memory import LOCAL_WINDOW, SHARED_WINDOW
 
 __all__ = ["Context", "DeviceArray", "PTXError", "UnsupportedError", "LaunchError",
            "MemoryFault", "PTXDeadlock"]
@@ -46,20 +45,10 @@ class Context(_FrontEnd):
         ``kernel-N.traceg`` each. ``predicates=False`` (default) leaves the P registers out, as
         the NVBit tracer does; True keeps them, so ``gpusched run --trace`` sees every
         dependence ``simulate`` does."""
-        from sim.workload.trace_store import CompiledKernel
-        from sim.workload.tracegen import write_kernel
-        d = Path(directory)
-        d.mkdir(parents=True, exist_ok=True)
-        wl = self.workload()
-        listing = []
-        for i, (k, folder) in enumerate(zip(wl.kernels, self.folders()), 1):
-            statics = CompiledKernel(folder).meta["statics"]
-            opcodes = {s[5]: s[0] for s in statics}
-            write_kernel(d / f"kernel-{i}.traceg", k, i, address_format, family=self.family,
-                         predicates=predicates, opcodes=opcodes, windows=(SHARED_WINDOW, LOCAL_WINDOW))
-            listing.append(f"kernel-{i}.traceg")
-        (d / "kernelslist.g").write_text("\n".join(listing) + "\n")
-        return d
+        from sim.workload.program_trace import write_accelsim
+        if not self.launches:
+            raise LaunchError("no kernel launched yet: nothing to write")
+        return write_accelsim(self.folders(), directory, self.family, predicates, address_format)
 
     def simulate(self, preset: str = "gtx480", memory: str = "hierarchy", seed: int = 0,
                  overrides: list[str] | tuple = (), **policies) -> dict:

@@ -83,6 +83,24 @@ def _regs_in(op) -> list[str]:
     return []
 
 
+def _first_regs_in(op) -> list[str]:
+    if isinstance(op, Vec):
+        first = next((x for x in op.items if isinstance(x, Reg)), None)
+        return [first.name] if first is not None else []
+    return _regs_in(op)
+
+
+MAX_DST, MAX_SRC = 1, 4        # register operands a SASS trace line carries (Accel-Sim's limits)
+
+
+def _operands(names: list[str], arch: dict[str, int], limit: int) -> tuple[int, ...]:
+    """Architectural numbers of ``names``: at most ``limit`` data registers (R*), then the
+    predicates; constant registers (absent from ``arch``) dropped."""
+    nums = list(dict.fromkeys(arch[r] for r in names if r in arch))
+    data = [r for r in nums if r < 256][:limit]
+    return tuple(data + [r for r in nums if r >= 256])
+
+
 class Program:
     """One kernel, ready to run: entries, statics, symbol addresses, memory layout."""
 
@@ -238,14 +256,17 @@ class Program:
         return run
 
     # -- statics -----------------------------------------------------------------------------
-    def defs_uses(self, ins) -> tuple[list[str], list[str]]:
+    def defs_uses(self, ins, sass: bool = False) -> tuple[list[str], list[str]]:
+        """Registers written and read. ``sass``: as a SASS instruction names them — a vector
+        operand by its first register (SASS names a register quad by its base)."""
         specials = SPECIALS
         ops = ins.operands
+        regs = _first_regs_in if sass else _regs_in
         if ins.opcode in _NO_DEF:
-            defs, srcs = [], [r for o in ops for r in _regs_in(o)]
+            defs, srcs = [], [r for o in ops for r in regs(o)]
         else:
-            defs = _regs_in(ops[0]) if ops else []
-            srcs = [r for o in ops[1:] for r in _regs_in(o)]
+            defs = regs(ops[0]) if ops else []
+            srcs = [r for o in ops[1:] for r in regs(o)]
         if ins.guard is not None:
             srcs.append(ins.guard[0])
         return ([r for r in defs if r not in specials and r != "%cc"],
@@ -269,10 +290,9 @@ class Program:
                 width, name = 0, "MOV"
             else:
                 name = opcode(ins, family, width, space)
-            d, u = du[i]
+            d, u = self.defs_uses(ins, sass=True)
             self.entries[i].rec = len(out)
-            out.append(Static(8 * len(out), name, tuple(dict.fromkeys(arch[r] for r in d if r in arch)),
-                              tuple(dict.fromkeys(arch[r] for r in u if r in arch)),
+            out.append(Static(8 * len(out), name, _operands(d, arch, MAX_DST), _operands(u, arch, MAX_SRC),
                               width if e.kind == MEM else 0, ins.line, ins.text))
         return out
 

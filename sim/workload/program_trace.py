@@ -189,3 +189,25 @@ def sink_factory(root: Path | None = None):
             return CachedSink(folder)
         return TraceSink(info, root)
     return make
+
+
+def write_accelsim(folders: list[Path], directory: str | Path, family: str,
+                   predicates: bool = False, address_format: str | int = "auto") -> Path:
+    """Accel-Sim traces (tracer version 4) of launches' compiled folders: ``kernelslist.g`` and
+    one ``kernel-N.traceg`` each, with their SASS opcodes and the front end's shared and local
+    window bases (``predicates=False``: no P registers, as the NVBit tracer writes)."""
+    from ptx.memory import LOCAL_WINDOW, SHARED_WINDOW
+
+    from .program import kernel_of
+    from .tracegen import write_kernel
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    listing = []
+    for i, folder in enumerate(folders, 1):
+        k = kernel_of(Path(folder))
+        opcodes = {s[5]: s[0] for s in json.loads((Path(folder) / "meta.json").read_text())["statics"]}
+        write_kernel(d / f"kernel-{i}.traceg", k, i, address_format, family=family,
+                     predicates=predicates, opcodes=opcodes, windows=(SHARED_WINDOW, LOCAL_WINDOW))
+        listing.append(f"kernel-{i}.traceg")
+    (d / "kernelslist.g").write_text("\n".join(listing) + "\n")
+    return d
