@@ -19,7 +19,7 @@ ERROR_RATE = 0.01
 
 INFO = {
     "title": "MUMmerGPU read matching on a suffix tree",
-    "suite": "CUDA SDK / third party",
+    "suite": "CUDA SDK",
     "papers": {"owl": "MUM"},
     "kernels": ("mum_match", "mum_report"),
     "default_scale": 1.0,

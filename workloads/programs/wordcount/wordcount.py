@@ -24,8 +24,8 @@ INFO = {
     "default_scale": 1.0,
     "quick_scale": 0.03,
     "inputs": "Zipf text (exponent 1, 8192-word vocabulary, words of 2-10 letters) in lines of "
-              "6-18 words; 65,536 words (≈ 420 KB) at scale 1",
-    "scale_note": "scale 1 = 64 K words, far below Mars's 8-32 MB inputs (which would take hours "
+              "6-18 words; 65,536 words (507 KB, 5449 lines, 6341 distinct words, the commonest 6955 times) at scale 1",
+    "scale_note": "scale 1 = 64 K words, far below the inputs Mars evaluated (which would take hours "
                   "here); the map is ≈ 21 CTAs of 256 threads, the sort 128 K pairs",
 }
 
