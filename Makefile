@@ -33,7 +33,7 @@ test-all: setup
 # Regenerate the committed PTX (and ptxas register counts) of every .cu: needs nvcc
 # (pip install nvidia-cuda-nvcc, or a system CUDA) and gcc; runs and tests never do.
 ptx: $(STAMP)
-	$(BIN)/python -m ptx.nvcc workloads tests/ptx
+	$(BIN)/python -m ptx.nvcc workloads tests/ptx docs/example
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info .accel

@@ -56,3 +56,41 @@ def check(target: str, seed: int, scale: float | None) -> int:
     if len(names) > 1:
         typer.echo(f"{len(names) - failed}/{len(names)} programs match numpy")
     return 1 if failed else 0
+
+
+def characterize(name: str, preset: str | None, scale: float | None, seed: int,
+                 jobs: int | None, as_json: bool) -> int:
+    """Run the characterisation points of program ``name`` (stored and resumable, like a
+    sweep) and print its row beside the paper's values where INFO gives them."""
+    from experiments import characterize as ch
+    from gpusched.commands.sweep_cmd import execute_points
+    from gpusched.experiment.store import ResultStore, default_db
+    from workloads import programs
+    if name not in programs.names():
+        raise ConfigError("--characterize", name, "a suite program (" + ", ".join(programs.names()) + ")")
+    info = programs.load(name).INFO
+    papers = list(info.get("papers", {}))
+    preset = preset or next((ch.PAPER_PRESET[p] for p in papers if p in ch.PAPER_PRESET), "gtx480")
+    scale = info["default_scale"] if scale is None else scale
+    points = ch.points(name, preset, scale, seed)
+    db = default_db()
+    summary = execute_points(f"characterize-{name}", points, db, jobs, None,
+                             ("experiments.characterize",), show_progress=not as_json)
+    if summary.failures:
+        return 1
+    with ResultStore(db) as store:
+        runs = {r.point.params["variant"]: r.stats for r in store.runs([p.key for p in points])}
+    row = ch.summarise(runs)
+    row.update(program=name, preset=preset, scale=scale)
+    if as_json:
+        typer.echo(jsonout.dumps(row))
+        return 0
+    for key, value in row.items():
+        if key == "phases":
+            for k, (n, lo, hi) in value.items():
+                typer.echo(f"  phases {k}: {n} phases, longest {lo}, shortest {hi}")
+        else:
+            typer.echo(f"  {key}: {value:.4g}" if isinstance(value, float) else f"  {key}: {value}")
+    for paper, values in info.get("paper_values", {}).items():
+        typer.echo(f"  paper {paper}: " + ", ".join(f"{k} {v}" for k, v in values.items()))
+    return 0

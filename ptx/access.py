@@ -72,66 +72,73 @@ class Access:
     def fail(self, st, sel, lane: int, addr: int, what: str):
         return st.fault(self.c, sel, lane, addr, what)
 
-    def locate(self, st, sel, act, addrs):
-        """→ list of (buffer, byte offsets, lane positions, timing addresses) groups."""
+    def locate(self, st, sel, addrs):
+        """Every lane of ``sel`` accesses ``addrs`` → list of (buffer views, byte offsets, lane
+        positions (None: all), timing addresses) groups, one per state space."""
         w = self.width
-        bad = (addrs % np.uint64(min(w, 16))) != 0
-        if bad.any():
-            j = int(np.argmax(bad))
-            raise self.fail(st, sel, act[j], int(addrs[j]), f"misaligned {w}-byte access")
+        if w > 1:
+            bad = (addrs & np.uint64(min(w, 16) - 1)) != 0
+            if bad.any():
+                j = int(np.argmax(bad))
+                raise self.fail(st, sel, j, int(addrs[j]), f"misaligned {w}-byte access")
         space = self.space
         if space != "generic":
-            return [self._one(st, sel, act, addrs, space, np.arange(len(act)))]
+            return [self._one(st, sel, None, addrs, space)]
         groups = []
-        kinds = np.full(len(act), 0, np.int8)
+        kinds = np.full(len(addrs), 0, np.int8)
         kinds[(addrs >= SHARED_WINDOW) & (addrs < SHARED_WINDOW + WINDOW_SIZE)] = 1
         kinds[(addrs >= LOCAL_WINDOW) & (addrs < LOCAL_WINDOW + WINDOW_SIZE)] = 2
         kinds[(addrs >= CONST_WINDOW) & (addrs < CONST_WINDOW + WINDOW_SIZE)] = 3
         for kind, name, base in ((0, "global", 0), (1, "shared", SHARED_WINDOW),
                                  (2, "local", LOCAL_WINDOW), (3, "const", CONST_WINDOW)):
             pos = np.nonzero(kinds == kind)[0]
+            if len(pos) == len(addrs):
+                return [self._one(st, sel, None, addrs - np.uint64(base), name)]
             if len(pos):
-                groups.append(self._one(st, sel, act[pos], addrs[pos] - np.uint64(base), name, pos))
+                groups.append(self._one(st, sel, pos, addrs[pos] - np.uint64(base), name))
         return groups
 
-    def _one(self, st, sel, act, addrs, space, pos):
+    def _one(self, st, sel, pos, addrs, space):
+        """One space's lanes (``pos`` of ``sel``, None: all) → (views, offsets, pos, timing)."""
         w = self.width
+        lanes = slice(None) if pos is None else pos
         if space == "global":
             offs, badlane = st.mem.check(addrs, w, self.write)
             if offs is None:
                 a = int(addrs[badlane])
-                raise self.fail(st, sel, act[badlane], a,
+                raise self.fail(st, sel, badlane if pos is None else int(pos[badlane]), a,
                                 f"{w}-byte global access outside every allocation")
             return st.mem.views, offs, pos, addrs
         if space == "shared":
             limit = st.smem_size
             buf = st.shared_views
-            rows = st.cta_of(sel)[act].astype(np.int64) * st.smem_stride
+            rows = st.cta_of(sel)[lanes].astype(np.int64) * st.smem_stride
             timing = addrs + np.uint64(SHARED_WINDOW)
         elif space in ("local", "param"):
             limit = st.local_size
             buf = st.local_views
-            rows = st.lane_thread(sel)[act].astype(np.int64) * st.local_stride
-            g = st.global_thread(sel)[act].astype(np.uint64)
+            rows = st.lane_thread(sel)[lanes].astype(np.int64) * st.local_stride
+            g = st.global_thread(sel)[lanes].astype(np.uint64)
             timing = np.uint64(LOCAL_PHYSICAL) + ((addrs >> np.uint64(2)) * np.uint64(st.grid_threads)
                                                   + g) * np.uint64(4) + (addrs & np.uint64(3))
         elif space == "const":
             limit = st.const_size
             buf = st.const_views
-            rows = np.zeros(len(act), np.int64)
+            rows = np.zeros(len(addrs), np.int64)
             timing = addrs + np.uint64(CONST_WINDOW)
         else:
             raise self.c.unsupported(f"{space} space")
         over = addrs + np.uint64(w) > np.uint64(limit)
         if over.any():
             j = int(np.argmax(over))
-            raise self.fail(st, sel, act[j], int(addrs[j]),
+            raise self.fail(st, sel, j if pos is None else int(pos[j]), int(addrs[j]),
                             f"{w}-byte {space} access beyond the {limit} bytes of {space} memory")
         return buf, rows + addrs.astype(np.int64), pos, timing
 
 
-def _active(m, n: int):
-    return np.arange(n) if m is None else np.nonzero(m)[0]
+def _lanes(v, n: int):
+    """A reader's value for the n lanes: arrays as they are, a scalar repeated."""
+    return v if np.ndim(v) else np.full(n, v)
 
 
 def load(c: Ctx, syms: Symbols, kernel: str):
@@ -151,23 +158,25 @@ def load(c: Ctx, syms: Symbols, kernel: str):
     acc = Access(c, override or space, size * vec, kernel)
     ut = UNSIGNED[size]
 
-    def run(st, sel, m):
+    def run(st, sel, m):          # every lane of sel is active (the executor compacts)
         R = st.R
         n = st.batch_len(sel)
-        act = _active(m, n)
-        addrs = np.broadcast_to(addr_of(R, sel), (n,))[act]
-        timing = np.zeros(n, np.uint64)
-        vals = [np.zeros(len(act), ut) for _ in range(vec)]
-        for views, offs, pos, tm in acc.locate(st, sel, act, addrs):
-            timing[act[pos]] = tm
+        addrs = _lanes(addr_of(R, sel), n).astype(np.uint64, copy=False)
+        groups = acc.locate(st, sel, addrs)
+        if len(groups) == 1 and groups[0][2] is None:
+            views, offs, _, timing = groups[0]
             view = views[size]
-            for k in range(vec):
-                vals[k][pos] = view[(offs + k * size) // size]
+            vals = [view[(offs + k * size) // size] for k in range(vec)]
+        else:
+            timing = np.zeros(n, np.uint64)
+            vals = [np.zeros(n, ut) for _ in range(vec)]
+            for views, offs, pos, tm in groups:
+                timing[pos] = tm
+                for k in range(vec):
+                    vals[k][pos] = views[size][(offs + k * size) // size]
         for k, w in enumerate(writes):
             if w is not None:
-                full = np.zeros(n, ut)
-                full[act] = vals[k]
-                w(R, sel, m, full.view(DTYPE[t]))
+                w(R, sel, None, vals[k].view(DTYPE[t]))
         return timing
     return run
 
@@ -203,19 +212,22 @@ def store(c: Ctx, syms: Symbols, kernel: str):
     acc = Access(c, override or _space(c), size * vec, kernel, write=True)
     ut = UNSIGNED[size]
 
-    def run(st, sel, m):
+    def run(st, sel, m):          # every lane of sel is active (the executor compacts)
         R = st.R
         n = st.batch_len(sel)
-        act = _active(m, n)
-        addrs = np.broadcast_to(addr_of(R, sel), (n,))[act]
-        vals = [np.broadcast_to(np.asarray(r(R, sel)).astype(DTYPE[t]), (n,)).view(ut)[act]
-                for r in reads]
-        timing = np.zeros(n, np.uint64)
-        for views, offs, pos, tm in acc.locate(st, sel, act, addrs):
-            timing[act[pos]] = tm
-            view = views[size]
+        addrs = _lanes(addr_of(R, sel), n).astype(np.uint64, copy=False)
+        vals = [_lanes(np.asarray(r(R, sel), DTYPE[t]), n).view(ut) for r in reads]
+        groups = acc.locate(st, sel, addrs)
+        if len(groups) == 1 and groups[0][2] is None:
+            views, offs, _, timing = groups[0]
             for k in range(vec):
-                view[(offs + k * size) // size] = vals[k][pos]
+                views[size][(offs + k * size) // size] = vals[k]
+            return timing
+        timing = np.zeros(n, np.uint64)
+        for views, offs, pos, tm in groups:
+            timing[pos] = tm
+            for k in range(vec):
+                views[size][(offs + k * size) // size] = vals[k][pos]
         return timing
     return run
 
@@ -288,22 +300,22 @@ def atomic(c: Ctx, syms: Symbols, kernel: str):
     acc = Access(c, override or _space(c), size, kernel, write=True)
     dt = DTYPE[t]
 
-    def run(st, sel, m):
+    def run(st, sel, m):          # every lane of sel is active (the executor compacts)
         R = st.R
         n = st.batch_len(sel)
-        act = _active(m, n)
-        addrs = np.broadcast_to(addr_of(R, sel), (n,))[act]
-        bv = np.broadcast_to(b(R, sel), (n,))[act]
-        xv = np.broadcast_to(x(R, sel), (n,))[act] if x is not None else None
+        addrs = _lanes(addr_of(R, sel), n).astype(np.uint64, copy=False)
+        bv = _lanes(b(R, sel), n)
+        xv = _lanes(x(R, sel), n) if x is not None else None
         timing = np.zeros(n, np.uint64)
         old = np.zeros(n, dt)
-        for views, offs, pos, tm in acc.locate(st, sel, act, addrs):
-            timing[act[pos]] = tm
+        for views, offs, pos, tm in acc.locate(st, sel, addrs):
+            lanes = slice(None) if pos is None else pos
+            timing[lanes] = tm
             view = views[size].view(dt)
-            old[act[pos]] = apply_atomic(view, offs // size, op, bv[pos],
-                                         None if xv is None else xv[pos])
+            old[lanes] = apply_atomic(view, offs // size, op, bv[lanes],
+                                      None if xv is None else xv[lanes])
         if d is not None:
-            d(R, sel, m, old)
+            d(R, sel, None, old)
         return timing
     return run
 

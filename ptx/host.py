@@ -30,7 +30,16 @@ from .simt import DEFAULT_BUDGET, Launch
 from .syntax import Imm, Module, parse
 from .values import DTYPE
 
-FRONT_END_VERSION = 1           # part of every launch key: bump when recorded streams change
+def _source_digest() -> str:
+    """The front end's own code: part of every launch key, so a changed executor never
+    reuses streams recorded by an older one."""
+    h = hashlib.sha256()
+    for f in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(f.name.encode() + f.read_bytes())
+    return h.hexdigest()
+
+
+FRONT_END_DIGEST = _source_digest()
 SHARED_LIMIT = 48 * 1024        # bytes per CTA without an opt-in (CUDA's default)
 MAX_THREADS = 1024
 FAMILY_VERSION = {"pascal": 61, "volta": 70, "turing": 75, "ampere": 86}
@@ -60,6 +69,19 @@ class DeviceArray:
 
     def __repr__(self) -> str:
         return f"DeviceArray({self.ptr:#x}, shape={self.shape}, dtype={self.dtype})"
+
+
+class ConstArray(DeviceArray):
+    """A ``__constant__`` variable: its bytes live in the context's constant bank."""
+
+    def get(self) -> np.ndarray:
+        return self.ctx.const[self.ptr:self.ptr + self.nbytes].copy().view(self.dtype).reshape(self.shape)
+
+    def set(self, arr) -> None:
+        a = np.ascontiguousarray(arr, self.dtype)
+        if a.nbytes != self.nbytes:
+            raise LaunchError(f"set: {a.nbytes} bytes into a constant of {self.nbytes}")
+        self.ctx.const[self.ptr:self.ptr + self.nbytes] = a.view(np.uint8).reshape(-1)
 
 
 @dataclass
@@ -144,6 +166,18 @@ class PTXModule:
         arr[:len(vals)] = np.array(vals).astype(dt) if dt.kind == "f" else \
             np.array([int(x) & ((1 << (8 * dt.itemsize)) - 1) for x in vals], np.uint64).astype(dt)
         return arr.tobytes()
+
+    def get_global(self, name: str, dtype=np.uint8) -> "DeviceArray":
+        """A module variable (``__device__`` or ``__constant__``) as an array of ``dtype``,
+        to read or set from the host (cudaMemcpyToSymbol)."""
+        var = next((v for v in self.mod.vars if v.name == name), None)
+        if var is None or name not in self.symbols:
+            raise LaunchError(f"{self.path}: no __device__ or __constant__ variable '{name}'")
+        space, addr = self.symbols[name]
+        n = var.size // np.dtype(dtype).itemsize
+        if space == "const":
+            return ConstArray(self.ctx, addr, n, dtype)
+        return DeviceArray(self.ctx, addr, n, dtype)
 
     def kernels(self) -> list[str]:
         return [n for n, f in self.mod.functions.items() if f.kind == "entry" and f.defined]
@@ -248,9 +282,10 @@ class Context:
                               "shared array")
         params = self._params(prog, args)
         key = hashlib.sha256(b"|".join([
-            str(FRONT_END_VERSION).encode(), module.digest.encode(), prog.name.encode(),
+            module.digest.encode(), prog.name.encode(),
             repr((grid3, block3, shared, self.family)).encode(), params.tobytes(),
-            self.mem.digest()])).hexdigest()
+            self.mem.digest(), hashlib.sha256(self.const.tobytes()).digest(),
+            FRONT_END_DIGEST.encode()])).hexdigest()
         regs = module.ptxas.get(prog.name, {}).get("registers", prog.regs_used)
         info = LaunchInfo(len(self.launches), prog.name, grid3, block3, prog.dynamic_offset() + shared,
                           int(regs), prog.statics, self.family, key, module.path)

@@ -52,6 +52,7 @@ class Entry:
     reconv: int = -1
     uni: bool = False
     bar: tuple | None = None           # (id reader, count reader | None, arrive only)
+    wide: bool = False                 # reads other lanes of its warp (shfl, vote, …)
     line: int = 0
     text: str = ""
 
@@ -65,6 +66,7 @@ class Static:
     width: int                         # bytes per lane of a memory access, else 0
     line: int
     ptx: str
+    target: int = -1                   # a branch's target pc (the next recorded instruction)
 
 
 def _regs_in(op) -> list[str]:
@@ -79,6 +81,24 @@ def _regs_in(op) -> list[str]:
     if isinstance(op, tuple):
         return _regs_in(op[1])
     return []
+
+
+def _first_regs_in(op) -> list[str]:
+    if isinstance(op, Vec):
+        first = next((x for x in op.items if isinstance(x, Reg)), None)
+        return [first.name] if first is not None else []
+    return _regs_in(op)
+
+
+MAX_DST, MAX_SRC = 1, 4        # register operands a SASS trace line carries (Accel-Sim's limits)
+
+
+def _operands(names: list[str], arch: dict[str, int], limit: int) -> tuple[int, ...]:
+    """Architectural numbers of ``names``: at most ``limit`` data registers (R*), then the
+    predicates; constant registers (absent from ``arch``) dropped."""
+    nums = list(dict.fromkeys(arch[r] for r in names if r in arch))
+    data = [r for r in nums if r < 256][:limit]
+    return tuple(data + [r for r in nums if r >= 256])
 
 
 class Program:
@@ -108,6 +128,7 @@ class Program:
         self.entries = [self._entry(i, ins) for i, ins in enumerate(code)]
         self.statics = self._statics(family)
         self.pc_of_line = {s.line: s.pc for s in reversed(self.statics)}
+        self._branch_targets()
 
     # -- memory layout ----------------------------------------------------------------------
     def _layout(self) -> None:
@@ -191,6 +212,7 @@ class Program:
             e.kind, e.run = OP, convert.cvta(c, WINDOWS)
         elif op in _BUILDERS:
             e.kind, e.run = OP, _BUILDERS[op](c)
+            e.wide = op in ("shfl", "vote", "match", "activemask", "redux")
         else:
             raise UnsupportedError(self.where(ins), ins.text)
         if op in ("bar", "barrier") and "warp" in ins.mods:
@@ -234,14 +256,17 @@ class Program:
         return run
 
     # -- statics -----------------------------------------------------------------------------
-    def defs_uses(self, ins) -> tuple[list[str], list[str]]:
+    def defs_uses(self, ins, sass: bool = False) -> tuple[list[str], list[str]]:
+        """Registers written and read. ``sass``: as a SASS instruction names them — a vector
+        operand by its first register (SASS names a register quad by its base)."""
         specials = SPECIALS
         ops = ins.operands
+        regs = _first_regs_in if sass else _regs_in
         if ins.opcode in _NO_DEF:
-            defs, srcs = [], [r for o in ops for r in _regs_in(o)]
+            defs, srcs = [], [r for o in ops for r in regs(o)]
         else:
-            defs = _regs_in(ops[0]) if ops else []
-            srcs = [r for o in ops[1:] for r in _regs_in(o)]
+            defs = regs(ops[0]) if ops else []
+            srcs = [r for o in ops[1:] for r in regs(o)]
         if ins.guard is not None:
             srcs.append(ins.guard[0])
         return ([r for r in defs if r not in specials and r != "%cc"],
@@ -265,12 +290,26 @@ class Program:
                 width, name = 0, "MOV"
             else:
                 name = opcode(ins, family, width, space)
-            d, u = du[i]
+            d, u = self.defs_uses(ins, sass=True)
             self.entries[i].rec = len(out)
-            out.append(Static(8 * len(out), name, tuple(dict.fromkeys(arch[r] for r in d if r in arch)),
-                              tuple(dict.fromkeys(arch[r] for r in u if r in arch)),
+            out.append(Static(8 * len(out), name, _operands(d, arch, MAX_DST), _operands(u, arch, MAX_SRC),
                               width if e.kind == MEM else 0, ins.line, ins.text))
         return out
+
+    def _branch_targets(self) -> None:
+        """Each recorded branch's target pc: the first recorded instruction at or after its
+        target (elided instructions have no pc); the kernel's end maps past the last one."""
+        pc_at = [0] * (len(self.entries) + 1)
+        nxt = 8 * len(self.statics)
+        for i in range(len(self.entries) - 1, -1, -1):
+            if self.entries[i].rec >= 0:
+                nxt = self.statics[self.entries[i].rec].pc
+            pc_at[i] = nxt
+        pc_at[len(self.entries)] = 8 * len(self.statics)
+        for e in self.entries:
+            if e.kind == BRA and e.rec >= 0:
+                self.statics[e.rec].target = pc_at[e.target] if e.target < len(self.entries) \
+                    else pc_at[-1]
 
     def _access(self, ins) -> tuple[int, str]:
         if ins.opcode not in ("ld", "ldu", "st", "atom", "red"):

@@ -10,6 +10,7 @@ constant windows (``cvta`` moves between them).
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 
 import numpy as np
@@ -48,6 +49,8 @@ class DeviceMemory:
 
     def _refresh(self) -> None:
         self.starts = np.array([a.start for a in self.allocs], np.uint64)
+        self.start_list = [a.start for a in self.allocs]
+        self.index_of = {a.start: i for i, a in enumerate(self.allocs)}
         self.ends = np.array([a.start + a.size for a in self.allocs], np.uint64)
         d = self.data
         self.views = {1: d, 2: d.view(np.uint16), 4: d.view(np.uint32), 8: d.view(np.uint64)}
@@ -74,7 +77,7 @@ class DeviceMemory:
             np.ascontiguousarray(raw).view(np.uint8).reshape(-1)
         off = self._range(addr, len(buf))
         self.data[off:off + len(buf)] = buf
-        self.dirty.add(self.allocs.index(self.find(addr)))
+        self.dirty.add(self.index_of[self.find(addr).start])
 
     def read(self, addr: int, nbytes: int) -> np.ndarray:
         off = self._range(addr, nbytes)
@@ -87,7 +90,7 @@ class DeviceMemory:
         return addr - GLOBAL_BASE
 
     def find(self, addr: int) -> Allocation | None:
-        i = int(np.searchsorted(self.starts, np.uint64(addr), "right")) - 1
+        i = bisect.bisect_right(self.start_list, addr) - 1
         if i < 0:
             return None
         a = self.allocs[i]
@@ -97,6 +100,13 @@ class DeviceMemory:
         """Offsets into ``data`` of global addresses ``addrs`` accessed ``width`` bytes each;
         returns (offsets, None) or (None, index of the first bad lane). ``write`` marks the
         allocations touched as changed (their digests are recomputed)."""
+        if len(addrs):                      # the common case: every lane in one allocation
+            lo, hi = int(addrs.min()), int(addrs.max())
+            a = self.find(lo)
+            if a is not None and hi + width <= a.start + a.size:
+                if write:
+                    self.dirty.add(self.index_of[a.start])
+                return (addrs - np.uint64(GLOBAL_BASE)).astype(np.int64), None
         idx = np.searchsorted(self.starts, addrs, "right").astype(np.int64) - 1
         ok = idx >= 0
         safe = np.where(ok, idx, 0)

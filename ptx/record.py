@@ -35,13 +35,18 @@ class WarpStreams:
     listed: np.ndarray
 
 
+PENDING_ROWS = 1 << 16      # raw address rows kept before compressing them in one go
+
+
 class Recorder:
     def __init__(self, cta_first: int, warps_per_cta: int, n_warps: int):
         self.cta_first, self.wpc, self.n_warps = cta_first, warps_per_cta, n_warps
         self.sids: list[int] = []
         self.warps: list[np.ndarray] = []
         self.masks: list[np.ndarray] = []
-        self.mem: list[tuple[int, np.ndarray, np.ndarray]] = []
+        self.mem: list[tuple[int, tuple]] = []            # (event, compressed rows)
+        self.raw: list[tuple[int, np.ndarray, np.ndarray]] = []
+        self.raw_rows = 0
         self.count = 0
 
     def add(self, sid: int, warps: np.ndarray, masks: np.ndarray) -> None:
@@ -52,8 +57,27 @@ class Recorder:
 
     def add_memory(self, sid: int, warps: np.ndarray, masks: np.ndarray, addrs: np.ndarray,
                    lanes: np.ndarray) -> None:
-        self.mem.append((len(self.sids), addrs.reshape(-1, 32), lanes.reshape(-1, 32)))
+        self.raw.append((len(self.sids), addrs.reshape(-1, 32), lanes.reshape(-1, 32)))
+        self.raw_rows += len(warps)
         self.add(sid, warps, masks)
+        if self.raw_rows >= PENDING_ROWS:
+            self._compress_pending()
+
+    def _compress_pending(self) -> None:
+        """Compress every raw row at once (one numpy pass), split back per event."""
+        if not self.raw:
+            return
+        addrs = np.concatenate([a for _, a, _ in self.raw])
+        lanes = np.concatenate([m for _, _, m in self.raw])
+        b, s, k, lst = compress(addrs, lanes)
+        ends = np.cumsum([len(a) for _, a, _ in self.raw])
+        lend = np.concatenate(([0], np.cumsum(k)))
+        start = 0
+        for (ev, _, _), end in zip(self.raw, ends):
+            self.mem.append((ev, (b[start:end], s[start:end], k[start:end],
+                                  lst[lend[start]:lend[end]])))
+            start = end
+        self.raw, self.raw_rows = [], 0
 
     def streams(self) -> WarpStreams:
         lens = np.array([len(w) for w in self.warps], np.int64)
@@ -73,8 +97,8 @@ class Recorder:
         starts = np.concatenate(([0], np.cumsum(lens)[:-1]))
         bases, strides, nlisted, listed = [], [], [], []
         row = 0
-        for ev, addrs, lanes in self.mem:
-            b, s, k, lst = compress(addrs, lanes)
+        self._compress_pending()
+        for ev, (b, s, k, lst) in self.mem:
             n = len(b)
             row_of[starts[ev]:starts[ev] + n] = np.arange(row, row + n)
             bases.append(b)

@@ -30,6 +30,7 @@ from .warp import ballot
 CHUNK_THREADS = 8192
 DEFAULT_BUDGET = 1 << 34          # warp instructions per launch before ExecutionLimit
 _LANE_BITS = np.arange(32, dtype=np.uint32)
+_LANES = np.arange(32, dtype=np.int64)
 
 
 def rows_of(masks) -> np.ndarray:
@@ -40,16 +41,17 @@ def rows_of(masks) -> np.ndarray:
 
 class Batch:
     """Warps with the same top entry (pc, rpc); ``lanes``: the top entry's lanes."""
-    __slots__ = ("warps", "sel", "pc", "rpc", "lanes", "bar")
+    __slots__ = ("warps", "sel", "pc", "rpc", "lanes", "bar", "view")
 
     def __init__(self, warps: np.ndarray, pc: int, rpc: int, lanes: np.ndarray):
         self.warps, self.pc, self.rpc, self.lanes = warps, pc, rpc, lanes
         self.bar = -1                # the barrier id it waits at, -1 when runnable
+        self.view = None             # (lanes, m, idx, act, wmask) while lanes stays the same
         w0, w1 = int(warps[0]), int(warps[-1])
         if w1 - w0 + 1 == len(warps):
             self.sel = slice(32 * w0, 32 * (w1 + 1))
         else:
-            self.sel = (warps[:, None] * 32 + np.arange(32)).reshape(-1)
+            self.sel = (warps[:, None] * 32 + _LANES).reshape(-1)
 
     def subset(self, pos: np.ndarray, pc: int | None = None) -> "Batch":
         b = Batch(self.warps[pos], self.pc if pc is None else pc, self.rpc,
@@ -86,8 +88,10 @@ class Launch:
         self.mem_static = [s.width > 0 for s in prog.statics]
 
     def run(self) -> int:
+        """Execute every CTA; the number of warp instructions recorded (those the trace holds:
+        instructions ptxas would elide execute but are not counted)."""
         per = max(1, CHUNK_THREADS // (32 * self.wpc))
-        done = 0
+        done = recorded = 0
         while done < self.n_ctas:
             n = min(per, self.n_ctas - done)
             st = ChunkState(self, done, n)
@@ -95,10 +99,11 @@ class Launch:
             self._chunk(st, rec)
             if self.sink is not None:
                 self.sink.chunk(rec.streams())
+            recorded += rec.count
             done += n
             if self.progress is not None:
-                self.progress(done, self.n_ctas, self.insts)
-        return self.insts
+                self.progress(done, self.n_ctas, recorded)
+        return recorded
 
     # -- one chunk --------------------------------------------------------------------------
     def _chunk(self, st: ChunkState, rec: Recorder) -> None:
@@ -125,14 +130,24 @@ class Launch:
         self.ready[key] = b if old is None else merge(old, b)
 
     def _step(self, st: ChunkState, rec: Recorder, b: Batch) -> None:
-        """Run ``b`` until a branch, barrier, exit, its reconvergence pc or another batch's pc."""
+        """Run ``b`` until a branch, barrier, exit, its reconvergence pc or another batch's pc.
+
+        Instructions run on the active lanes only (``esel``: the batch's slice when every lane
+        is active, else the active threads' indices), so a sparse batch costs what its active
+        lanes cost and writes need no mask; warp-wide instructions see whole warps."""
         code = self.code
         rpc = b.rpc
         others = {k[0] for k in self.ready if k[1] == rpc}
         lanes = b.lanes
-        m = None if lanes.all() else lanes
-        wmask = ballot(lanes.reshape(-1, 32))
         sel, warps, R = b.sel, b.warps, st.R
+        view = b.view
+        if view is None or view[0] is not lanes:
+            full = bool(lanes.all())
+            idx = np.arange(sel.start, sel.stop) if isinstance(sel, slice) else sel
+            view = b.view = (lanes, None if full else lanes, idx, sel if full else idx[lanes],
+                             ballot(lanes.reshape(-1, 32)))
+        _, m, idx, act, wmask = view
+        n = len(idx)
         pc = b.pc
         start = pc
         mem_static = self.mem_static
@@ -148,17 +163,29 @@ class Launch:
             e = code[pc]
             kind = e.kind
             if kind == OP or kind == MEM or kind == NOP:
-                em, ewm = m, wmask
-                if e.guard is not None:
+                if e.guard is None:
+                    em, ewm, esel = m, wmask, act
+                else:
                     g = R[e.guard[0]][sel]
                     g = ~g if e.guard[1] else g
                     em = g if m is None else (g & m)
                     ewm = ballot(em.reshape(-1, 32))
+                    esel = idx[em]
                 if kind == OP:
-                    e.run(st, sel, em)
+                    if e.wide:
+                        e.run(st, sel, em)
+                    elif esel is sel or len(esel):
+                        e.run(st, esel, None)
                 elif kind == MEM:
-                    addrs = e.run(st, sel, em)
+                    live = esel is sel or len(esel)
+                    got = e.run(st, esel, None) if live else None
                     if e.rec >= 0 and mem_static[e.rec]:
+                        if em is None:
+                            addrs = got
+                        else:
+                            addrs = np.zeros(n, np.uint64)
+                            if live:
+                                addrs[em] = got
                         rec.add_memory(e.rec, warps, ewm, addrs, lanes if em is None else em)
                         self.insts += len(warps)
                         pc += 1

@@ -23,7 +23,7 @@ def _mask_rows(m, n: int) -> np.ndarray:
 
 def ballot(rows: np.ndarray) -> np.ndarray:
     """(warps, 32) bools → one uint32 per warp (lane i = bit i)."""
-    return (rows.astype(np.uint32) * _BITS).sum(1, dtype=np.uint32)
+    return np.packbits(rows, axis=1, bitorder="little").view(np.uint32).reshape(-1)
 
 
 def shfl(c: Ctx):

@@ -22,6 +22,8 @@ from pathlib import Path
 
 from gpusched.config import ConfigError
 
+from ptx.host import FRONT_END_DIGEST
+
 from .kernel import Kernel, Workload
 from .program_trace import sink_factory
 from .trace_store import CompiledKernel, cache_root
@@ -74,22 +76,21 @@ def load_module(path: Path):
     return module
 
 
-def _front_end_digest() -> str:
-    import ptx
-    h = hashlib.sha256()
-    for f in sorted(Path(ptx.__file__).parent.glob("*.py")):
-        h.update(f.name.encode() + f.read_bytes())
+def files_digest(path: Path) -> str:
+    """What a program's results depend on besides seed and scale: its folder's .py/.ptx/.json
+    files, the suite's shared input generators (``common/``) and the front end's code."""
+    h = hashlib.sha256(FRONT_END_DIGEST.encode())
+    common = path.parent.parent / "common"
+    for d in [path.parent] + ([common] if common.is_dir() else []):
+        for f in sorted(d.iterdir()):
+            if f.suffix in (".py", ".ptx", ".json") and f.is_file():
+                h.update(f.name.encode() + f.read_bytes())
     return h.hexdigest()
 
 
 def program_key(path: Path, seed: int, scale: float, family: str) -> str:
     h = hashlib.sha256(f"{MANIFEST_VERSION}|{seed}|{scale!r}|{family}|".encode())
-    h.update(_front_end_digest().encode())
-    folders = [path.parent] + ([path.parent.parent / "common"] if (path.parent.parent / "common").is_dir() else [])
-    for d in folders:
-        for f in sorted(d.iterdir()):
-            if f.suffix in (".py", ".ptx", ".json") and f.is_file():
-                h.update(f.name.encode() + f.read_bytes())
+    h.update(files_digest(path).encode())
     return h.hexdigest()
 
 
@@ -101,7 +102,8 @@ def kernel_of(folder: Path, arrival: int = 0) -> Kernel:
                   regs_per_thread=m["nregs"], smem_per_cta=m["shmem"], stream=ck.stream,
                   arrival=arrival,
                   meta={"trace": str(folder), "warp_insts": m["warp_insts"],
-                        "thread_insts": m["thread_insts"], "source": m["source"]})
+                        "thread_insts": m["thread_insts"], "source": m["source"],
+                        "ptx_statics": m.get("ptx_statics", [])})
 
 
 def workload_of(folders: list[Path], name: str) -> Workload:

@@ -82,38 +82,57 @@ class TraceSink:
         return sid
 
     def chunk(self, s) -> None:
-        starts = np.concatenate(([0], np.cumsum(s.counts)[:-1]))
+        """Write one chunk's warps: static ids for the whole chunk at once (keys of PTX
+        instruction, next pc and last-in-warp, mapped through the few distinct ones), then
+        each warp's pieces."""
+        counts = s.counts.astype(np.int64)
+        iids = s.sids.astype(np.int64)
+        masks = s.masks.astype(np.uint32)
+        ends = np.cumsum(counts)
+        last_iid = iids[ends - 1] if len(iids) else np.zeros(0, np.int64)
+        need = ~self.is_exit[last_iid] if len(iids) else np.zeros(0, bool)
+        if need.any():                       # the model needs every warp to end in EXIT
+            at = ends[need]
+            iids = np.insert(iids, at, self.exit_iid)
+            masks = np.insert(masks, at, masks[at - 1])
+            counts = counts + need
+            ends = np.cumsum(counts)
+        pcs = self.pc[iids]
+        nxt = np.empty_like(pcs)
+        nxt[:-1] = pcs[1:]
+        last = np.zeros(len(iids), bool)
+        last[ends - 1] = True
+        nxt[last] = pcs[last] + 8
+        keys = (iids << 33) | (nxt << 1) | last
+        uniq, inv = np.unique(keys, return_inverse=True)
+        table = np.array([self._sid(int(k >> 33), int((k >> 1) & 0xFFFFFFFF), bool(k & 1))
+                          for k in uniq], np.uint32)
+        sids = table[inv]
+        self.warp_insts += len(sids)
+        self.thread_insts += int(np.bitwise_count(masks).sum())
+        starts = ends - counts
         mem_starts = np.concatenate(([0], np.cumsum(s.mem_counts)[:-1]))
         listed_starts = np.concatenate(([0], np.cumsum(s.listed_counts)[:-1]))
         rows = []
-        for k in range(len(s.counts)):
-            o, n = int(starts[k]), int(s.counts[k])
-            iids = s.sids[o:o + n].astype(np.int64)
-            masks = s.masks[o:o + n]
+        for k in range(len(counts)):
+            o, n = int(starts[k]), int(counts[k])
             mo, mn = int(mem_starts[k]), int(s.mem_counts[k])
-            bases, strides = s.bases[mo:mo + mn], s.strides[mo:mo + mn]
             lo, ln = int(listed_starts[k]), int(s.listed_counts[k])
-            listed = s.listed[lo:lo + ln]
-            if not n or not self.is_exit[iids[-1]]:
-                iids = np.append(iids, self.exit_iid)
-                masks = np.append(masks, masks[-1] if n else np.uint32(0xFFFFFFFF))
-            rows.append((int(s.ctas[k]), int(s.warps[k]), self.offset, len(iids)))
-            self._warp(iids, masks.astype(np.uint32), bases, strides, listed)
+            rows.append((int(s.ctas[k]), int(s.warps[k]), self.offset, n))
+            self._warp(iids[o:o + n], sids[o:o + n], masks[o:o + n], s.bases[mo:mo + mn],
+                       s.strides[mo:mo + mn], s.listed[lo:lo + ln])
         self.index.append(np.array(rows, np.uint64).reshape(-1, 4))
 
-    def _warp(self, iids, masks, bases, strides, listed) -> None:
+    def _warp(self, iids, sids, masks, bases, strides, listed) -> None:
         n = len(iids)
-        pcs = self.pc[iids]
-        nxt = np.append(pcs[1:], pcs[-1] + 8)
-        keys = (iids << 32) | nxt
-        uniq, inv = np.unique(keys[:-1], return_inverse=True)
-        sids = np.empty(n, np.uint32)
-        if n > 1:
-            table = np.array([self._sid(int(k >> 32), int(k & 0xFFFFFFFF), False) for k in uniq], np.uint32)
-            sids[:-1] = table[inv]
-        sids[-1] = self._sid(int(iids[-1]), int(nxt[-1]), True)
-        self.warp_insts += n
-        self.thread_insts += int(np.bitwise_count(masks).sum())
+        if n <= CHUNK_INSTS:                 # the common case: one piece
+            cb = bases.astype(np.uint64)
+            if len(strides) and (strides == LISTED).any():
+                lanes = np.bitwise_count(masks[self.is_mem[iids]]).astype(np.int64)
+                k = np.where(strides == LISTED, lanes, 0)
+                cb = np.where(strides == LISTED, np.cumsum(k) - k, cb).astype(np.uint64)
+            self._write(n, sids, masks, cb, strides, listed)
+            return
         is_mem = self.is_mem[iids]
         mem_before = np.concatenate(([0], np.cumsum(is_mem)))
         lanes = np.bitwise_count(masks[is_mem]).astype(np.int64)
@@ -123,14 +142,16 @@ class TraceSink:
             b = min(n, a + CHUNK_INSTS)
             m0, m1 = int(mem_before[a]), int(mem_before[b])
             l0, l1 = int(listed_before[m0]), int(listed_before[m1])
-            cb = bases[m0:m1].astype(np.uint64)
-            cs = strides[m0:m1].astype(np.int64)
-            cb = np.where(cs == LISTED, listed_before[m0:m1] - l0, cb).astype(np.uint64)
-            parts = (np.array([b - a, m1 - m0, l1 - l0], np.uint64), sids[a:b], masks[a:b], cb, cs,
-                     listed[l0:l1].astype(np.uint64))
-            for p in parts:
-                self.out.write(p.tobytes())
-                self.offset += p.nbytes
+            cs = strides[m0:m1]
+            cb = np.where(cs == LISTED, listed_before[m0:m1] - l0, bases[m0:m1]).astype(np.uint64)
+            self._write(b - a, sids[a:b], masks[a:b], cb, cs, listed[l0:l1])
+
+    def _write(self, n, sids, masks, bases, strides, listed) -> None:
+        head = np.array([n, len(bases), len(listed)], np.uint64)
+        data = b"".join((head.tobytes(), sids.tobytes(), masks.tobytes(), bases.tobytes(),
+                         strides.astype(np.int64).tobytes(), listed.astype(np.uint64).tobytes()))
+        self.out.write(data)
+        self.offset += len(data)
 
     def close(self, warp_insts: int) -> Path:
         self.out.close()
@@ -145,7 +166,10 @@ class TraceSink:
                 "statics": self.statics, "unknown_opcodes": {}, "no_unit_opcodes": {}, "notes": [],
                 "thread_blocks": gx * gy * gz, "warps": len(index), "warp_insts": self.warp_insts,
                 "thread_insts": self.thread_insts, "ptx_family": info.family,
-                "ptx_warp_insts": warp_insts}
+                "ptx_warp_insts": warp_insts,
+                # every instruction of the kernel's code, executed or not (the phase pass)
+                "ptx_statics": [[st.pc, st.opcode, list(st.dst), list(st.src), st.width,
+                                 st.target, st.line] for st in info.statics]}
         (self.tmp / "meta.json").write_text(json.dumps(meta))
         try:
             os.rename(self.tmp, self.folder)

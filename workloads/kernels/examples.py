@@ -217,3 +217,22 @@ def mismatches(results) -> list[str]:
             err = np.abs(got.astype(np.float64) - want).max()
             bad.append(f"{label}: max error {err:.3g} beyond rtol {rtol}, atol {atol}")
     return bad
+
+
+def table(seed: int = 0, size: int = 64) -> list[str]:
+    """docs/ptx.md's table: each example's launches, warp instructions and numpy check."""
+    from ptx.host import Context
+    rows = ["| kernel | kind | launches | grid × block | warp instructions | numpy |",
+            "|---|---|---|---|---|---|"]
+    for name in EXAMPLES:
+        ctx = Context(progress=False)
+        bad = mismatches(run(name, ctx, seed=seed, size=size))
+        first = ctx.launches[0].info
+        rows.append(f"| `{name}` | {KIND[name]} | {len(ctx.launches)} | {first.grid} × {first.block} "
+                    f"| {sum(r.warp_insts for r in ctx.launches):,} | "
+                    f"{'matches' if not bad else '; '.join(bad)} |")
+    return rows
+
+
+if __name__ == "__main__":
+    print("\n".join(table()))

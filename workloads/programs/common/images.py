@@ -30,3 +30,18 @@ def frames(height: int, width: int, seed: int, shift=(3, -2), noise: float = 0.0
 
 def to_bytes(img: np.ndarray) -> np.ndarray:
     return np.clip(img * 256, 0, 255).astype(np.uint8)
+
+
+def ultrasound(height: int, width: int, seed: int, grain: int = 2) -> np.ndarray:
+    """An 8-bit log-compressed B-mode ultrasound-like image (values 0..255, float32): a 1/f
+    reflectivity map times fully developed speckle (the magnitude of complex Gaussian noise
+    smoothed over a grain x grain cell, so Rayleigh-distributed), log-compressed to 0..255."""
+    rng = np.random.default_rng(seed + 3)
+    reflect = 0.2 + 0.8 * natural(height, width, seed).astype(np.float64)
+    field = rng.standard_normal((height, width)) + 1j * rng.standard_normal((height, width))
+    cell = np.zeros((height, width))
+    cell[:grain, :grain] = 1.0
+    speckle = np.abs(np.fft.ifft2(np.fft.fft2(field) * np.fft.fft2(cell)))
+    logged = np.log(reflect * speckle + 1e-3)
+    logged = (logged - logged.min()) / (logged.max() - logged.min())
+    return np.round(255.0 * logged).astype(np.float32)
