@@ -37,7 +37,7 @@ INFO = {
                               "resident_ctas": 8, "mean_block_cycles": 5367},
                  "jpeg_idct": {"threads": 64, "blocks": 512, "standalone_cycles": 24853, "rsd": 29.6,
                                "resident_ctas": 8, "mean_block_cycles": 5238}},
-        "owl": {"pmem": 2.12, "cinv": 0.54, "row_sharing": 0.99, "ctas_per_row": 16}},
+        "owl": {"pmem": 2.12, "cinv": 54, "row_sharing": 99, "ctas_per_row": 16}},
 }
 
 

@@ -13,7 +13,6 @@ BLOCK = (16, 8)
 SIDE_AT_SCALE_1 = 512              # 32×64 = SRTF's 2,048 CTAs of 128 threads
 MAX_DEPTH = 4
 EPS, FAR, FLOOR_END = np.float32(1e-3), np.float32(1e30), np.float32(100.0)
-SCENE_FLOATS = 8 * 8 + 4          # the Scene struct of raytrace.cu
 
 INFO = {
     "title": "Ray tracing, render (ERCBench RayTracing)",
@@ -40,9 +39,8 @@ def scene() -> np.ndarray:
     """The kernel's scene, read from its constant-memory initialiser in the PTX (one source):
     8 spheres (centre, radius², colour, reflectivity), the light's position, the ambient term."""
     from ptx.host import Context
-    ctx = Context(progress=False)
-    _, offset = ctx.load_ptx(Path(__file__).with_suffix(".ptx")).symbols["SCENE"]
-    return ctx.const[offset:offset + 4 * SCENE_FLOATS].view(np.float32).copy()
+    mod = Context(progress=False).load_ptx(Path(__file__).with_suffix(".ptx"))
+    return mod.get_global("SCENE", np.float32).get().copy()
 
 
 def inputs(seed: int, scale: float) -> dict[str, np.ndarray]:

@@ -29,6 +29,7 @@ INFO = {
               "non-zero)",
     "scale_note": "scale s has 384·√s documents (pairs ∝ s), sized for a ≈ 15 s functional run; "
                   "the map grid is 288 CTAs of 256 threads at scale 1",
+    "paper_values": {"owl": {"pmem": 4.60, "cinv": 85, "row_sharing": 20, "ctas_per_row": 2}},
 }
 
 

@@ -34,7 +34,7 @@ INFO = {
     "scale_note": "scale 1 = 256 CTAs of 64 threads; the kernel's 166 registers per thread "
                   "leave room for 3 CTAs (6 warps) per SM on the gtx480 preset, the residency "
                   "OWL reports for WP; scale s has 128·√s-column sides (rounded to 8)",
-    "paper_values": {"owl": {"pmem": 1.50, "cinv": 0.54, "row_sharing": 0.93, "ctas_per_row": 7,
+    "paper_values": {"owl": {"pmem": 1.50, "cinv": 54, "row_sharing": 93, "ctas_per_row": 7,
                              "resident_warps": 6}},
 }
 # the kernel uses the GPU's fast exp (__expf), powf and FMA contraction, the reference numpy's
