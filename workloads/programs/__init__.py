@@ -9,6 +9,8 @@ algorithms (docs/workloads.md). Each lives in ``programs/NAME/``: ``NAME.cu`` (k
     def reference(seed: int, scale: float) -> dict[str, np.ndarray]   # numpy, the same outputs
     TOLERANCE = {"output": (rtol, atol)}                               # default: exact
 
+A program with input choices lists them in ``INFO["options"]`` ({keyword: choices}, the first
+the default) and takes them as keywords of ``inputs``, ``main`` and ``reference``.
 ``check(name)`` runs a program functionally and compares its outputs with ``reference``.
 """
 
@@ -46,13 +48,14 @@ class _NullSink:
         return None
 
 
-def run_functional(name: str, seed: int = 0, scale: float | None = None, progress: bool = False):
+def run_functional(name: str, seed: int = 0, scale: float | None = None, progress: bool = False,
+                   **options):
     """Run program ``name`` on the front end without recording; → (outputs, context)."""
     from ptx.host import Context
     mod = load(name)
     scale = mod.INFO["default_scale"] if scale is None else scale
     ctx = Context(sink_factory=lambda info: _NullSink(), progress=progress)
-    return mod.main(ctx, seed=seed, scale=scale), ctx
+    return mod.main(ctx, seed=seed, scale=scale, **options), ctx
 
 
 def compare(outputs: dict, expected: dict, tolerance: dict) -> list[str]:
@@ -75,8 +78,9 @@ def compare(outputs: dict, expected: dict, tolerance: dict) -> list[str]:
     return bad
 
 
-def check(name: str, seed: int = 0, scale: float | None = None) -> list[str]:
+def check(name: str, seed: int = 0, scale: float | None = None, **options) -> list[str]:
+    """Mismatches of program ``name`` against its reference (``options``: INFO["options"])."""
     mod = load(name)
     scale = mod.INFO["default_scale"] if scale is None else scale
-    outputs, _ = run_functional(name, seed, scale)
-    return compare(outputs, mod.reference(seed, scale), getattr(mod, "TOLERANCE", {}))
+    outputs, _ = run_functional(name, seed, scale, **options)
+    return compare(outputs, mod.reference(seed, scale, **options), getattr(mod, "TOLERANCE", {}))

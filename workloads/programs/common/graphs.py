@@ -69,3 +69,16 @@ def degree_stats(g: dict) -> dict:
     deg = np.diff(g["row_start"])
     return {"vertices": len(deg), "edges": int(deg.sum()), "mean_degree": float(deg.mean()),
             "max_degree": int(deg.max()), "cv": float(deg.std() / max(deg.mean(), 1e-9))}
+
+
+def banded(n: int, bandwidth: int, forward: int, seed: int, weighted=False):
+    """A balanced banded graph (the shape of FEM matrices such as olesnik0): every vertex links
+    to ``forward`` random vertices at most ``bandwidth`` ids ahead; undirected, so the mean
+    degree is ≈ 2·forward with little spread. Weights 1..100 when ``weighted``."""
+    rng = np.random.default_rng(seed)
+    src = np.repeat(np.arange(n, dtype=np.int64), forward)
+    dst = src + rng.integers(1, bandwidth + 1, len(src))
+    keep = dst < n
+    src, dst = src[keep], dst[keep]
+    w = rng.integers(1, 101, len(src)).astype(np.int32) if weighted else None
+    return to_csr(n, *undirected(src, dst, w))
