@@ -93,20 +93,15 @@ class OnacController(Policy):
     per_cycle = True
 
     def __init__(self, cfg, mode: str = "onac", waves: int = 4, skip_waves: int = 1,
-                 count_bits: int = 24, block=None):
-        """``block``: the detector to drive instead of a new twin (module doc), built for
-        ``M = cfg.sm.count``, ``count_bits`` and the default IPC widths (16 bits, 10 fraction)."""
+                 count_bits: int = 24):
+        """The detector (instance ``gpu`` of block ``mode``, ``M = cfg.sm.count``,
+        ``count_bits`` and the default IPC widths) comes from the run's provider in ``attach``."""
         if mode not in DETECTORS:
             raise ValueError(f"mode {mode!r}: known: {', '.join(DETECTORS)}")
         self.mode, self.waves, self.skip_waves = mode, waves, skip_waves
         self.count_bits = count_bits
         self.m = cfg.sm.count
-        twin_cls = DETECTORS[mode]
-        if block is None:
-            block = twin_cls(self.m, count_bits)
-        self.block = block
-        self.det = block if type(block) is twin_cls else \
-            DetectorPorts(block, SwmWidths(self.m, count_bits))
+        self.block = self.det = None
         self.steps = 0                  # detector cycles run (not part of the stats)
         self.samplers = [CoreSamplerTwin(waves, count_bits) for _ in range(self.m)]
         self.run = None                 # kernel under detection
@@ -118,6 +113,15 @@ class OnacController(Policy):
         self.allowed = [True] * self.m  # last logged dispatch eligibility per SM
         self.trace: list[dict] = []
         self.events: list[tuple[int, int, bool]] = []
+
+    def attach(self, gpu) -> None:
+        super().attach(gpu)
+        twin_cls = DETECTORS[self.mode]
+        params = {"M": self.m, "count_bits": self.count_bits}
+        self.block = gpu.blocks.block(self.mode, "gpu", lambda: params,
+                                      lambda: twin_cls(self.m, self.count_bits))
+        self.det = self.block if type(self.block) is twin_cls else \
+            DetectorPorts(self.block, SwmWidths(self.m, self.count_bits))
 
     # -- GPU hooks ----------------------------------------------------------------------------
     def report(self) -> dict:
@@ -270,10 +274,9 @@ class OnacController(Policy):
 class SeqDetController(OnacController):
     """Seq-Det ([THESIS §3.4]): the one-SM-at-a-time baseline with ONAC's handshakes."""
 
-    def __init__(self, cfg, waves: int = 4, skip_waves: int = 1, count_bits: int = 24,
-                 block=None):
+    def __init__(self, cfg, waves: int = 4, skip_waves: int = 1, count_bits: int = 24):
         super().__init__(cfg, mode="seq_det", waves=waves, skip_waves=skip_waves,
-                         count_bits=count_bits, block=block)
+                         count_bits=count_bits)
 
 
 class DetectorPorts:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections import deque
 
 from gpusched.config import ConfigError
-from sim.blocks.kernel_sched import KernelSchedTwin
+from sim.blocks.kernel_sched import KernelSchedPorts, KernelSchedTwin
 from sim.blocks.srtf_pred import SrtfPredFixedR, SrtfPredTwin
 from sim.policies.kernel_sched import FIFOKernelScheduler
 from sim.policies.names import Arg, Family
@@ -103,15 +103,14 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
     controller = KernelSchedTwin   # tests inject mutants here
 
     def __init__(self, cfg, hysteresis: float = 0.0, backfill: bool = True,
-                 blocks: dict | None = None, controller_block=None, sample_sm: int | None = 0,
-                 sample_size: int = 1, resident: str = "cap"):
-        """``blocks``: {SM index: predictor block} to use instead of new twins on those SMs (RTL
-        or lockstep proxies built with ``predictor_params(cfg)``); ``controller_block``: a
-        ``kernel_sched`` block (``controller_params(cfg)``) driven through its ports instead of
-        the method-level controller. Knobs ([SRTF §3], defaults the spec's): ``hysteresis`` h,
-        ``sample_sm`` (None: the first SM with a free slot that fits the sample),
-        ``sample_size`` (records from the sampling SM before a decision), ``resident``
-        ("cap": Eq. 2 divides by min(R, cap); "R": by R, the document's form)."""
+                 sample_sm: int | None = 0, sample_size: int = 1, resident: str = "cap"):
+        """Knobs ([SRTF §3], defaults the spec's): ``hysteresis`` h, ``sample_sm`` (None: the
+        first SM with a free slot that fits the sample), ``sample_size`` (records from the
+        sampling SM before a decision), ``resident`` ("cap": Eq. 2 divides by min(R, cap); "R":
+        by R, the document's form). The blocks come from the run's provider in ``attach``:
+        ``srtf_pred`` at ``sm<i>``, and ``kernel_sched`` at ``gpu`` when the provider replaces
+        it (the controller then runs behind its ports, ``ControllerPort``; otherwise the
+        method-level controller)."""
         super().__init__(cfg)
         if not cfg.kernels.concurrent_sm:
             raise ConfigError("kernels.concurrent_sm", False,
@@ -122,30 +121,39 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
                               f"at most 16 for kernel scheduler {self.policy} (srtf_pred K)")
         sm = cfg.sm
         self.n_sm = sm.count
-        blocks = blocks or {}
-        p = self.predictor_params(cfg)
+        self.cfg = cfg
         if sample_sm is not None and not 0 <= sample_sm < sm.count:
             raise ConfigError("sample_sm", sample_sm, f"an SM index below sm.count = {sm.count}")
         if resident not in ("cap", "R"):
             raise ConfigError("resident", resident, "cap (min(R, cap)) or R")
-        twin = SrtfPredTwin if resident == "cap" else SrtfPredFixedR
-        self.ports = [PredictorPort(blocks.get(i) or twin(p["K"], p["SLOTS"]))
-                      for i in range(sm.count)]
+        self.knobs = (hysteresis, backfill, sample_sm, sample_size, resident)
         limits = self.limits_of(cfg)
         self.ctrl = self.controller(self.K, sm.count, self.controller_policy, limits, hysteresis,
                                     backfill, sample_sm, sample_size=sample_size)
         self.records_seen = 0
+        self.ports: list[PredictorPort] = []
         self.cport = None
-        if controller_block is not None:
+
+    def attach(self, gpu) -> None:
+        super().attach(gpu)
+        cfg, blocks = self.cfg, gpu.blocks
+        p = self.predictor_params(cfg)
+        twin = SrtfPredTwin if self.knobs[4] == "cap" else SrtfPredFixedR
+        self.ports = [PredictorPort(blocks.block("srtf_pred", f"sm{i}", lambda: p,
+                                                 lambda: twin(p["K"], p["SLOTS"])))
+                      for i in range(self.n_sm)]
+        if blocks.replaces("kernel_sched", "gpu"):
             from hdl.params.kernel_sched import POLICIES as RTL_POLICIES
-            knobs = (hysteresis, backfill, sample_sm, sample_size, resident)
-            if self.controller_policy not in RTL_POLICIES or knobs != (0.0, True, 0, 1, "cap"):
+            if self.controller_policy not in RTL_POLICIES or \
+                    self.knobs != (0.0, True, 0, 1, "cap"):
                 raise ConfigError("kernel_scheduler", self.policy,
                                   "the kernel_sched block has policies "
                                   + ", ".join(RTL_POLICIES) + " at their defaults only")
-            p = self.controller_params(cfg)
-            self.cport = ControllerPort(controller_block, self.K, sm.count)
-            self.fw = p["FW"]
+            cp = self.controller_params(cfg)
+            block = blocks.block("kernel_sched", "gpu", lambda: cp,
+                                 lambda: KernelSchedPorts(**cp))
+            self.cport = ControllerPort(block, self.K, self.n_sm)
+            self.fw = cp["FW"]
 
     @staticmethod
     def predictor_params(cfg) -> dict:
