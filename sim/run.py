@@ -128,7 +128,7 @@ def simulate(cfg: GPUConfig, workload: Workload, seed: int = 0, memory: str | ob
 
     ``blocks``: the block provider (sim/blocks/provider.py) every scheduling point takes its
     blocks from: the twins by default, RTL or lockstep blocks at chosen instances with cosim's
-    ``RtlProvider``. Its report, if any, is the ``rtl`` statistic.
+    ``RtlProvider`` (the statistics do not say which: a run with RTL gives the twin run's).
 
     Raises ``Deadlock`` when the watchdog fires, ConfigError on bad input.
 
@@ -155,8 +155,6 @@ def simulate(cfg: GPUConfig, workload: Workload, seed: int = 0, memory: str | ob
     result = collect(gpu, meta, memory if isinstance(memory, str) else type(memory).__name__)
     for key, prof in profilers.items():
         result[key] = prof.report(gpu.runs, gpu.cycles)
-    if (rtl := blocks.report()) is not None:
-        result["rtl"] = rtl
     return result
 
 
