@@ -7,9 +7,7 @@ those blocks in every sub-core of one SM (the other SMs keep the fast model bloc
 from __future__ import annotations
 
 from gpusched.blocks import get_block, parse_params
-from cosim.gpu_scenarios import _config, _simulate, _with_twin
-
-MODEL_REG_IDS = 264        # sim.workload.kernel.Instr: 0–255 general, 256–263 predicates
+from cosim.gpu_scenarios import _config, _given, _simulate, _with_twin
 
 
 def socgpu_issue_params(preset: str, overrides=(), slot: int = 0) -> dict:
@@ -17,15 +15,11 @@ def socgpu_issue_params(preset: str, overrides=(), slot: int = 0) -> dict:
     (the one place they are derived): N = ``sm.ib_entries``, the local policy, the dual mode,
     W = the model's write-back ports per warp, RW wide enough for every model register id;
     S / D / PW stay at the spec defaults (checked on every insert by ``PortIssue``)."""
-    from sim.issue.socgpu import WB_PORTS
+    from sim.issue.socgpu import block_params
     cfg = _config(preset, overrides)
-    s = cfg.sm
-    if s.issue != "socgpu":
-        raise ValueError(f"sm.issue = {s.issue}: this scenario needs sm.issue=socgpu")
-    dual = ("smart" if s.smart_dual else "on") if s.dual_issue else "off"
-    return parse_params(get_block("socgpu_issue"), {
-        "N": s.ib_entries, "policy": s.local_policy, "dual": dual, "slot": slot,
-        "W": WB_PORTS, "RW": (MODEL_REG_IDS - 1).bit_length()})
+    if cfg.sm.issue != "socgpu":
+        raise ValueError(f"sm.issue = {cfg.sm.issue}: this scenario needs sm.issue=socgpu")
+    return parse_params(get_block("socgpu_issue"), block_params(cfg, slot))
 
 
 def socgpu_params_list(preset: str, overrides=()) -> list[dict]:
@@ -33,26 +27,6 @@ def socgpu_params_list(preset: str, overrides=()) -> list[dict]:
     keeps each instance's parameters exact)."""
     cfg = _config(preset, overrides)
     return [socgpu_issue_params(preset, overrides, k) for k in range(cfg.sm.warps_per_sm)]
-
-
-def _simulate_with_sm_blocks(cfg, workload: str, scale: float, seed: int, memory: str,
-                             sm_id: int, make_block) -> dict:
-    """``simulate`` with ``make_block`` installed in every sub-core of SM ``sm_id``."""
-    import sim.run as run_mod
-
-    base = run_mod.GPU
-
-    class HookedGPU(base):
-        def __init__(self, *a, **kw):
-            super().__init__(*a, **kw)
-            for sc in self.sms[sm_id].subcores:
-                sc.make_block = make_block
-
-    run_mod.GPU = HookedGPU
-    try:
-        return _simulate(cfg, workload, scale, seed, memory)
-    finally:
-        run_mod.GPU = base
 
 
 def gpu_socgpu(blocks, params_list: list[dict], preset: str, workload: str, scale: float = 1.0,
@@ -73,16 +47,11 @@ def gpu_socgpu(blocks, params_list: list[dict], preset: str, workload: str, scal
     if blocks is None:
         from sim.blocks.socgpu_issue import SocgpuIssueTwin
         blocks = [SocgpuIssueTwin(**p) for p in params_list]
-    blocks = _with_twin(blocks, params_list, twin)
-    adapters = [PortIssue(b, p, f"socgpu_issue[sm{sm} slot {k}]")
-                for k, (b, p) in enumerate(zip(blocks, params_list))]
-
-    def make_block(N, policy, dual, slot):
-        a = adapters[slot]
-        assert (N, policy, dual) == (a.p.N, a.p.policy, a.p.dual) and not a.valid
-        return a
-
-    stats = _simulate_with_sm_blocks(cfg, workload, scale, seed, memory, sm, make_block)
-    steps = [a.steps for a in adapters]
+    from cosim.gpu_owl import _Counted
+    counted = [_Counted(b) for b in _with_twin(blocks, params_list, twin)]
+    stats = _simulate(cfg, workload, scale, seed, memory,
+                      blocks=_given(**{f"sm{sm}.w{k}": ("socgpu_issue", b)
+                                       for k, b in enumerate(counted)}))
+    steps = [b.steps for b in counted]
     return {"runs": [{"sm": sm, "cycles": stats["cycles"], "ipc": stats.get("ipc"),
                       "block_steps": sum(steps), "slot_steps": steps, "stats": stats}]}

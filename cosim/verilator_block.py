@@ -27,7 +27,7 @@ from .build import cache_dir, verilog_for
 from .runner import build_lock
 from .simulators import prepare_env, verilator_bin_dir
 
-HARNESS_VERSION = "2"        # bump when the generated harness changes
+HARNESS_VERSION = "3"        # bump when the generated harness changes
 
 
 @dataclass(frozen=True)
@@ -53,9 +53,10 @@ def port_widths(verilog: str, top: str) -> dict[str, tuple[str, int]]:
 
 
 def layout(spec: BlockSpec, widths: dict[str, tuple[str, int]]) -> PortLayout:
+    """Ports of up to 32 bits first (one word each, packed by one struct call), wider ones after."""
     def place(names):
         rows, word = [], 0
-        for n in names:
+        for n in sorted(names, key=lambda n: widths[n][1] > 32):
             w = widths[n][1]
             rows.append((n, word, w))
             word += (w + 31) // 32
@@ -148,8 +149,7 @@ def _build(build: Path, vpath: Path, top: str, src: str, lib: Path) -> None:
            "-Wno-fatal", "-Wno-lint", "-Wno-style", "--top-module", top, "--Mdir", str(build / "obj"),
            "-CFLAGS", "-fPIC -O2", "-LDFLAGS", "-shared", "-o", str(tmp),
            str(build / "harness.cpp"), str(vpath)]
-    done = subprocess.run(cmd, capture_output=True, text=True,
-                          env={**os.environ, "MAKEFLAGS": ""})
+    done = subprocess.run(cmd, capture_output=True, text=True)   # MAKEFLAGS: prepare_env
     if done.returncode != 0 or not tmp.exists():
         (build / "build.log").write_text(done.stdout + done.stderr)
         raise RuntimeError(f"verilator build of {top} failed; log: {build / 'build.log'}")
@@ -180,29 +180,29 @@ class VerilatorBlock:
         self._run, self._peek, self._step = lib.gs_run, lib.gs_peek, lib.gs_step
         self._handle = ctypes.c_void_p(self.handle)
         # every port as whole 32-bit words: one struct call packs or unpacks them all
-        # one (port, shift, mask) per input word, in buffer order
-        self.in_plan = [(n, 32 * i, (1 << min(32, w - 32 * i)) - 1)
-                        for n, _, w in lay.inputs for i in range((w + 31) // 32)]
-        self.in_struct = struct.Struct(f"<{lay.in_words}I")
-        self.out_names = [n for n, _, _ in lay.outputs]
-        self.out_wide = [(n, word, (w + 31) // 32) for n, word, w in lay.outputs if w > 32]
-        self.out_struct = struct.Struct(f"<{lay.out_words}I")
-        self.out_index = [word for _, word, _ in lay.outputs]
+        # narrow ports: one word each at the front, one struct call; wide ones as byte strings
+        self.in_narrow = [(n, (1 << w) - 1) for n, _, w in lay.inputs if w <= 32]
+        self.in_struct = struct.Struct(f"<{len(self.in_narrow)}I")
+        self.in_wide = [(n, 4 * word, 4 * ((w + 31) // 32), (1 << w) - 1)
+                        for n, word, w in lay.inputs if w > 32]
+        self.out_names = [n for n, _, w in lay.outputs if w <= 32]
+        self.out_struct = struct.Struct(f"<{len(self.out_names)}I")
+        self.out_wide = [(n, 4 * word, 4 * (word + (w + 31) // 32))
+                         for n, word, w in lay.outputs if w > 32]
         self.cycles = 0
 
     def _put(self, inputs: dict) -> None:
         get = inputs.get
-        self.in_struct.pack_into(self.ins, 0,
-                                 *[(get(n, 0) >> sh) & m for n, sh, m in self.in_plan])
+        buf = self.ins
+        self.in_struct.pack_into(buf, 0, *[get(n, 0) & m for n, m in self.in_narrow])
+        for n, start, size, m in self.in_wide:
+            buf[start:start + size] = (get(n, 0) & m).to_bytes(size, "little")
 
     def _get(self, buf, base: int = 0) -> dict:
-        words = self.out_struct.unpack_from(buf, base * 4)
-        out = dict(zip(self.out_names, [words[i] for i in self.out_index]))
-        for name, word, n in self.out_wide:
-            v = 0
-            for i in range(n):
-                v |= words[word + i] << (32 * i)
-            out[name] = v
+        out = dict(zip(self.out_names, self.out_struct.unpack_from(buf, base * 4)))
+        at = base * 4
+        for name, start, end in self.out_wide:
+            out[name] = int.from_bytes(buf[at + start:at + end], "little")
         return out
 
     def step(self, **inputs) -> dict:
@@ -231,7 +231,7 @@ class VerilatorBlock:
         return self._get(self.outs)
 
     def close(self) -> None:
-        if self.handle:
+        if getattr(self, "handle", None):
             self.lib.gs_free(self.handle)
             self.handle = None
 

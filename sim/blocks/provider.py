@@ -36,3 +36,17 @@ class BlockProvider:
 
 
 TWINS = BlockProvider()
+
+
+class GivenBlocks(BlockProvider):
+    """Ready-made blocks at named instances (``{(block, instance): object}``), the twins
+    elsewhere: for drivers that build their blocks themselves (tests, mutants, cosim benches)."""
+
+    def __init__(self, given: dict[tuple[str, str], Any]):
+        self.given = dict(given)
+
+    def replaces(self, name: str, instance: str) -> bool:
+        return (name, instance) in self.given
+
+    def block(self, name: str, instance: str, params: dict, twin: Callable[[], Any]) -> Any:
+        return self.given[name, instance] if (name, instance) in self.given else twin()
