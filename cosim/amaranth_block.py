@@ -69,6 +69,14 @@ class AmaranthBlock:
         self.cycles += 1
         return self._call("step", inputs)
 
+    def quiet_cycles(self) -> int:
+        """The skip hook: the RTL cannot tell which coming cycles are quiet (0: step each)."""
+        return 0
+
+    def skip(self, n: int, inputs: dict) -> None:
+        for _ in range(n):
+            self.step(**inputs)
+
     def peek(self) -> dict:
         """Outputs after the last edge with the last inputs held (no edge)."""
         return self._call("peek", {})

@@ -80,6 +80,20 @@ class LockstepBlock:
                 expected, got)
         return expected
 
+    def quiet_cycles(self) -> int | None:
+        """The skip hook: the twin knows its quiet stretches (0 if it has no such hook)."""
+        own = getattr(self.twin, "quiet_cycles", None)
+        return own() if own is not None else 0
+
+    def skip(self, n: int, inputs: dict) -> None:
+        """``n`` quiet cycles on both sides (the RTL's in one crossing), then their registered
+        outputs compared."""
+        self.twin.skip(n, inputs)
+        self.rtl.skip(n, inputs)
+        self.cycles += n
+        self.last_inputs = inputs
+        self.peek()
+
     def close(self) -> None:
         self.rtl.close()
 
@@ -97,6 +111,13 @@ class _Counted:
     def peek(self) -> dict:
         own = getattr(self.twin, "peek", None)
         return own() if own is not None else self.twin.outputs()
+
+    def quiet_cycles(self) -> int | None:
+        own = getattr(self.twin, "quiet_cycles", None)
+        return own() if own is not None else 0
+
+    def skip(self, n: int, inputs: dict) -> None:
+        self.twin.skip(n, inputs)
 
     def close(self) -> None:
         pass

@@ -225,6 +225,17 @@ class VerilatorBlock:
         self.cycles += cycles
         return [self._get(outs, c * words) for c in range(cycles)]
 
+    def quiet_cycles(self) -> int:
+        """The skip hook: the RTL cannot tell which coming cycles are quiet (0: step each)."""
+        return 0
+
+    def skip(self, n: int, inputs: dict) -> None:
+        """``n`` cycles with ``inputs`` held, in one call, their outputs not read back."""
+        if n > 0:
+            self._put(inputs)
+            self._run(self.handle, n, self.in_ptr, 0, self.out_ptr, 0)
+            self.cycles += n
+
     def peek(self) -> dict:
         """Outputs after the last edge with the last inputs held (no edge)."""
         self._peek(self.handle, self.out_ptr)

@@ -120,8 +120,7 @@ class OnacController(Policy):
         params = {"M": self.m, "count_bits": self.count_bits}
         self.block = gpu.blocks.block(self.mode, "gpu", lambda: params,
                                       lambda: twin_cls(self.m, self.count_bits))
-        self.det = self.block if type(self.block) is twin_cls else \
-            DetectorPorts(self.block, SwmWidths(self.m, self.count_bits))
+        self.det = DetectorPorts(self.block, SwmWidths(self.m, self.count_bits))
 
     # -- GPU hooks ----------------------------------------------------------------------------
     def report(self) -> dict:
@@ -292,7 +291,7 @@ class DetectorPorts:
 
     def __init__(self, block, widths: SwmWidths):
         self.block, self.w = block, widths
-        self._peek = getattr(block, "peek", None) or block.outputs
+        self._peek = block.peek
         self.regs = self._peek()
         self.sampled = 0                # sample_req of the last SAMPLE state
         self.samples: list[tuple[int, int]] = []

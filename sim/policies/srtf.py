@@ -41,13 +41,13 @@ STEP_DEFAULTS = {"blk_start_valid": 0, "blk_start_slot": 0, "blk_start_k": 0, "b
 class PredictorPort:
     """One SM's predictor driven lazily; ``advance_to(c)`` steps every cycle before c.
 
-    ``block``: the stock ``SrtfPredTwin`` (skips quiet cycles) or any object with the twin's
-    ``step(**inputs)`` and ``peek()`` (cosim's RtlProxy / LockstepProxy), stepped every cycle.
+    ``block``: anything with the predictor's port interface: ``step(**inputs)``, ``peek()`` and
+    the skip hook ``quiet_cycles()`` / ``skip(n, idle_inputs)`` (the twin skips quiet stretches
+    exactly; an RTL block says 0 and is stepped every cycle, in lockstep the twin decides).
     """
 
     def __init__(self, block):
         self.block = block
-        self.fast = isinstance(block, SrtfPredTwin)
         self.cur = 0                        # the cycle whose inputs are being gathered
         self.inputs: dict = {}
         self.queue: deque = deque()         # commands not yet accepted
@@ -55,13 +55,12 @@ class PredictorPort:
         self.steps = 0
 
     def quiet_cycles(self) -> int | None:
-        return self.block.quiet_cycles() if self.fast else 0
+        return self.block.quiet_cycles()
 
     def _step(self, cycle: int, inputs: dict) -> None:
         blk = self.block
         if self.queue:
-            ready = blk.outputs()["ctl_ready"] if self.fast else blk.peek()["ctl_ready"]
-            if ready:
+            if blk.peek()["ctl_ready"]:
                 kind, k, total, res, t = self.queue.popleft()
                 inputs = {**inputs, "ctl_valid": 1, "ctl_kind": kind, "ctl_k": k,
                           "ctl_total": total, "ctl_res": res, "ctl_t": t}
@@ -80,7 +79,7 @@ class PredictorPort:
             q = self.quiet_cycles()
             n = cycle - self.cur if q is None else min(cycle - self.cur, q)
             if n > 0:
-                self.block.skip(n)
+                self.block.skip(n, STEP_DEFAULTS)
                 self.cur += n
             else:
                 self._step(self.cur, NO_INPUT)
