@@ -50,6 +50,13 @@ class AmaranthBlock:
             if kind == "peek":
                 self.replies.put({n: ctx.get(s) for n, s in self.outs})
                 continue
+            if kind == "reset":
+                from amaranth.hdl import ResetSignal
+                ctx.set(ResetSignal(), 1)
+                await ctx.tick()
+                ctx.set(ResetSignal(), 0)
+                self.replies.put({})
+                continue
             for n, s in self.ins:
                 ctx.set(s, inputs.get(n, 0))
             self.replies.put({n: ctx.get(s) for n, s in self.outs})
@@ -68,6 +75,10 @@ class AmaranthBlock:
         """One clock cycle: this cycle's outputs for ``inputs``, then the edge."""
         self.cycles += 1
         return self._call("step", inputs)
+
+    def reset(self) -> None:
+        """The synchronous reset: ``rst`` high for one clock edge."""
+        self._call("reset", {})
 
     def quiet_cycles(self) -> int:
         """The skip hook: the RTL cannot tell which coming cycles are quiet (0: step each)."""

@@ -80,6 +80,10 @@ class LockstepBlock:
                 expected, got)
         return expected
 
+    def reset(self) -> None:
+        self.twin.reset()
+        self.rtl.reset()
+
     def quiet_cycles(self) -> int | None:
         """The skip hook: the twin knows its quiet stretches (0 if it has no such hook)."""
         own = getattr(self.twin, "quiet_cycles", None)
@@ -118,6 +122,9 @@ class _Counted:
 
     def skip(self, n: int, inputs: dict) -> None:
         self.twin.skip(n, inputs)
+
+    def reset(self) -> None:
+        self.twin.reset()
 
     def close(self) -> None:
         pass

@@ -27,7 +27,7 @@ from .build import cache_dir, verilog_for
 from .runner import build_lock
 from .simulators import prepare_env, verilator_bin_dir
 
-HARNESS_VERSION = "3"        # bump when the generated harness changes
+HARNESS_VERSION = "4"        # bump when the generated harness changes
 
 
 @dataclass(frozen=True)
@@ -111,6 +111,8 @@ def harness_source(top: str, lay: PortLayout) -> str:
         "  for (int c = 0; c < n; ++c, in += in_stride, out += out_stride) {",
         "    put(in, m);", "    m->eval();", "    get(m, out);", *("  " + s for s in edge),
         "  }", "}",
+        "void gs_reset(void* p) {",
+        f"  {cls}* m = ((Handle*)p)->m;", *reset, "}",
         "void gs_bind(void* p, const uint32_t* in, uint32_t* out) {",
         "  ((Handle*)p)->in = in;", "  ((Handle*)p)->out = out;", "}",
         "// one cycle on the bound buffers",
@@ -170,6 +172,7 @@ class VerilatorBlock:
         lib.gs_peek.argtypes = [ctypes.c_void_p, u32p]
         lib.gs_bind.argtypes = [ctypes.c_void_p, u32p, u32p]
         lib.gs_step.argtypes = [ctypes.c_void_p]
+        lib.gs_reset.argtypes = [ctypes.c_void_p]
         self.layout = lay
         self.handle = lib.gs_new()
         # bytearrays for struct (a ctypes array's buffer export is slow), seen by C in place
@@ -224,6 +227,10 @@ class VerilatorBlock:
         self._run(self.handle, cycles, self.in_ptr, 0, ptr, words)
         self.cycles += cycles
         return [self._get(outs, c * words) for c in range(cycles)]
+
+    def reset(self) -> None:
+        """The synchronous reset: ``rst`` high for one clock edge."""
+        self.lib.gs_reset(self.handle)
 
     def quiet_cycles(self) -> int:
         """The skip hook: the RTL cannot tell which coming cycles are quiet (0: step each)."""

@@ -71,7 +71,7 @@ from sim.sm import PWR_ACTIVE, PWR_GATED, PWR_PAUSED
 
 DETECTORS: dict[str, type[SwmTwin]] = {"onac": OnacTwin, "seq_det": SeqDetTwin}
 _RUN, _HOLD, _GATE = 0, 1, 2            # wanted GPU-side state of an SM
-S_QUIESCE, S_COUNT = SamplerState.QUIESCE, SamplerState.COUNT
+S_IDLE, S_QUIESCE, S_COUNT = SamplerState.IDLE, SamplerState.QUIESCE, SamplerState.COUNT
 
 
 def pipeline_busy(sm) -> bool:
@@ -103,7 +103,8 @@ class OnacController(Policy):
         self.m = cfg.sm.count
         self.block = self.det = None
         self.steps = 0                  # detector cycles run (not part of the stats)
-        self.samplers = [CoreSamplerTwin(waves, count_bits) for _ in range(self.m)]
+        self.samplers: list = []        # one core_sampler per SM (``attach``), reset per detection
+        self.sampled_state: list[int] = []      # each sampler's state after its last edge
         self.run = None                 # kernel under detection
         self.phase = "idle"             # idle | rampup | detect | settled | abandoned
         self.start_after = 0            # completed CTAs of ``run`` before the start pulse
@@ -121,6 +122,11 @@ class OnacController(Policy):
         self.block = gpu.blocks.block(self.mode, "gpu", lambda: params,
                                       lambda: twin_cls(self.m, self.count_bits))
         self.det = DetectorPorts(self.block, SwmWidths(self.m, self.count_bits))
+        sp = {"K": self.waves, "count_bits": self.count_bits, "limit_bits": 5}
+        self.samplers = [gpu.blocks.block("core_sampler", f"sm{i}", lambda: sp,
+                                          lambda: CoreSamplerTwin(self.waves, self.count_bits))
+                         for i in range(self.m)]
+        self.sampled_state = [int(S_IDLE)] * self.m
 
     # -- GPU hooks ----------------------------------------------------------------------------
     def report(self) -> dict:
@@ -172,7 +178,9 @@ class OnacController(Policy):
         """The detector's ``start`` pulse, applied in this cycle's step."""
         self.phase = "detect"
         self.pending_start = True
-        self.samplers = [CoreSamplerTwin(self.waves, self.count_bits) for _ in range(self.m)]
+        for s in self.samplers:
+            s.reset()
+        self.sampled_state = [int(S_IDLE)] * self.m
         self.last_insts = [sm.warp_insts() for sm in self.gpu.sms]
         self.trace.append({"kernel": self.run.index, "name": self.run.name, "mode": self.mode,
                            "start": now, "samples": [], "estimates": [], "n_opt": None,
@@ -183,12 +191,13 @@ class OnacController(Policy):
         pr, sr = det.pause_req, det.sample_req
         ack = done = instr_vec = cyc_vec = idle = 0
         last, cta_done, limit_of = self.last_insts, self.cta_done, gpu.cta_limit.limit
+        states = self.sampled_state
         for i, (sm, s) in enumerate(zip(gpu.sms, self.samplers)):
             # Inputs the sampler ignores in its current state are not computed (same steps):
             # ``instr`` counts only in COUNT, ``cta_limit`` is read and ``in_flight`` waited
             # on only in QUIESCE, ``in_flight`` also gates ``pause_ack`` while paused. The
             # instruction baseline is kept from QUIESCE on, so COUNT's first delta is exact.
-            st = s.state
+            st = states[i]
             paused = pr >> i & 1
             counting = st == S_COUNT or st == S_QUIESCE
             insts = sm.warp_insts() if counting else 0
@@ -198,8 +207,11 @@ class OnacController(Policy):
                 busy = pipeline_busy(sm)
             else:
                 busy = False
-            out = s.step(paused, sr >> i & 1, insts - last[i] if counting else 0, int(busy),
-                         cta_done[i], limit_of(sm, self.run) if st == S_QUIESCE else 0)
+            out = s.step(pause_req=paused, sample_req=sr >> i & 1,
+                         instr=insts - last[i] if counting else 0, in_flight=int(busy),
+                         cta_done=cta_done[i],
+                         cta_limit=limit_of(sm, self.run) if st == S_QUIESCE else 0)
+            states[i] = s.peek()["state"]
             if counting:
                 last[i] = insts
             ack |= out["pause_ack"] << i
@@ -215,8 +227,10 @@ class OnacController(Policy):
         self._record(now)
         pr, gate = det.pause_req, det.power_gate
         settled = det.is_done
-        for i, s in enumerate(self.samplers):
-            want = _GATE if gate >> i & 1 else _HOLD if s.hold(pr >> i & 1) else _RUN
+        for i in range(self.m):
+            # the sampler's issue_hold: pause_req, or quiescing for a sample
+            hold = pr >> i & 1 or states[i] == S_QUIESCE
+            want = _GATE if gate >> i & 1 else _HOLD if hold else _RUN
             settled = self._apply(now, i, want) and settled
         self._log_dispatch(now)
         if settled:
