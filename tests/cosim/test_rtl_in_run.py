@@ -36,6 +36,8 @@ POINTS = {
     "core_sampler": ("core_sampler@sm1", "thesis", "onac_tp_like", 0.2,
                      ("sm.count=8", "dram.clock_mhz=924"), {"sm_controller": "onac"}),
     "perf_sat": ("perf_sat@sm0", "gtx480", "perfsat_mem", 0.1, (), {"cta_limit": "perf_sat"}),
+    "ck_dispatch": ("ck_dispatch", "tiny", "rnn_like", 0.2, ("kernels.concurrent_sm=true",),
+                    {"kernel_scheduler": "ck_interleaved"}),
     "srtf_pred": ("srtf_pred@sm0", "tiny", "mixed_like", 0.2, ("kernels.concurrent_sm=true",),
                   {"kernel_scheduler": "srtf"}),
     "owl_prefetch": ("owl_prefetch@mc0", "gtx480", "owl_t_stream_shared", 0.05,
