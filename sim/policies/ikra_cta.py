@@ -27,12 +27,13 @@ during that launch).
 The kernel scheduler (FIFO) only admits kernels and runs their launch countdowns; which kernel
 runs next is the launch order. ``on_cta_finish`` rejects CTAs of any other kernel.
 
-Injected block (``block=``): any object with the twin's port-level ``step(**inputs) -> outputs``
-(cosim's RtlProxy / LockstepProxy, a twin subclass) takes the twin's place. Only the stock
-``CtaSchedTwin`` itself is driven through its fast ``cycle()`` API; anything else is wrapped in
-``CtaSchedPorts``, which presents the same method-level API built from ``step`` alone (launch
-handshake, ID_W + 2 set-up cycles and N retirements per §2.5; the twin's §7.1 counters replayed
-from the status ports). Same inputs on the same cycles, so the GPU run is the same either way.
+The block is instance ``gpu`` of ``cta_sched`` from the run's block provider
+(sim/blocks/provider.py). The stock ``CtaSchedTwin`` is driven through its fast ``cycle()`` API;
+any other block (RTL, lockstep) through ``CtaSchedPorts``, which presents the same view from
+``step`` alone (launch handshake, ID_W + 2 set-up cycles and N retirements per §2.5; the twin's
+§7.1 counters replayed from the status ports). Same inputs on the same cycles, so the GPU run is
+the same either way; the port path costs about a third more CPU time on ``ikra_gpu_small``,
+which is why the fast path stays (docs/architecture.md).
 """
 
 from __future__ import annotations

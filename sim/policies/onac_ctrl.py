@@ -51,12 +51,12 @@ Detection restarts at every kernel start (§9.3), assuming one kernel at a time.
 ``n_opt`` and the start / decision / done cycles; ``events``: (cycle, sm, dispatch allowed) at
 every change of an SM's eligibility for CTAs.
 
-Injected detector (``block=``): any twin-shaped object with ``step(**inputs) -> outputs`` and
-``peek() -> outputs`` (cosim's RtlProxy / LockstepProxy; a twin without ``peek`` uses its
-``outputs()``) replaces the detector twin; the samplers stay twins. Only the stock twin class
-itself is read through its attributes; anything else is wrapped in ``DetectorPorts``, which
-presents the same method-level API from the ports alone. ``peek`` is needed because every SWM
-output is a register and the controller acts on the post-edge values within the same cycle.
+Blocks: the detector (instance ``gpu`` of ``onac`` / ``seq_det``) and one ``core_sampler`` per
+SM (``sm<i>``) come from the run's block provider (sim/blocks/provider.py) and are reached only
+through their ports. The detector through ``DetectorPorts``, which reads the post-edge
+registers with ``peek`` after every step (every SWM output is a register and the controller acts
+on them within the cycle) and rebuilds the detection log from them; each sampler's post-edge
+state by ``peek`` as well, and every sampler is ``reset`` at a detection's start.
 """
 
 from __future__ import annotations

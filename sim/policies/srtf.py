@@ -8,17 +8,20 @@ with undispatched blocks, cap R_k; ``fifo`` stays GPGPU-Sim's slot-pointer FIFO)
 launch countdowns are FIFO's (sim/policies/kernel_sched.py); blocks of several kernels share an
 SM, so ``kernels.concurrent_sm`` must be on.
 
-Predictors run cycle-exactly but lazily (``PredictorPort``): an SM's block starts and ends of a
-cycle are its inputs for that cycle, stepped once a later cycle begins; quiet stretches (no job,
-nothing pending) and the arithmetic cycles of a job are skipped exactly (``SrtfPredTwin.skip``).
+Predictors (``srtf_pred`` at ``sm<i>`` from the run's block provider) run cycle-exactly but
+lazily (``PredictorPort``): an SM's block starts and ends of a cycle are its inputs for that
+cycle, stepped once a later cycle begins; quiet stretches (no job, nothing pending) and the
+arithmetic cycles of a job are skipped through the block's skip hook (``quiet_cycles`` /
+``skip``: exact on the twin; an RTL block is stepped every cycle).
 A record that appears in cycle c reaches the controller in cycle c + 1 (all records of a cycle,
 lowest SM first: the model's stand-in for the §2.10 one-per-cycle arbiter), and its effect on the
 dispatch rows is seen by that cycle's CTA issue. Commands go to each predictor when it is ready.
 
-The controller runs either as the method-level twin (the default, fast) or, with
-``controller_block``, as a ``kernel_sched`` block behind its ports (``ControllerPort``: the
-port-level twin ``KernelSchedPorts``, or cosim's RTL / lockstep proxy), for the policies the RTL
-has (hdl/params/kernel_sched.py ``POLICIES``).
+The controller runs either as the method-level twin (the default, fast: each event applied at
+once) or, when the run's provider replaces ``kernel_sched`` at ``gpu``, as that block behind its
+ports (``ControllerPort``: one event per cycle, so its timing differs from the method level; its
+twin reference is ``KernelSchedPorts``, ``--rtl kernel_sched --rtl-sim twin``), for the policies
+the RTL has (hdl/params/kernel_sched.py ``POLICIES``).
 """
 
 from __future__ import annotations
