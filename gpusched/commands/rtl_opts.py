@@ -9,6 +9,17 @@ from typing import Callable
 from gpusched.config import ConfigError
 
 
+def rtl_selections(value) -> list[str]:
+    """A grid's ``rtl`` value (``"BLOCK[@INSTANCE],…"`` or a list) as selections, checked."""
+    if value is None or value == "":
+        return []
+    items = value if isinstance(value, list) else str(value).split(",")
+    from cosim.provider import parse_selection
+    for item in items:
+        parse_selection(str(item).strip(), "rtl")
+    return [str(item).strip() for item in items]
+
+
 def rtl_provider(rtl: list[str] | None, rtl_sim: str = "verilator", lockstep: bool = False):
     """The run's block provider: the twins without ``rtl``, else cosim's ``RtlProvider``."""
     if not rtl:
@@ -22,9 +33,10 @@ def rtl_provider(rtl: list[str] | None, rtl_sim: str = "verilator", lockstep: bo
                        say=lambda text: print(f"gpusched: {text}", file=sys.stderr))
 
 
-def run_with_rtl(blocks, run: Callable):
-    """``run(blocks)``; a lockstep mismatch exits 1 with its report, a selection that matched no
-    block instance exits 2; the RTL in the loop is summed up on stderr."""
+def run_with_rtl(blocks, run: Callable, cli: bool = True):
+    """``run(blocks)``; a selection that matched no block instance is a ConfigError. On the
+    command line (``cli``) a lockstep mismatch exits 1 with its report and the RTL in the loop is
+    summed up on stderr; elsewhere (a sweep point) the mismatch is raised."""
     from sim.blocks.provider import TWINS
     if blocks is TWINS:
         return run(blocks)
@@ -32,8 +44,10 @@ def run_with_rtl(blocks, run: Callable):
     try:
         result = run(blocks)
     except LockstepMismatch as e:
+        if not cli:
+            raise
         print(f"gpusched: lockstep mismatch: {e}", file=sys.stderr)
-        sys.exit(1)
+        raise SystemExit(1) from None
     finally:
         blocks.close()
     unused = blocks.unused()
@@ -41,6 +55,8 @@ def run_with_rtl(blocks, run: Callable):
         raise ConfigError("--rtl", ", ".join(map(str, unused)), "matched no block instance of "
                           "this run (instances: gpu, sm<i>, sm<i>.sub<j>, sm<i>.w<k>, mc<c>; "
                           "the block must be in use: e.g. cta_sched needs --cta-scheduler ikra_*)")
+    if not cli:
+        return result
     rep = blocks.report()
     done = ", ".join(f"{v['block']}@{k} {v['cycles']:,} cycles" for k, v in rep["instances"].items())
     mode = " in lockstep with the twin" if rep["lockstep"] else ""

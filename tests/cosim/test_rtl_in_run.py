@@ -158,3 +158,34 @@ def test_a_mismatch_raises_with_the_first_cycle():
                        twin=lambda name, p: Broken(p["W"], p["policy"]))
     with pytest.raises(LockstepMismatch, match="mismatch at cycle"):
         run("warp_sched", prov)
+
+
+GRID = """
+[sweep]
+name = "rtl_grid"
+preset = "tiny"
+workloads = ["mem_stream"]
+[sweep.params]
+scale = 0.05
+rtl = ["", "warp_sched@sm0"]
+rtl_sim = "twin"
+lockstep = true
+"""
+
+
+def test_a_sweep_accepts_rtl_and_gives_the_twin_statistics(tmp_path):
+    grid = tmp_path / "grid.toml"
+    grid.write_text(GRID)
+    db = tmp_path / "r.sqlite"
+    env = {**__import__("os").environ, "GPUSCHED_DB": str(db)}
+    out = subprocess.run([sys.executable, "-c", "from gpusched.cli import main; main()", "sweep",
+                          str(grid), "--jobs", "1"], capture_output=True, text=True, timeout=600,
+                         cwd=tmp_path, env=env)
+    assert out.returncode == 0, out.stderr
+    q = subprocess.run([sys.executable, "-c", "from gpusched.cli import main; main()", "results",
+                        "query", "--format", "json"], capture_output=True, text=True,
+                       timeout=600, cwd=tmp_path, env=env)
+    rows = json.loads(q.stdout)
+    cycles = {r.get("params.rtl", r.get("rtl")): r.get("cycles") for r in rows}
+    assert len(rows) == 2 and len(set(cycles.values())) == 1, cycles
+    assert all(isinstance(c, int) and c > 0 for c in cycles.values()), cycles
