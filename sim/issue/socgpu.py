@@ -64,7 +64,8 @@ def block_params(cfg, slot: int) -> dict:
 class SocgpuSubCore(SubCore):
     """Warp arbiter + SOCGPU issue blocks + units for one sub-core."""
 
-    __slots__ = ("n_entries", "policy", "dual_mode", "volatile", "port_blocks", "fetcher",
+    __slots__ = ("n_entries", "policy", "dual_mode", "volatile", "make_block", "port_blocks",
+                 "fetcher",
                  "stage_counts", "lvl", "acc", "t_lvl")
 
     def __init__(self, sm, index: int, scheduler, n_slots: int, units: list,
