@@ -100,7 +100,7 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
     with trace_warnings_to_stderr():
         name = TRACE_PREFIX + trace if trace is not None else workload
         wl = load_workload(name, seed=seed, scale=scale, preset=cfg.name)
-    from gpusched.commands.rtl_opts import rtl_provider, run_with_rtl
+    from gpusched.rtl_opts import rtl_provider, run_with_rtl
     blocks = rtl_provider(rtl, rtl_sim, lockstep)
     import gc
     gc.freeze()     # modules, config, workload: long-lived, the collector need not scan them

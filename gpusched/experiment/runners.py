@@ -80,7 +80,7 @@ def _policy_check(kind: str):
 
 
 def _check_rtl(value) -> None:
-    from gpusched.commands.rtl_opts import rtl_selections
+    from gpusched.rtl_opts import rtl_selections
     rtl_selections(value)
 
 
@@ -146,7 +146,7 @@ def run_model(point: Point) -> dict:
     params.setdefault("memory", "hierarchy")
     rtl = [params.pop(k) for k in ("rtl", "rtl_sim", "lockstep")]
     workload = load_workload(point.workload, seed=point.seed, scale=scale, preset=cfg.name)
-    from gpusched.commands.rtl_opts import rtl_provider, rtl_selections, run_with_rtl
+    from gpusched.rtl_opts import rtl_provider, rtl_selections, run_with_rtl
     chosen = rtl_selections(rtl[0])         # none: the twins, whatever rtl_sim / lockstep say
     blocks = rtl_provider(chosen, rtl[1] or "verilator", bool(rtl[2])) if chosen else \
         rtl_provider(None)

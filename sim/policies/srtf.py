@@ -129,6 +129,7 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
         if resident not in ("cap", "R"):
             raise ConfigError("resident", resident, "cap (min(R, cap)) or R")
         self.knobs = (hysteresis, backfill, sample_sm, sample_size, resident)
+        self.predictor_twin = SrtfPredTwin if resident == "cap" else SrtfPredFixedR
         limits = self.limits_of(cfg)
         self.ctrl = self.controller(self.K, sm.count, self.controller_policy, limits, hysteresis,
                                     backfill, sample_sm, sample_size=sample_size)
@@ -140,7 +141,7 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
         super().attach(gpu)
         cfg, blocks = self.cfg, gpu.blocks
         p = self.predictor_params(cfg)
-        twin = SrtfPredTwin if self.knobs[4] == "cap" else SrtfPredFixedR
+        twin = self.predictor_twin
         self.ports = [PredictorPort(blocks.block("srtf_pred", f"sm{i}", lambda: p,
                                                  lambda: twin(p["K"], p["SLOTS"])))
                       for i in range(self.n_sm)]
