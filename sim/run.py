@@ -58,14 +58,20 @@ def trace_dir_of(name: str) -> Path | None:
 
 def load_workload(name: str, seed: int = 0, scale: float = 1.0,
                   preset: str | None = None) -> Workload:
-    """A catalogue workload by name; ``module:function`` / ``path/file.py:function`` returning a
-    Workload (called with ``seed`` and ``scale``), e.g. hand-written kernels; or an Accel-Sim
+    """A catalogue workload by name; ``program:NAME`` / ``program:FILE.py``, a CUDA program on
+    the PTX front end (sim.workload.program); ``module:function`` / ``path/file.py:function``
+    returning a Workload (called with ``seed`` and ``scale``), e.g. hand-written kernels; or an Accel-Sim
     trace directory (``trace:DIR`` or a directory with ``kernelslist.g``; seed and scale do not
     apply; ``preset`` names the GPU for the architecture check). One name form for ``gpusched
     run --workload``, sweep grids and experiments."""
     if (trace := trace_dir_of(name)) is not None:
         from sim.workload.accelsim import read_trace_dir
         return read_trace_dir(trace, preset=preset)
+    if name.startswith("program:"):
+        from sim.workload.opcodes import FAMILY_OF_PRESET
+        from sim.workload.program import run_program
+        return run_program(name, seed=seed, scale=scale,
+                           family=FAMILY_OF_PRESET.get(preset or "", "volta")).workload
     if ":" in name:
         mod, _, fn = name.rpartition(":")
         try:
@@ -118,7 +124,8 @@ def _call_factory(name: str, factory, seed: int, scale: float) -> Workload:
 def simulate(cfg: GPUConfig, workload: Workload, seed: int = 0, memory: str | object = "fixed",
              progress=None, *, watchdog: int = DEFAULT_WATCHDOG,
              sample_interval: int = DEFAULT_SAMPLE_INTERVAL, profile: tuple[str, ...] = (),
-             blocks: BlockProvider = TWINS, **policy_overrides) -> dict:
+             sample: str | None = None, blocks: BlockProvider = TWINS,
+             **policy_overrides) -> dict:
     """Run ``workload`` on ``cfg`` to completion and return the stats dict (see sim.stats).
 
     ``memory``: a kind for ``make_memory`` or a ready ``MemorySystem`` object (tests, cosim).
@@ -134,7 +141,19 @@ def simulate(cfg: GPUConfig, workload: Workload, seed: int = 0, memory: str | ob
 
     ``profile``: profilers to attach (``PROFILES``; ``warp-states`` adds the ``warp_states``
     statistic, sim/profile/warp_states.py); off by default, and then costless.
+
+    ``sample``: ``"kernels[:TOL]"`` simulates representative launches and extrapolates the rest
+    (sim/sampling.py); the result's ``sampling`` key says which and how.
     """
+    if sample is not None:
+        from sim import sampling
+        tol = sampling.parse(sample)
+        groups = sampling.plan(workload, tol)
+        part, simulated = sampling.reduced(workload, groups)
+        result = simulate(cfg, part, seed, memory, progress, watchdog=watchdog,
+                          sample_interval=sample_interval, profile=profile, blocks=blocks,
+                          **policy_overrides)
+        return sampling.extrapolate(result, workload, groups, simulated, tol)
     unknown = set(policy_overrides) - set(POLICIES)
     if unknown:
         raise ConfigError("policy", ", ".join(sorted(unknown)), "known: " + ", ".join(POLICIES))

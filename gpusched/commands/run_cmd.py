@@ -36,6 +36,10 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
                                                help="catalogue name, module:function / file.py:function, or an "
                                                "Accel-Sim trace directory (as in sweep grids)"),
         trace: Optional[str] = typer.Option(None, "--trace", help="Accel-Sim trace directory"),
+        program: Optional[str] = typer.Option(None, "--program", metavar="NAME|FILE.py",
+                                              help="a CUDA program run on the PTX front end: a suite "
+                                              "program (gpusched workloads --programs) or a host "
+                                              "program file with main(ctx, seed, scale) (docs/ptx.md)"),
         set_: Optional[List[str]] = typer.Option(None, "--set", help="section.field=value"),
         issue: Optional[str] = typer.Option(None, "--issue",
                                             help="issue stage: inorder | socgpu (N = 8, the "
@@ -63,6 +67,10 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
             None, "--profile-plot", metavar="PNG",
             help="with --profile warp-states: write the stacked-area plot of the states over time "
                  "(PNG + PDF)"),
+        sample: Optional[str] = typer.Option(
+            None, "--sample", metavar="kernels[:TOL]",
+            help="simulate representative kernel launches and extrapolate the others (groups "
+                 "of launches within TOL, default 0.05; docs/sampling.md); the output says so"),
         rtl: Optional[List[str]] = typer.Option(
             None, "--rtl", metavar="BLOCK[@INSTANCE]",
             help="put the block's RTL at that instance (every instance without @): e.g. "
@@ -94,11 +102,15 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
     profile = tuple(profile or ())
     if profile_plot is not None and "warp-states" not in profile:
         raise ConfigError("--profile-plot", profile_plot, "needs --profile warp-states")
-    if (workload is None) == (trace is None):
-        raise ConfigError("--workload/--trace", workload or trace, "give exactly one of them")
+    given = [x for x in (workload, trace, program) if x is not None]
+    if len(given) != 1:
+        raise ConfigError("--workload/--trace/--program", given[0] if given else None,
+                          "give exactly one of them")
     from sim.workload.accelsim import trace_warnings_to_stderr
+    from sim.workload.program import PROGRAM_PREFIX
     with trace_warnings_to_stderr():
-        name = TRACE_PREFIX + trace if trace is not None else workload
+        name = TRACE_PREFIX + trace if trace is not None else \
+            PROGRAM_PREFIX + program if program is not None else workload
         wl = load_workload(name, seed=seed, scale=scale, preset=cfg.name)
     from gpusched.rtl_opts import rtl_provider, run_with_rtl
     blocks = rtl_provider(rtl, rtl_sim, lockstep)
@@ -108,7 +120,7 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
         with _progress_bar(_cta_total(wl)) as progress:
             result = run_with_rtl(blocks, lambda b: simulate(
                 cfg, wl, seed=seed, memory=memory, progress=progress, watchdog=watchdog,
-                profile=profile, blocks=b, **policies))
+                profile=profile, sample=sample, blocks=b, **policies))
     except Deadlock as e:
         print(f"gpusched: {e}", file=sys.stderr)
         sys.exit(3)
@@ -176,6 +188,15 @@ def _print_summary(r: dict) -> None:
     console = stdout_console()
     console.print(f"[bold]{r['workload']}[/] on {r['preset']} ({r['memory']['kind']} memory, seed {r['seed']}): "
                   f"{r['cycles']:,} cycles, {r['warp_insts']:,} warp instructions, IPC {r['ipc']:.3f}")
+    if "sampling" in r:
+        s = r["sampling"]
+        err = s["estimated_error"]
+        console.print(f"[bold yellow]sampled[/]: {len(s['simulated'])} of {s['launches']} launches "
+                      f"simulated in detail ({s['simulated_warp_insts']:,} warp instructions), "
+                      f"{len(s['groups'])} groups (tolerance {s['tolerance']:g}), the others "
+                      "estimated; estimated error " + (f"{err:.1%}" if err is not None else
+                                                       "n/a (no group with two representatives)")
+                      + "; other statistics are of the simulated launches", highlight=False)
     for line in summary_lines(r):
         console.print(line, highlight=False, soft_wrap=True)
     kt = Table(title="kernels")

@@ -266,11 +266,12 @@ class KernelConfig:
     tb_launch_latency: int = rule(0, lo=0, doc="per CTA of the kernel, added to the kernel's "
                                   "launch cost (GPGPU-Sim's per-block launch latency)",
                                   unit="core cycles")
-    stream_order: bool = rule(False, doc="a kernel with a CUDA stream (a trace's 'cuda stream "
-                                         "id') takes a kernel slot only when the earlier kernels "
-                                         "of its stream have finished (Accel-Sim launches a "
-                                         "kernel only into an idle stream); FIFO kernel "
-                                         "scheduler")
+    stream_order: bool = rule(True, doc="a kernel with a CUDA stream (a trace's 'cuda stream "
+                                        "id', a CUDA program's launches) takes a kernel slot only "
+                                        "when the earlier kernels of its stream have finished "
+                                        "(CUDA's stream semantics; GPGPU-Sim's stream manager and "
+                                        "Accel-Sim launch a kernel only into an idle stream); "
+                                        "FIFO kernel scheduler")
 
 
 @dataclass(frozen=True)
