@@ -144,7 +144,7 @@ def run_model(point: Point) -> dict:
     params = dict(point.params)
     scale = float(params.pop("scale", 1.0))
     params.setdefault("memory", "hierarchy")
-    rtl = [params.pop(k) for k in ("rtl", "rtl_sim", "lockstep")]
+    rtl = [params.pop(k, None) for k in ("rtl", "rtl_sim", "lockstep")]
     workload = load_workload(point.workload, seed=point.seed, scale=scale, preset=cfg.name)
     from gpusched.rtl_opts import rtl_provider, rtl_selections, run_with_rtl
     chosen = rtl_selections(rtl[0])         # none: the twins, whatever rtl_sim / lockstep say
