@@ -106,6 +106,10 @@ class RtlProxy:
         """Outputs after the last edge, inputs held, no clock edge."""
         return self._peek()
 
+    def quiet_cycles(self) -> int:
+        """The skip hook: stepped every cycle."""
+        return 0
+
 
 class LockstepProxy:
     """Steps a twin and an RTL proxy together; returns the twin's outputs or raises on mismatch."""
@@ -130,6 +134,10 @@ class LockstepProxy:
         compare(self.label + " (peek)", self.params, self.seed, self.cycles, self.last_inputs,
                 expected, got)
         return expected
+
+    def quiet_cycles(self) -> int:
+        """The skip hook: stepped every cycle (the RTL side cannot skip)."""
+        return 0
 
     def __getattr__(self, name):
         # Method-level helpers of the twin (e.g. inspection) stay reachable through the proxy.

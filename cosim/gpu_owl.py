@@ -52,23 +52,14 @@ def gpu_warp_sched(blocks, params_list: list[dict], preset: str, workload: str, 
                    twin: str | None = None, sm: int = 0) -> dict:
     """One GPU run with ``blocks`` (one per sub-core) as SM ``sm``'s warp schedulers (None: the
     stock twins everywhere). {"runs": [{"policy", "cycles", "block_steps", "stats"}]}."""
-    from sim.policies.warp_sched import make_warp_scheduler
+    from sim.blocks.provider import GivenBlocks
     cfg = _cfg(preset, policy, overrides)
     if not 0 <= sm < cfg.sm.count:
         raise ValueError(f"sm = {sm}: {preset} has {cfg.sm.count} SMs")
     blocks = _with_twin(blocks, params_list, twin)
     counted = [_Counted(b) for b in blocks] if blocks else []
-    first = sm * cfg.sm.subcores
-    made = [0]
-
-    def factory(n_slots: int, name: str):
-        i = made[0]
-        made[0] += 1
-        if counted and first <= i < first + len(counted):
-            return counted[i - first]
-        return make_warp_scheduler(n_slots, name)
-
-    stats = _simulate(cfg, workload, scale, seed, memory, warp_scheduler=factory)
+    given = GivenBlocks({("warp_sched", f"sm{sm}.sub{j}"): c for j, c in enumerate(counted)})
+    stats = _simulate(cfg, workload, scale, seed, memory, blocks=given)
     return {"runs": [{"policy": policy, "cycles": stats["cycles"],
                       "block_steps": [c.steps for c in counted], "stats": stats}]}
 

@@ -1,6 +1,7 @@
 """GPU-model scenario with one memory controller's ``owl_prefetch`` in the loop: the memory
 hierarchy with ``dram.prefetch`` on, the engine of channel ``channel`` replaced by the given block
-(RTL proxy, lockstep proxy or any object with the twin's ``step``), the twins elsewhere. The
+(RTL proxy, lockstep proxy or any object with the twin's ``step``; through the block provider),
+the twins elsewhere. The
 reference is the same run with twins only (``blocks=None``); the GPU results must be equal.
 
     python -m cosim.gpu_prefetch --preset gtx480 --workload owl_t_stream_shared --scale 0.1
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from cosim.gpu_scenarios import (_config, _with_twin, print_against_twins,
+from cosim.gpu_scenarios import (_config, _given, _with_twin, print_against_twins,
                                   run_scenario)
 from gpusched.blocks import get_block, parse_params
 
@@ -26,16 +27,24 @@ def gpu_owl_prefetch(blocks, params_list: list[dict], preset: str, workload: str
                      scale: float = 1.0, scheme: str = "owl_b", overrides=(), seed: int = 0,
                      twin: str | None = None, channel: int = 0) -> dict:
     """One GPU run with ``blocks[0]`` as channel ``channel``'s engine (None: twins only)."""
-    from sim.memory.hierarchy import MemoryHierarchy
+    from sim.blocks.provider import BlockProvider
     from sim.run import load_workload, simulate
     cfg = _config(preset, [f"dram.prefetch={scheme}", *overrides])
     blocks = _with_twin(blocks, params_list, twin)
-    mem = MemoryHierarchy(cfg)
-    pf = mem.pf
-    assert pf is not None
-    counter = _Counting(blocks[0] if blocks else pf.engines[channel])
-    pf.engines[channel] = counter
-    stats = simulate(cfg, load_workload(workload, seed=seed, scale=scale), seed=seed, memory=mem)
+    given = _given(**{f"mc{channel}": ("owl_prefetch", blocks[0] if blocks else None)})
+    counters = []
+
+    class Counting(BlockProvider):      # the engine at ``mc<channel>``, its steps counted
+        def block(self, name, instance, params, make_twin):
+            blk = given.block(name, instance, params, make_twin)
+            if (name, instance) == ("owl_prefetch", f"mc{channel}"):
+                counters.append(_Counting(blk))
+                return counters[-1]
+            return blk
+
+    stats = simulate(cfg, load_workload(workload, seed=seed, scale=scale), seed=seed,
+                     memory="hierarchy", blocks=Counting())
+    counter = counters[0]
     return {"runs": [{"scheme": scheme, "cycles": stats["cycles"], "block_steps": counter.steps,
                       "stats": stats}]}
 

@@ -1,7 +1,7 @@
 """GPU-model scenarios for ``run_in_loop``: whole GPU runs with RTL blocks in a policy's place.
 
-Each scenario builds the GPU model exactly as ``sim.run.simulate`` does and injects one block per
-run into its policy (``block=``): the IKRA CTA scheduler (``gpu_cta_sched``, one run per
+Each scenario builds the GPU model exactly as ``sim.run.simulate`` does and puts one block per
+run at its policy's instance through the block provider (``GivenBlocks``): the IKRA CTA scheduler (``gpu_cta_sched``, one run per
 ``cta_sched`` instance, e.g. steal and rr side by side) or the ONAC / Seq-Det detector of the
 active-SM controller (``gpu_swm``); the SOCGPU issue blocks of one SM live in
 ``cosim.gpu_socgpu``. The policy drives the block through its ports only, so the
@@ -66,6 +66,12 @@ def _simulate(cfg, workload: str, scale: float, seed: int, memory: str, **polici
                     memory=memory, **policies)
 
 
+def _given(**at):
+    """The provider putting ``at[instance] = (block name, object)`` in place (None: skipped)."""
+    from sim.blocks.provider import GivenBlocks
+    return GivenBlocks({(name, inst): obj for inst, (name, obj) in at.items() if obj is not None})
+
+
 def gpu_cta_sched(blocks, params_list: list[dict], preset: str, workload: str,
                   scale: float = 1.0, overrides: list[str] = (), memory: str = "fixed",
                   seed: int = 0, twin: str | None = None) -> dict:
@@ -78,8 +84,9 @@ def gpu_cta_sched(blocks, params_list: list[dict], preset: str, workload: str,
     for blk, p in zip(blocks, params_list):
         if p["C"] != cfg.sm.count:
             raise ValueError(f"cta_sched C={p['C']} but {preset} has {cfg.sm.count} SMs")
-        sched = IkraCtaScheduler(cfg, p["policy"], qdepth=p["QDEPTH"], id_w=p["ID_W"], block=blk)
-        stats = _simulate(cfg, workload, scale, seed, memory, cta_scheduler=sched)
+        sched = IkraCtaScheduler(cfg, p["policy"], qdepth=p["QDEPTH"], id_w=p["ID_W"])
+        stats = _simulate(cfg, workload, scale, seed, memory, cta_scheduler=sched,
+                          blocks=_given(gpu=("cta_sched", blk)))
         runs.append({"policy": p["policy"], "cycles": stats["cycles"],
                      "block_steps": sched.steps, "stats": stats})
     return {"runs": runs}
@@ -98,8 +105,9 @@ def gpu_swm(blocks, params_list: list[dict], mode: str, preset: str, workload: s
         if p["M"] != cfg.sm.count or (p["ipc_bits"], p["ipc_frac"]) != (16, 10):
             raise ValueError(f"{mode} params {p} do not match the controller on {preset}")
         ctl = OnacController(cfg, mode=mode, waves=waves, skip_waves=skip_waves,
-                             count_bits=p["count_bits"], block=blk)
-        stats = _simulate(cfg, workload, scale, seed, memory, sm_controller=ctl)
+                             count_bits=p["count_bits"])
+        stats = _simulate(cfg, workload, scale, seed, memory, sm_controller=ctl,
+                          blocks=_given(gpu=(mode, blk)))
         runs.append({"mode": mode, "cycles": stats["cycles"], "block_steps": ctl.steps,
                      "stats": stats})
     return {"runs": runs}

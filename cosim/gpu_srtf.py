@@ -22,8 +22,8 @@ from __future__ import annotations
 import argparse
 import zlib
 
-from cosim.gpu_scenarios import (_config, _simulate, _with_twin, print_against_twins,
-                                  run_scenario)
+from cosim.gpu_scenarios import (_config, _given, _simulate, _with_twin,
+                                  print_against_twins, run_scenario)
 from gpusched.blocks import get_block, parse_params
 
 CONCURRENT = ("kernels.concurrent_sm=true",)
@@ -42,8 +42,10 @@ def gpu_srtf_pred(blocks, params_list: list[dict], preset: str, workload: str,
     from sim.policies.srtf import SRTF_KERNEL_SCHEDULERS
     cfg = _config(preset, [*CONCURRENT, *overrides])
     blocks = _with_twin(blocks, params_list, twin)
-    sched = SRTF_KERNEL_SCHEDULERS[policy](cfg, blocks={sm: blocks[0]} if blocks else None)
-    stats = _simulate(cfg, workload, scale, seed, memory, kernel_scheduler=sched)
+    sched = SRTF_KERNEL_SCHEDULERS[policy](cfg)
+    at = {f"sm{sm}": ("srtf_pred", blocks[0])} if blocks else {}
+    stats = _simulate(cfg, workload, scale, seed, memory, kernel_scheduler=sched,
+                      blocks=_given(**at))
     return {"runs": [{"policy": policy, "cycles": stats["cycles"],
                       "block_steps": sched.ports[sm].steps, "stats": stats}]}
 
@@ -80,13 +82,13 @@ def gpu_srtf_sched(blocks, params_list: list[dict], preset: str, workload: str,
     as SM ``sm``'s predictor (None: ``KernelSchedPorts`` and the predictor twins)."""
     cfg = _config(preset, [*CONCURRENT, *overrides])
     blocks = _with_twin(blocks, params_list, twin)
+    at = {"gpu": ("kernel_sched", blocks[0] if blocks else
+                  get_block("kernel_sched").make_twin(params_list[0]))}
     if blocks:
-        ctl, preds = blocks[0], {sm: blocks[1]}
-    else:
-        ctl = get_block("kernel_sched").make_twin(params_list[0])
-        preds = None
-    sched = _scheduler_class(policy)(cfg, blocks=preds, controller_block=ctl)
-    stats = _simulate(cfg, workload, scale, seed, memory, kernel_scheduler=sched)
+        at[f"sm{sm}"] = ("srtf_pred", blocks[1])
+    sched = _scheduler_class(policy)(cfg)
+    stats = _simulate(cfg, workload, scale, seed, memory, kernel_scheduler=sched,
+                      blocks=_given(**at))
     return {"runs": [{"policy": policy, "cycles": stats["cycles"],
                       "block_steps": [sched.cport.steps, sched.ports[sm].steps],
                       "switches": len(sched.cport.switches), "stats": stats}]}

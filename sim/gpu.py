@@ -20,6 +20,7 @@ from collections import Counter, deque
 
 from gpusched.config import ConfigError, GPUConfig
 from sim.cta import CTA, KernelRun
+from sim.blocks.provider import TWINS
 from sim.kernel_issue import KernelIssue
 from sim.policies.tb_dispatch import TBDispatch
 from sim.sm import PWR_ACTIVE, PWR_GATED, PWR_PAUSED, PWR_PAUSING, SM, SM_STATE_NAMES, run_sms
@@ -57,17 +58,20 @@ class GPU:
     """Builds the SMs and runs a workload to completion (``run``)."""
 
     def __init__(self, cfg: GPUConfig, workload: Workload, memory, *, kernel_scheduler, cta_scheduler,
-                 cta_limit, sm_controller, make_warp_scheduler, rng, watchdog: int = 100_000,
+                 cta_limit, sm_controller, rng, blocks=TWINS, watchdog: int = 100_000,
                  sample_interval: int = 1000):
+        """``blocks``: the block provider every scheduling point takes its blocks from
+        (sim/blocks/provider.py; the twins by default)."""
         if not workload.kernels:
             raise ConfigError("workload", workload.name, "has no kernels")
         self.cfg, self.workload, self.memory, self.rng = cfg, workload, memory, rng
         self.watchdog, self.sample_interval = watchdog, sample_interval
+        self.blocks = blocks
         self.kernel_scheduler, self.cta_scheduler = kernel_scheduler, cta_scheduler
         self.cta_limit, self.sm_controller = cta_limit, sm_controller
         self.policies = [kernel_scheduler, cta_scheduler, cta_limit, sm_controller]
         decode_cache: dict = {}
-        self.sms = [SM(i, cfg, memory, make_warp_scheduler, self, decode_cache) for i in range(cfg.sm.count)]
+        self.sms = [SM(i, cfg, memory, blocks, self, decode_cache) for i in range(cfg.sm.count)]
         concurrent = cfg.kernels.concurrent_sm
         self.runs = [KernelRun(k, i, cfg.sm, cfg.sm.count, concurrent) for i, k in enumerate(workload.kernels)]
         self.arrivals = deque(self.runs)

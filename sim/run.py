@@ -15,7 +15,7 @@ from pathlib import Path
 from gpusched.config import ConfigError, GPUConfig
 from sim.gpu import GPU, Deadlock
 from sim.policies import POLICIES, make_policy
-from sim.policies.warp_sched import make_warp_scheduler
+from sim.blocks.provider import TWINS, BlockProvider
 from sim.stats import collect
 from sim.workload.kernel import Workload
 
@@ -23,13 +23,14 @@ MEMORY_KINDS = ("fixed", "hierarchy")
 DEFAULT_WATCHDOG = 100_000        # cycles without progress before Deadlock (choice)
 DEFAULT_SAMPLE_INTERVAL = 1000    # cycles between occupancy samples (choice)
 
-__all__ = ["simulate", "make_memory", "make_warp_scheduler", "load_workload", "Deadlock",
+__all__ = ["simulate", "make_memory", "load_workload", "Deadlock", "BlockProvider",
            "MEMORY_KINDS", "DEFAULT_WATCHDOG"]
 
 
-def make_memory(cfg: GPUConfig, kind: str = "fixed"):
+def make_memory(cfg: GPUConfig, kind: str = "fixed", blocks: BlockProvider = TWINS):
     """The memory system behind the SMs: ``fixed`` (latency/bandwidth stand-in) or
-    ``hierarchy`` (L1/MSHR, interconnect, L2 slices, DRAM banks). Imported lazily."""
+    ``hierarchy`` (L1/MSHR, interconnect, L2 slices, DRAM banks; its prefetch engines from
+    ``blocks``). Imported lazily."""
     if kind == "fixed":
         for section in ("l1", "l2"):        # Perfect-L1/L2 modes live in the hierarchy
             if getattr(cfg, section).perfect:
@@ -39,7 +40,7 @@ def make_memory(cfg: GPUConfig, kind: str = "fixed"):
         return FixedMemory(cfg)
     if kind == "hierarchy":
         from sim.memory.hierarchy import MemoryHierarchy
-        return MemoryHierarchy(cfg)
+        return MemoryHierarchy(cfg, blocks)
     raise ConfigError("--memory", kind, "allowed: " + ", ".join(MEMORY_KINDS))
 
 
@@ -123,16 +124,20 @@ def _call_factory(name: str, factory, seed: int, scale: float) -> Workload:
 def simulate(cfg: GPUConfig, workload: Workload, seed: int = 0, memory: str | object = "fixed",
              progress=None, *, watchdog: int = DEFAULT_WATCHDOG,
              sample_interval: int = DEFAULT_SAMPLE_INTERVAL, profile: tuple[str, ...] = (),
-             sample: str | None = None, **policy_overrides) -> dict:
+             sample: str | None = None, blocks: BlockProvider = TWINS,
+             **policy_overrides) -> dict:
     """Run ``workload`` on ``cfg`` to completion and return the stats dict (see sim.stats).
 
     ``memory``: a kind for ``make_memory`` or a ready ``MemorySystem`` object (tests, cosim).
 
     ``policy_overrides``: ``kernel_scheduler``, ``cta_scheduler``, ``cta_limit``,
-    ``sm_controller`` (a registered name, a class/factory taking cfg, or an instance) and
-    ``warp_scheduler`` (a factory ``(n_slots, policy) -> object with step(**port inputs)``, the
-    port of hdl/params/warp_sched.py, e.g. cosim's RtlProxy / LockstepProxy; the policy's name
-    in ``sm.warp_sched`` still decides whether it is stepped every cycle). Raises ``Deadlock`` when the watchdog fires, ConfigError on bad input.
+    ``sm_controller`` (a registered name, a class/factory taking cfg, or an instance).
+
+    ``blocks``: the block provider (sim/blocks/provider.py) every scheduling point takes its
+    blocks from: the twins by default, RTL or lockstep blocks at chosen instances with cosim's
+    ``RtlProvider`` (the statistics do not say which: a run with RTL gives the twin run's).
+
+    Raises ``Deadlock`` when the watchdog fires, ConfigError on bad input.
 
     ``profile``: profilers to attach (``PROFILES``; ``warp-states`` adds the ``warp_states``
     statistic, sim/profile/warp_states.py); off by default, and then costless.
@@ -146,22 +151,20 @@ def simulate(cfg: GPUConfig, workload: Workload, seed: int = 0, memory: str | ob
         groups = sampling.plan(workload, tol)
         part, simulated = sampling.reduced(workload, groups)
         result = simulate(cfg, part, seed, memory, progress, watchdog=watchdog,
-                          sample_interval=sample_interval, profile=profile, **policy_overrides)
+                          sample_interval=sample_interval, profile=profile, blocks=blocks,
+                          **policy_overrides)
         return sampling.extrapolate(result, workload, groups, simulated, tol)
-    unknown = set(policy_overrides) - set(POLICIES) - {"warp_scheduler"}
+    unknown = set(policy_overrides) - set(POLICIES)
     if unknown:
-        raise ConfigError("policy", ", ".join(sorted(unknown)),
-                          "known: " + ", ".join([*POLICIES, "warp_scheduler"]))
+        raise ConfigError("policy", ", ".join(sorted(unknown)), "known: " + ", ".join(POLICIES))
     if watchdog < 1:
         raise ConfigError("--watchdog", watchdog, "must be >= 1")
     if sample_interval < 1:
         raise ConfigError("sample_interval", sample_interval, "must be >= 1")
     policies = {kind: make_policy(kind, policy_overrides.get(kind), cfg) for kind in POLICIES}
-    mem = make_memory(cfg, memory) if isinstance(memory, str) else memory
-    gpu = GPU(cfg, workload, mem,
-              make_warp_scheduler=policy_overrides.get("warp_scheduler") or make_warp_scheduler,
-              rng=random.Random(seed), watchdog=watchdog, sample_interval=sample_interval,
-              **policies)
+    mem = make_memory(cfg, memory, blocks) if isinstance(memory, str) else memory
+    gpu = GPU(cfg, workload, mem, rng=random.Random(seed), blocks=blocks, watchdog=watchdog,
+              sample_interval=sample_interval, **policies)
     profilers = attach_profilers(gpu, profile)
     gpu.run(progress)
     meta = {"preset": cfg.name, "workload": workload.name, "seed": seed,

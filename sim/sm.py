@@ -27,7 +27,7 @@ CTAs, waits for in-flight instructions to drain); PWR_PAUSED (drained, acknowled
 from __future__ import annotations
 
 import heapq
-from typing import Any, Callable, Final
+from typing import Any, Final
 
 from sim.cta import KernelRun
 from sim.stats import ISSUE_SLOT_REASONS, add_counts
@@ -64,7 +64,7 @@ class SM(SMResidency):
     fetcher: Any        # SOCGPU's fetch (sim.issue.socgpu.SocgpuFetch), None: in-order fetch
     tick_sched: bool    # the warp schedulers move every cycle (sim.subcore ``tick_always``)
 
-    def __init__(self, sm_id: int, cfg: Any, memory: Any, make_scheduler: Callable, gpu: Any,
+    def __init__(self, sm_id: int, cfg: Any, memory: Any, blocks: Any, gpu: Any,
                  decode_cache: dict[Instr, Decoded]):
         s = cfg.sm
         self.sm_id, self.gpu, self.memory = sm_id, gpu, memory
@@ -77,7 +77,7 @@ class SM(SMResidency):
         self.regs_cap, self.smem_cap = s.regs_per_sm, s.smem_per_sm
         shared = Unit(LDST, cfg.units.smem_latency, cfg.units.ldst_ii) if cfg.units.ldst_shared else None
         self.fetcher = None
-        self.subcores = build_subcores(self, cfg, make_scheduler, shared)  # sm.issue; socgpu sets fetcher
+        self.subcores = build_subcores(self, cfg, blocks, shared)  # sm.issue; socgpu sets fetcher
         self.tick_sched = self.subcores[0].tick_always
         self.ldst_units = []            # distinct LD/ST units (shared by all sub-cores or one each)
         for sc in self.subcores:

@@ -1,9 +1,10 @@
 """One sub-core: warp scheduler (driven only through its port), issue stage, functional units.
 
-The warp scheduler is any object with the port-level ``step(**inputs) -> {grant, grant_valid,
-grant_idx}`` of hdl/params/warp_sched.py (a twin, or an RTL proxy in cosim); a twin that reads
-only ``ready`` and ``launch`` may offer ``grant_fast(ready, launch)``, which is used instead. It
-is stepped only in cycles where ``ready`` or ``launch`` is non-zero, where the port contract of
+The warp scheduler comes from the run's block provider (instance ``sm<i>.sub<j>``) and has the
+port-level ``step(**inputs) -> {grant, grant_valid, grant_idx}`` of hdl/params/warp_sched.py (a
+twin, an RTL or lockstep block); a twin that reads only ``ready`` and ``launch`` may offer
+``grant_fast(ready, launch)``, which is used instead. It is stepped only in cycles where
+``ready`` or ``launch`` is non-zero, where the port contract of
 those policies leaves their state unchanged otherwise (no grant → last-issued pointer kept; no
 launch → ages kept), so skipping those cycles is exact. A policy whose state moves every cycle
 (``tick_always``, set from the registry) is stepped every cycle while the SM holds a CTA.

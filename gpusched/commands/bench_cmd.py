@@ -1,6 +1,8 @@
 """``gpusched bench model [--json] [--only NAMES] [--memory KINDS] [--repeat N]``: speed of the GPU
 model on its fixed reference set (``trace``: a reference read from an Accel-Sim trace), each
-reference with both memory kinds (fixed stand-in, full hierarchy), best of N runs."""
+reference with both memory kinds (fixed stand-in, full hierarchy), best of N runs.
+``gpusched bench rtl [--json] [--only NAMES]``: a GPU run with one Verilator block in the loop
+against the twin run (cosim/bench_rtl.py)."""
 
 from __future__ import annotations
 
@@ -56,6 +58,43 @@ def model(as_json: bool = typer.Option(False, "--json", help="print one JSON obj
     typer.echo("model: " + ("compiled (memory model and SM core, sim.accel)" if compiled == {True}
                             else "plain Python (build it with `python -m sim.accel build`)"))
 
+
+@bench_app.command("rtl")
+def rtl(as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+        only: str = typer.Option("", "--only", help="comma-separated scenario names")):
+    """A GPU run with one Verilator block in the loop against the same run on the twins:
+    block-cycles/s inside the block (target >= 100,000) and the whole run's CPU time against the
+    twin run's (target <= 10x); the statistics must be equal (exit 1 otherwise)."""
+    import sys
+
+    from cosim.bench_rtl import SCENARIOS, TARGET_BLOCK_CYCLES_PER_S, TARGET_SLOWDOWN, run_scenario
+    from gpusched.config import ConfigError
+    names = [n for n in only.split(",") if n]
+    known = [s.name for s in SCENARIOS]
+    for n in names:
+        if n not in known:
+            raise ConfigError("--only", n, "known: " + ", ".join(known))
+    say = lambda text: print(f"gpusched: {text}", file=sys.stderr)
+    rows = [run_scenario(s, say) for s in SCENARIOS if not names or s.name in names]
+    if as_json:
+        typer.echo(jsonout.dumps({"results": rows}, sort_keys=True))
+    else:
+        from gpusched.commands import stdout_console
+        from rich.table import Table
+        table = Table(title="one Verilator block in a GPU run (CPU seconds; build not timed)")
+        for col in ("scenario", "RTL at", "GPU cycles", "block cycles", "block s",
+                    "block cycles/s", "twin run s", "RTL run s", "slowdown", "stats equal"):
+            table.add_column(col, justify="right")
+        for r in rows:
+            table.add_row(r["scenario"], r["rtl"], f"{r['gpu_cycles']:,}", f"{r['block_cycles']:,}",
+                          f"{r['block_s']:.3f}", f"{r['block_cycles_per_s'] or 0:,}",
+                          f"{r['twin_cpu_s']:.2f}", f"{r['rtl_cpu_s']:.2f}", f"{r['slowdown']}x",
+                          str(r["equal"]))
+        stdout_console().print(table)
+        typer.echo(f"targets: >= {TARGET_BLOCK_CYCLES_PER_S:,} block cycles/s inside the block, "
+                   f"whole run <= {TARGET_SLOWDOWN:g}x the twin run")
+    if not all(r["equal"] for r in rows):
+        raise SystemExit(1)
 
 @bench_app.command("ptx")
 def ptx(as_json: bool = typer.Option(False, "--json", help="print one JSON object"),

@@ -1,11 +1,13 @@
 """``gpusched run --preset P (--workload W | --trace DIR) [--set k=v ...] [--seed N] [--json]
 [--issue STAGE] [--warp-scheduler NAME] [--memory fixed|hierarchy] [--watchdog N] [--cta-scheduler NAME]
 [--kernel-scheduler NAME] [--cta-limit NAME] [--sm-controller NAME] [--profile warp-states
-[--profile-plot PNG]]``: one GPU-model run
+[--profile-plot PNG]] [--rtl BLOCK[@INSTANCE] … [--rtl-sim verilator|amaranth|twin] [--lockstep]]``:
+one GPU-model run
 (policy names: sim/policies; ``--issue socgpu`` = ``--set sm.issue=socgpu --set sm.ib_entries=8``).
 
 Exit status 2 on bad input (one line), 3 when the deadlock watchdog fires (one line naming the
-SM, warp and wait reason).
+SM, warp and wait reason), 1 when ``--lockstep`` finds the RTL and the twin differ (the first
+differing cycle, its inputs and both outputs).
 """
 
 from __future__ import annotations
@@ -69,6 +71,17 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
             None, "--sample", metavar="kernels[:TOL]",
             help="simulate representative kernel launches and extrapolate the others (groups "
                  "of launches within TOL, default 0.05; docs/sampling.md); the output says so"),
+        rtl: Optional[List[str]] = typer.Option(
+            None, "--rtl", metavar="BLOCK[@INSTANCE]",
+            help="put the block's RTL at that instance (every instance without @): e.g. "
+                 "warp_sched@sm0, cta_sched, owl_prefetch@mc3, kernel_sched (repeatable; "
+                 "docs/architecture.md)"),
+        rtl_sim: str = typer.Option("verilator", "--rtl-sim",
+                                    help="RTL backend: verilator | amaranth | twin (the block's "
+                                         "port-level twin through the same ports)"),
+        lockstep: bool = typer.Option(False, "--lockstep",
+                                      help="with --rtl: compare every RTL cycle with the twin; "
+                                           "the first difference exits 1"),
         as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
         fmt: str = typer.Option("table", "--format",
                                 help="table | accelsim (Accel-Sim's key = value statistics)")):
@@ -99,12 +112,15 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
         name = TRACE_PREFIX + trace if trace is not None else \
             PROGRAM_PREFIX + program if program is not None else workload
         wl = load_workload(name, seed=seed, scale=scale, preset=cfg.name)
+    from gpusched.rtl_opts import rtl_provider, run_with_rtl
+    blocks = rtl_provider(rtl, rtl_sim, lockstep)
     import gc
     gc.freeze()     # modules, config, workload: long-lived, the collector need not scan them
     try:
         with _progress_bar(_cta_total(wl)) as progress:
-            result = simulate(cfg, wl, seed=seed, memory=memory, progress=progress, watchdog=watchdog,
-                              profile=profile, sample=sample, **policies)
+            result = run_with_rtl(blocks, lambda b: simulate(
+                cfg, wl, seed=seed, memory=memory, progress=progress, watchdog=watchdog,
+                profile=profile, sample=sample, blocks=b, **policies))
     except Deadlock as e:
         print(f"gpusched: {e}", file=sys.stderr)
         sys.exit(3)

@@ -79,6 +79,16 @@ def _policy_check(kind: str):
     return check
 
 
+def _check_rtl(value) -> None:
+    from gpusched.rtl_opts import rtl_selections
+    rtl_selections(value)
+
+
+# a grid point's RTL in the loop, as ``gpusched run --rtl``: comma-separated BLOCK[@INSTANCE]
+RTL_PARAMS = {"rtl": _check_rtl, "rtl_sim": ("verilator", "amaranth", "twin"),
+              "lockstep": (True, False)}
+
+
 def _model_parameters() -> dict:
     """Keyword parameters ``simulate`` accepts → their allowed names, a check raising
     ConfigError, or None (any value)."""
@@ -88,8 +98,9 @@ def _model_parameters() -> dict:
     for name, param in sig.parameters.items():
         if param.kind is param.VAR_KEYWORD:
             out.update({kind: _policy_check(kind) for kind in getattr(sim.run, "POLICIES", {})})
-        elif name not in ("cfg", "workload", "seed", "progress"):
+        elif name not in ("cfg", "workload", "seed", "progress", "blocks"):
             out[name] = None
+    out.update(RTL_PARAMS)
     if "memory" in out and hasattr(sim.run, "MEMORY_KINDS"):
         out["memory"] = tuple(sim.run.MEMORY_KINDS)
     return out
@@ -133,8 +144,14 @@ def run_model(point: Point) -> dict:
     params = dict(point.params)
     scale = float(params.pop("scale", 1.0))
     params.setdefault("memory", "hierarchy")
+    rtl = [params.pop(k, None) for k in ("rtl", "rtl_sim", "lockstep")]
     workload = load_workload(point.workload, seed=point.seed, scale=scale, preset=cfg.name)
-    return simulate(cfg, workload, seed=point.seed, **params)
+    from gpusched.rtl_opts import rtl_provider, rtl_selections, run_with_rtl
+    chosen = rtl_selections(rtl[0])         # none: the twins, whatever rtl_sim / lockstep say
+    blocks = rtl_provider(chosen, rtl[1] or "verilator", bool(rtl[2])) if chosen else \
+        rtl_provider(None)
+    return run_with_rtl(blocks, lambda b: simulate(cfg, workload, seed=point.seed, blocks=b,
+                                                   **params), cli=False)
 
 
 register_kind("model", run_model, check_model)

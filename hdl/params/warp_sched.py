@@ -32,9 +32,10 @@ pick from the inputs and the registered state (as GPGPU-Sim's scheduler cycle); 
 the clock edge.
 
 Time: the GPU model skips cycles in which nothing can change. A policy whose state moves every
-cycle even without a grant or a launch (two-level demotion and promotion) is listed in
-``EVERY_CYCLE``: the model then steps it every cycle while its sub-core holds a warp, so skipping
-stays exact (the choice between the issue's two options; an elapsed-cycles input is not needed).
+cycle even without a grant or a launch (two-level demotion and promotion) is marked
+``every_cycle`` in the model's registry (sim/policies/warp_sched.py): the model then steps it
+every cycle while its sub-core holds a warp, so skipping stays exact (an elapsed-cycles input is
+not needed).
 """
 
 from __future__ import annotations
@@ -49,11 +50,8 @@ from .owl import G_DEFAULT, G_SIZE_DEFAULT, MAX_G, MAX_G_SIZE, OWL_POLICIES, che
 POLICIES = ("lrr", "gto", "old", "two_level")
 POLICIES += OWL_POLICIES        # OWL's schedulers and two-level [44] (hdl/params/owl.py)
 POLICIES += ("phase", "tlrr", "tlgto", "tlphase")        # [THESIS §1.7-§1.8] (hdl/phase_*.py)
-EVERY_CYCLE = frozenset({"two_level"})
-EVERY_CYCLE |= {"tlrr", "tlgto", "tlphase"}
 TWO_LEVEL_QUEUES = ("tlrr", "tlgto", "tlphase")          # sort key rr / gto / phase
 POLICIES += ("tlphase_rr",)             # tlphase with RR inside the ready queue ([THESIS §9.1])
-EVERY_CYCLE |= {"tlphase_rr"}
 TWO_LEVEL_QUEUES += ("tlphase_rr",)
 RR_INSIDE = ("tlrr", "tlphase_rr")      # two-level policies that issue by LRR inside the ready queue
 DIST_BITS = 9

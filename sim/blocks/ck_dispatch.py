@@ -121,18 +121,36 @@ class CkDispatchTwin:
         return out
 
     # -- port level (lockstep) -----------------------------------------------------------------
-    def step(self, launch_valid=0, launch_kid=0, launch_blocks=0, launch_full=0, launch_share=0,
-             issue_valid=0, issue_core=0, issue_k=0, done_valid=0, done_core=0, done_k=0) -> dict:
+    def outputs(self) -> dict[str, int]:
+        """The state's outputs (every one but the event answers ``launch_ok``, ``launch_row``,
+        ``issue_ok`` and ``complete``)."""
         K, NC, MW = self.K, self.NC, self.MW
         allow = max_blocks = kid = valid = issued_all = 0
         for k, r in enumerate(self.rows):
+            kid |= r.kid << (k * KIDW)          # kept after a row completes, as the RTL does
+            if not r.valid:
+                continue
             max_blocks |= self.cap(k) << (k * MW)
-            kid |= r.kid << (k * KIDW)
-            valid |= int(r.valid) << k
-            issued_all |= int(r.valid and not r.left()) << k
-            for c in range(NC):
-                if self.allowed(c, k):
-                    allow |= 1 << (c * K + k)
+            valid |= 1 << k
+            issued_all |= int(not r.left()) << k
+            if r.left():
+                for c in range(NC):
+                    if self.allowed(c, k):
+                        allow |= 1 << (c * K + k)
+        free = self.free_row()
+        return {"launch_ok": int(free is not None), "launch_row": free or 0, "valid": valid,
+                "issued_all": issued_all, "allow": allow, "max_blocks": max_blocks,
+                "issue_ok": 0, "complete": 0, "kid": kid}
+
+    def peek(self) -> dict[str, int]:
+        """Outputs after the last edge with no event on the inputs."""
+        return self.outputs()
+
+    def step(self, launch_valid=0, launch_kid=0, launch_blocks=0, launch_full=0, launch_share=0,
+             issue_valid=0, issue_core=0, issue_k=0, done_valid=0, done_core=0, done_k=0) -> dict:
+        K, NC = self.K, self.NC
+        out = self.outputs()
+        allow = out["allow"]
         free = self.free_row()
         issue_ok = bool(issue_valid and issue_core < NC and allow >> (issue_core * K + issue_k) & 1)
         done_ok = bool(done_valid and done_core < NC)
@@ -145,6 +163,5 @@ class CkDispatchTwin:
             complete |= 1 << k
         if launch_valid and free is not None:        # the row free before this cycle's completions
             self.fill(free, launch_blocks, launch_full, launch_share, launch_kid)
-        return {"launch_ok": int(free is not None), "launch_row": free or 0, "valid": valid,
-                "issued_all": issued_all, "allow": allow, "max_blocks": max_blocks,
-                "issue_ok": int(issue_ok), "complete": complete, "kid": kid}
+        out["issue_ok"], out["complete"] = int(issue_ok), complete
+        return out

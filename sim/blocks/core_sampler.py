@@ -18,6 +18,7 @@ class CoreSamplerTwin:
 
     def __init__(self, waves: int = 4, count_bits: int = 24, limit_bits: int = 5):
         check_params(waves, count_bits, limit_bits)
+        self.args = (waves, count_bits, limit_bits)
         self.waves = waves
         self.limit_mask = (1 << limit_bits) - 1
         self.cyc_max = (1 << count_bits) - 1
@@ -25,6 +26,17 @@ class CoreSamplerTwin:
         self.state = S.IDLE
         self.pause_ack = 0
         self.instr = self.cycles = self.ctas = self.target = 0
+
+    def reset(self) -> None:
+        """The synchronous reset: every register to its initial value."""
+        self.__init__(*self.args)
+
+    def peek(self) -> dict[str, int]:
+        """The registered outputs after the last edge (``issue_hold`` for ``pause_req`` = 0)."""
+        st = self.state
+        return {"issue_hold": int(st == S.QUIESCE), "pause_ack": self.pause_ack,
+                "sample_done": int(st == S.DONE), "sample_instr": self.instr,
+                "sample_cycles": self.cycles, "state": int(st)}
 
     def hold(self, pause_req: int) -> bool:
         return bool(pause_req) or self.state == S.QUIESCE

@@ -48,6 +48,10 @@ class SwmTwin:
     def is_done(self) -> bool:
         return self.state == S.DONE
 
+    def peek(self) -> dict[str, int]:
+        """The port interface's name for ``outputs`` (every output is a register)."""
+        return self.outputs()
+
     def outputs(self) -> dict[str, int]:
         w = self.w
         ipc = 0

@@ -36,6 +36,10 @@ class PerfSatTwin:
     def is_done(self) -> bool:
         return self.state == S.DONE
 
+    def peek(self) -> dict[str, int]:
+        """The registered outputs after the last edge."""
+        return {"cta_limit": self.n, "done": int(self.state == S.DONE), "state": int(self.state)}
+
     def step(self, kernel_start: int = 0, n_max: int = 0, cta_done: int = 0,
              stalls: int = 0) -> dict[str, int]:
         """Outputs of this cycle, then the clock edge."""

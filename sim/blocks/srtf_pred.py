@@ -56,6 +56,10 @@ class SrtfPredTwin:
         pv = sum(b << i for i, b in enumerate(self.pvalid))
         return {"ctl_ready": ready, **self.upd, "pvalid": pv}
 
+    def peek(self) -> dict[str, int]:
+        """The port interface's name for ``outputs``: the registered outputs after the last edge."""
+        return self.outputs()
+
     # -- exact skipping of input-free cycles (the GPU model's fast path) ------------------------------
     def quiet_cycles(self) -> int | None:
         """How many coming cycles without inputs change only ``now``, ``Active`` and the job's
@@ -65,8 +69,9 @@ class SrtfPredTwin:
             return 0
         return self.busy - 1 if self.busy else None
 
-    def skip(self, n: int) -> None:
-        """Apply ``n`` input-free cycles at once; n must not exceed ``quiet_cycles()``."""
+    def skip(self, n: int, inputs: dict | None = None) -> None:
+        """Apply ``n`` input-free cycles at once (``inputs``: the idle inputs, implied here); n
+        must not exceed ``quiet_cycles()``."""
         q = self.quiet_cycles()
         if n < 0 or (q is not None and n > q):
             raise ValueError(f"skip({n}): only {q} quiet cycles")

@@ -20,10 +20,12 @@ use_compiled(__name__, __path__)    # sim.issue.phase_port (sim.accel.CORE) may 
 from sim.subcore import SubCore, make_units
 
 
-def build_subcores(sm, cfg, make_scheduler, shared_ldst) -> list:
-    """The sub-cores of ``sm``; for SOCGPU also installs its fetch as ``sm.fetcher``."""
+def build_subcores(sm, cfg, blocks, shared_ldst) -> list:
+    """The sub-cores of ``sm``, their warp schedulers (and SOCGPU's per-warp issue blocks) from
+    the run's block provider ``blocks`` (sim/blocks/provider.py); for SOCGPU also installs its
+    fetch as ``sm.fetcher``."""
     from sim.policies.warp_sched import every_cycle, phase_inputs
-    subcores = _build(sm, cfg, make_scheduler, shared_ldst)
+    subcores = _build(sm, cfg, blocks, shared_ldst)
     tick = every_cycle(cfg.sm.warp_sched)
     hints = phase_inputs(cfg.sm.warp_sched)
     if hints is not None:
@@ -38,10 +40,15 @@ def build_subcores(sm, cfg, make_scheduler, shared_ldst) -> list:
     return subcores
 
 
-def _build(sm, cfg, make_scheduler, shared_ldst) -> list:
+def _build(sm, cfg, blocks, shared_ldst) -> list:
+    from sim.policies.warp_sched import make_warp_scheduler, rtl_params
     s = cfg.sm
     per_sub = s.warps_per_sm // s.subcores
-    sched = [make_scheduler(per_sub, s.warp_sched) for _ in range(s.subcores)]
+    policy = s.warp_sched
+    sched = [blocks.block("warp_sched", f"sm{sm.sm_id}.sub{j}",
+                          lambda: rtl_params(per_sub, policy),
+                          lambda: make_warp_scheduler(per_sub, policy))
+             for j in range(s.subcores)]
     if s.issue == "inorder":
         return [SubCore(sm, j, sched[j], per_sub, make_units(cfg.units, shared_ldst),
                         s.issue_interval, s.dual_issue) for j in range(s.subcores)]
@@ -54,7 +61,7 @@ def _build(sm, cfg, make_scheduler, shared_ldst) -> list:
     make_block = FastInorderIssue if baseline else None
     return [SocgpuSubCore(sm, j, sched[j], per_sub, make_units(cfg.units, shared_ldst),
                           s.issue_interval, fetcher, 2 if baseline else s.ib_entries,
-                          s.local_policy, dual, make_block) for j in range(s.subcores)]
+                          s.local_policy, dual, make_block, blocks) for j in range(s.subcores)]
 
 
 def stage_stats(sms: list, cycles: int) -> dict:

@@ -43,25 +43,51 @@ from sim.warp import WS_SCOREBOARD
 from sim.workload.kernel import Op
 
 WB_PORTS = 4
+MODEL_REG_IDS = 264        # sim.workload.kernel.Instr: 0–255 general, 256–263 predicates
 OP_BAR, OP_EXIT, OP_MEMBAR, OP_STS = Op.BAR, Op.EXIT, Op.MEMBAR, Op.STS
 COUNTERS = ("fetches", "fetched_slots", "wrong_path_slots", "flushes", "flushed_entries",
             "dropped_slots", "dual_issues", "serial_issued")
 FETCHES, SLOTS, WRONG, FLUSHES, FLUSHED, DROPPED, DUALS, SERIALS = range(len(COUNTERS))
 
 
+def block_params(cfg, slot: int) -> dict:
+    """The ``socgpu_issue`` block parameters of warp slot ``slot`` on ``cfg`` (the one place they
+    are derived): N = ``sm.ib_entries``, the local policy, the dual mode, W = the model's
+    write-back ports per warp, RW wide enough for every model register id; S / D / PW at the
+    spec's defaults (checked on every insert by ``PortIssue``)."""
+    s = cfg.sm
+    dual = ("smart" if s.smart_dual else "on") if s.dual_issue else "off"
+    return {"N": s.ib_entries, "policy": s.local_policy, "dual": dual, "slot": slot,
+            "W": WB_PORTS, "RW": (MODEL_REG_IDS - 1).bit_length()}
+
+
 class SocgpuSubCore(SubCore):
     """Warp arbiter + SOCGPU issue blocks + units for one sub-core."""
 
-    __slots__ = ("n_entries", "policy", "dual_mode", "volatile", "make_block", "fetcher",
+    __slots__ = ("n_entries", "policy", "dual_mode", "volatile", "make_block", "port_blocks",
+                 "fetcher",
                  "stage_counts", "lvl", "acc", "t_lvl")
 
     def __init__(self, sm, index: int, scheduler, n_slots: int, units: list,
                  issue_interval: int, fetcher: SocgpuFetch, n_entries: int = 8,
-                 policy: str = "first", dual_mode: str = "on", make_block=None):
+                 policy: str = "first", dual_mode: str = "on", make_block=None, blocks=None):
+        """``make_block``: the model's per-warp block class (``FastSocgpuIssue`` when None);
+        ``blocks``: the run's provider, asked for ``socgpu_issue`` at ``sm<i>.w<slot>``: a
+        block it replaces stands behind ``PortIssue`` for every warp of that slot."""
         super().__init__(sm, index, scheduler, n_slots, units, issue_interval, dual_mode != "off")
         self.n_entries, self.policy, self.dual_mode = n_entries, policy, dual_mode
         self.volatile = policy in VOLATILE and make_block is None
-        self.make_block = make_block        # None: FastSocgpuIssue (looked up at each launch)
+        self.make_block = make_block or FastSocgpuIssue
+        self.port_blocks: dict = {}         # SM warp slot -> PortIssue (provider-replaced)
+        if blocks is not None and make_block is None:
+            from sim.issue.port_issue import PortIssue
+            for slot in range(index, sm.n_slots, sm.n_sub):
+                inst = f"sm{sm.sm_id}.w{slot}"
+                if blocks.replaces("socgpu_issue", inst):
+                    p = block_params(sm.gpu.cfg, slot)
+                    self.port_blocks[slot] = PortIssue(
+                        blocks.block("socgpu_issue", inst, lambda: p, lambda: None), p,
+                        f"socgpu_issue[{inst}]")
         self.fetcher = fetcher
         # ``multi`` (SubCore): volatile policies' warps with ≥ 2 ready entries
         self.stage_counts = [0] * len(COUNTERS)
@@ -86,9 +112,11 @@ class SocgpuSubCore(SubCore):
     def add(self, w: Warp) -> None:
         super().add(w)
         w.state = WS_SCOREBOARD      # SM-visible: every write-back reaches update()
-        make = self.make_block or FastSocgpuIssue
-        w.soc = WarpIssue(make(N=self.n_entries, policy=self.policy, dual=self.dual_mode,
-                               slot=w.slot))
+        blk = self.port_blocks.get(w.slot)
+        if blk is None:
+            blk = self.make_block(N=self.n_entries, policy=self.policy, dual=self.dual_mode,
+                                  slot=w.slot)
+        w.soc = WarpIssue(blk)
         self._level(self.sm.gpu.now + 1, 3, 1)
 
     def remove(self, w: Warp) -> None:

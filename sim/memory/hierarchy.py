@@ -58,7 +58,9 @@ _DATA_DOWN: Final = (True, False, True, False, True)  # reply carries data: read
 class MemoryHierarchy:
     """Drop-in ``MemorySystem`` built from a validated ``GPUConfig``."""
 
-    def __init__(self, cfg: GPUConfig):
+    def __init__(self, cfg: GPUConfig, blocks: Any = None):
+        """``blocks``: the run's block provider (sim/blocks/provider.py) for the prefetch
+        engines; None: the twins."""
         self.cfg = cfg
         ev = self.ev = EventQueue()
         n_sm, n_slices = cfg.sm.count, cfg.l2.slices
@@ -83,7 +85,7 @@ class MemoryHierarchy:
             self.pf = self.dram.pf = OwlPrefetcher(cfg.dram.prefetch, self.map, cfg.l2.line_bytes,
                                                    self.sector_bytes, self._in_l2, self.map.slice_of,
                                                    cfg.dram.scheduler,
-                                                   cfg.dram.prefetch_priority)
+                                                   cfg.dram.prefetch_priority, blocks)
         self.controller_latency = cfg.dram.controller_latency
         self.l1s = [L1(i, cfg.l1, self._send, self._complete, self.up.src_waiting, self.inject_queue)
                     for i in range(n_sm)]

@@ -27,7 +27,7 @@ of two and indices beyond a row's end are skipped like lines already in the L2.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from gpusched.config import ConfigError
 from sim.blocks.owl_prefetch import OwlPrefetchTwin
@@ -78,7 +78,8 @@ class OwlPrefetcher:
 
     def __init__(self, scheme: str, m: AddressMap, line_bytes: int, sector_bytes: int,
                  in_l2: Callable[[int], bool], slice_of: Callable[[int], int],
-                 scheduler: str = "frfcfs", priority: str = "lowest"):
+                 scheduler: str = "frfcfs", priority: str = "lowest", blocks: Any = None):
+        """``blocks``: the run's block provider; engine ``c`` is instance ``mc<c>``."""
         if scheme not in SCHEMES:
             raise ConfigError("dram.prefetch", scheme, "expected off, owl_a or owl_b")
         if scheduler != "frfcfs":
@@ -99,9 +100,12 @@ class OwlPrefetcher:
         self.params: dict[str, object] = {"BANKS": m.banks, "LINES": lines,
                                           "LOWER": min(LOWER, lines), "HIGHER": min(HIGHER, lines),
                                           "SCHEME": SCHEMES[scheme]}
-        self.engines: list = [OwlPrefetchTwin(m.banks, lines, min(LOWER, lines),
-                                              min(HIGHER, lines), SCHEMES[scheme])
-                              for _ in range(m.channels)]
+        params = dict(self.params)
+        twin = lambda: OwlPrefetchTwin(m.banks, lines, min(LOWER, lines), min(HIGHER, lines),
+                                       SCHEMES[scheme])
+        self.engines: list = [twin() if blocks is None else
+                              blocks.block("owl_prefetch", f"mc{c}", lambda: params, twin)
+                              for c in range(m.channels)]
         self.pending: list[dict[str, int]] = [{} for _ in range(m.channels)]
         self.in_l2, self.slice_of = in_l2, slice_of
         self.full_mask = (1 << max(1, line_bytes // sector_bytes)) - 1

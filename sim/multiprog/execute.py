@@ -75,9 +75,9 @@ def build_gpu(cfg: GPUConfig, workload: Workload, mode: str, seed: int, kernel_s
         return BlockGPU(cfg, workload, rng=random.Random(seed), work_scale=work_scale, **policies)
     if mode == "cycle":
         from sim.gpu import GPU
-        from sim.run import DEFAULT_WATCHDOG, make_memory, make_warp_scheduler
-        return GPU(cfg, workload, make_memory(cfg, memory), make_warp_scheduler=make_warp_scheduler,
-                   rng=random.Random(seed), watchdog=DEFAULT_WATCHDOG, **policies)
+        from sim.run import DEFAULT_WATCHDOG, make_memory
+        return GPU(cfg, workload, make_memory(cfg, memory), rng=random.Random(seed),
+                   watchdog=DEFAULT_WATCHDOG, **policies)
     raise ConfigError("mode", mode, "allowed: " + ", ".join(MODES))
 
 

@@ -27,18 +27,20 @@ during that launch).
 The kernel scheduler (FIFO) only admits kernels and runs their launch countdowns; which kernel
 runs next is the launch order. ``on_cta_finish`` rejects CTAs of any other kernel.
 
-Injected block (``block=``): any object with the twin's port-level ``step(**inputs) -> outputs``
-(cosim's RtlProxy / LockstepProxy, a twin subclass) takes the twin's place. Only the stock
-``CtaSchedTwin`` itself is driven through its fast ``cycle()`` API; anything else is wrapped in
-``CtaSchedPorts``, which presents the same method-level API built from ``step`` alone (launch
-handshake, ID_W + 2 set-up cycles and N retirements per §2.5; the twin's §7.1 counters replayed
-from the status ports). Same inputs on the same cycles, so the GPU run is the same either way.
+The block is instance ``gpu`` of ``cta_sched`` from the run's block provider
+(sim/blocks/provider.py). The stock ``CtaSchedTwin`` is driven through its fast ``cycle()`` API;
+any other block (RTL, lockstep) through ``CtaSchedPorts``, which presents the same view from
+``step`` alone (launch handshake, ID_W + 2 set-up cycles and N retirements per §2.5; the twin's
+§7.1 counters replayed from the status ports). Same inputs on the same cycles, so the GPU run is
+the same either way; the port path costs about a third more CPU time on ``ikra_gpu_small``,
+which is why the fast path stays (docs/architecture.md).
 """
 
 from __future__ import annotations
 
 from collections import deque
 
+from gpusched.config import ConfigError
 from hdl.ikra.params import POLICIES as IKRA_POLICIES
 from hdl.ikra.params import SRC_STOLEN_QUEUE, TB_DONE_W, IkraShape, pack, unpack, victim_order
 from sim.blocks.cta_sched import CtaSchedTwin
@@ -54,18 +56,13 @@ class IkraCtaScheduler(Policy):
     default_policy = "steal"
 
     def __init__(self, cfg, policy: str | None = None, qdepth: int = 32, id_w: int = 32,
-                 steal_extra_latency: int = 0, every_cycle: bool = False, block=None):
-        """``block``: the scheduler to drive instead of a new ``CtaSchedTwin`` (module doc); it
-        must have been built for ``cfg.sm.count`` CUs, ``id_w``, ``qdepth`` and ``policy``."""
+                 steal_extra_latency: int = 0, every_cycle: bool = False):
+        """The block (instance ``gpu`` of ``cta_sched``) comes from the run's provider when the
+        GPU is built (``attach``); ``steal_extra_latency`` is a twin-only knob."""
         self.policy = policy or self.default_policy
         self.n = cfg.sm.count
-        if block is None:
-            block = CtaSchedTwin(self.n, id_w, qdepth, self.policy, steal_extra_latency)
-        elif type(block) is not CtaSchedTwin and steal_extra_latency:
-            raise ValueError("steal_extra_latency is a twin-only knob: inject a CtaSchedTwin")
-        self.block = block
-        self.twin = block if type(block) is CtaSchedTwin else \
-            CtaSchedPorts(block, self.n, id_w, qdepth, self.policy)
+        self.id_w, self.qdepth, self.steal_extra_latency = id_w, qdepth, steal_extra_latency
+        self.block = self.twin = None
         self.steps = 0                      # block cycles run (not part of the stats)
         self.every_cycle = every_cycle
         self.pending: deque = deque()       # runs released by the kernel scheduler, in order
@@ -78,6 +75,15 @@ class IkraCtaScheduler(Policy):
     def attach(self, gpu) -> None:
         super().attach(gpu)
         self.sms = gpu.sms
+        params = {"C": self.n, "ID_W": self.id_w, "QDEPTH": self.qdepth, "policy": self.policy}
+        make_twin = lambda: CtaSchedTwin(self.n, self.id_w, self.qdepth, self.policy,
+                                         self.steal_extra_latency)
+        if self.steal_extra_latency and gpu.blocks.replaces("cta_sched", "gpu"):
+            raise ConfigError("steal_extra_latency", self.steal_extra_latency,
+                              "a twin-only knob: the cta_sched RTL has none")
+        self.block = gpu.blocks.block("cta_sched", "gpu", lambda: params, make_twin)
+        self.twin = self.block if type(self.block) is CtaSchedTwin else \
+            CtaSchedPorts(self.block, self.n, self.id_w, self.qdepth, self.policy)
 
     # -- Policy hooks ----------------------------------------------------------------------------
     def on_kernel_launch(self, now: int, run) -> None:

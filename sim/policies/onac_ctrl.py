@@ -51,12 +51,12 @@ Detection restarts at every kernel start (§9.3), assuming one kernel at a time.
 ``n_opt`` and the start / decision / done cycles; ``events``: (cycle, sm, dispatch allowed) at
 every change of an SM's eligibility for CTAs.
 
-Injected detector (``block=``): any twin-shaped object with ``step(**inputs) -> outputs`` and
-``peek() -> outputs`` (cosim's RtlProxy / LockstepProxy; a twin without ``peek`` uses its
-``outputs()``) replaces the detector twin; the samplers stay twins. Only the stock twin class
-itself is read through its attributes; anything else is wrapped in ``DetectorPorts``, which
-presents the same method-level API from the ports alone. ``peek`` is needed because every SWM
-output is a register and the controller acts on the post-edge values within the same cycle.
+Blocks: the detector (instance ``gpu`` of ``onac`` / ``seq_det``) and one ``core_sampler`` per
+SM (``sm<i>``) come from the run's block provider (sim/blocks/provider.py) and are reached only
+through their ports. The detector through ``DetectorPorts``, which reads the post-edge
+registers with ``peek`` after every step (every SWM output is a register and the controller acts
+on them within the cycle) and rebuilds the detection log from them; each sampler's post-edge
+state by ``peek`` as well, and every sampler is ``reset`` at a detection's start.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ from sim.sm import PWR_ACTIVE, PWR_GATED, PWR_PAUSED
 
 DETECTORS: dict[str, type[SwmTwin]] = {"onac": OnacTwin, "seq_det": SeqDetTwin}
 _RUN, _HOLD, _GATE = 0, 1, 2            # wanted GPU-side state of an SM
-S_QUIESCE, S_COUNT = SamplerState.QUIESCE, SamplerState.COUNT
+S_IDLE, S_QUIESCE, S_COUNT = SamplerState.IDLE, SamplerState.QUIESCE, SamplerState.COUNT
 
 
 def pipeline_busy(sm) -> bool:
@@ -93,22 +93,18 @@ class OnacController(Policy):
     per_cycle = True
 
     def __init__(self, cfg, mode: str = "onac", waves: int = 4, skip_waves: int = 1,
-                 count_bits: int = 24, block=None):
-        """``block``: the detector to drive instead of a new twin (module doc), built for
-        ``M = cfg.sm.count``, ``count_bits`` and the default IPC widths (16 bits, 10 fraction)."""
+                 count_bits: int = 24):
+        """The detector (instance ``gpu`` of block ``mode``, ``M = cfg.sm.count``,
+        ``count_bits`` and the default IPC widths) comes from the run's provider in ``attach``."""
         if mode not in DETECTORS:
             raise ValueError(f"mode {mode!r}: known: {', '.join(DETECTORS)}")
         self.mode, self.waves, self.skip_waves = mode, waves, skip_waves
         self.count_bits = count_bits
         self.m = cfg.sm.count
-        twin_cls = DETECTORS[mode]
-        if block is None:
-            block = twin_cls(self.m, count_bits)
-        self.block = block
-        self.det = block if type(block) is twin_cls else \
-            DetectorPorts(block, SwmWidths(self.m, count_bits))
+        self.block = self.det = None
         self.steps = 0                  # detector cycles run (not part of the stats)
-        self.samplers = [CoreSamplerTwin(waves, count_bits) for _ in range(self.m)]
+        self.samplers: list = []        # one core_sampler per SM (``attach``), reset per detection
+        self.sampled_state: list[int] = []      # each sampler's state after its last edge
         self.run = None                 # kernel under detection
         self.phase = "idle"             # idle | rampup | detect | settled | abandoned
         self.start_after = 0            # completed CTAs of ``run`` before the start pulse
@@ -118,6 +114,19 @@ class OnacController(Policy):
         self.allowed = [True] * self.m  # last logged dispatch eligibility per SM
         self.trace: list[dict] = []
         self.events: list[tuple[int, int, bool]] = []
+
+    def attach(self, gpu) -> None:
+        super().attach(gpu)
+        twin_cls = DETECTORS[self.mode]
+        params = {"M": self.m, "count_bits": self.count_bits}
+        self.block = gpu.blocks.block(self.mode, "gpu", lambda: params,
+                                      lambda: twin_cls(self.m, self.count_bits))
+        self.det = DetectorPorts(self.block, SwmWidths(self.m, self.count_bits))
+        sp = {"K": self.waves, "count_bits": self.count_bits, "limit_bits": 5}
+        self.samplers = [gpu.blocks.block("core_sampler", f"sm{i}", lambda: sp,
+                                          lambda: CoreSamplerTwin(self.waves, self.count_bits))
+                         for i in range(self.m)]
+        self.sampled_state = [int(S_IDLE)] * self.m
 
     # -- GPU hooks ----------------------------------------------------------------------------
     def report(self) -> dict:
@@ -169,7 +178,9 @@ class OnacController(Policy):
         """The detector's ``start`` pulse, applied in this cycle's step."""
         self.phase = "detect"
         self.pending_start = True
-        self.samplers = [CoreSamplerTwin(self.waves, self.count_bits) for _ in range(self.m)]
+        for s in self.samplers:
+            s.reset()
+        self.sampled_state = [int(S_IDLE)] * self.m
         self.last_insts = [sm.warp_insts() for sm in self.gpu.sms]
         self.trace.append({"kernel": self.run.index, "name": self.run.name, "mode": self.mode,
                            "start": now, "samples": [], "estimates": [], "n_opt": None,
@@ -180,12 +191,13 @@ class OnacController(Policy):
         pr, sr = det.pause_req, det.sample_req
         ack = done = instr_vec = cyc_vec = idle = 0
         last, cta_done, limit_of = self.last_insts, self.cta_done, gpu.cta_limit.limit
+        states = self.sampled_state
         for i, (sm, s) in enumerate(zip(gpu.sms, self.samplers)):
             # Inputs the sampler ignores in its current state are not computed (same steps):
             # ``instr`` counts only in COUNT, ``cta_limit`` is read and ``in_flight`` waited
             # on only in QUIESCE, ``in_flight`` also gates ``pause_ack`` while paused. The
             # instruction baseline is kept from QUIESCE on, so COUNT's first delta is exact.
-            st = s.state
+            st = states[i]
             paused = pr >> i & 1
             counting = st == S_COUNT or st == S_QUIESCE
             insts = sm.warp_insts() if counting else 0
@@ -195,8 +207,11 @@ class OnacController(Policy):
                 busy = pipeline_busy(sm)
             else:
                 busy = False
-            out = s.step(paused, sr >> i & 1, insts - last[i] if counting else 0, int(busy),
-                         cta_done[i], limit_of(sm, self.run) if st == S_QUIESCE else 0)
+            out = s.step(pause_req=paused, sample_req=sr >> i & 1,
+                         instr=insts - last[i] if counting else 0, in_flight=int(busy),
+                         cta_done=cta_done[i],
+                         cta_limit=limit_of(sm, self.run) if st == S_QUIESCE else 0)
+            states[i] = s.peek()["state"]
             if counting:
                 last[i] = insts
             ack |= out["pause_ack"] << i
@@ -212,8 +227,10 @@ class OnacController(Policy):
         self._record(now)
         pr, gate = det.pause_req, det.power_gate
         settled = det.is_done
-        for i, s in enumerate(self.samplers):
-            want = _GATE if gate >> i & 1 else _HOLD if s.hold(pr >> i & 1) else _RUN
+        for i in range(self.m):
+            # the sampler's issue_hold: pause_req, or quiescing for a sample
+            hold = pr >> i & 1 or states[i] == S_QUIESCE
+            want = _GATE if gate >> i & 1 else _HOLD if hold else _RUN
             settled = self._apply(now, i, want) and settled
         self._log_dispatch(now)
         if settled:
@@ -270,10 +287,9 @@ class OnacController(Policy):
 class SeqDetController(OnacController):
     """Seq-Det ([THESIS §3.4]): the one-SM-at-a-time baseline with ONAC's handshakes."""
 
-    def __init__(self, cfg, waves: int = 4, skip_waves: int = 1, count_bits: int = 24,
-                 block=None):
+    def __init__(self, cfg, waves: int = 4, skip_waves: int = 1, count_bits: int = 24):
         super().__init__(cfg, mode="seq_det", waves=waves, skip_waves=skip_waves,
-                         count_bits=count_bits, block=block)
+                         count_bits=count_bits)
 
 
 class DetectorPorts:
@@ -289,7 +305,7 @@ class DetectorPorts:
 
     def __init__(self, block, widths: SwmWidths):
         self.block, self.w = block, widths
-        self._peek = getattr(block, "peek", None) or block.outputs
+        self._peek = block.peek
         self.regs = self._peek()
         self.sampled = 0                # sample_req of the last SAMPLE state
         self.samples: list[tuple[int, int]] = []

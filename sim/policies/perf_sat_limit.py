@@ -23,6 +23,7 @@ SM) detection with N_max, the chosen limit, the windows used and the cycle detec
 
 from __future__ import annotations
 
+from hdl.params.perf_sat import PARAMS, PerfSatState
 from sim.blocks.perf_sat import PerfSatTwin
 from sim.policies.base import Policy
 from sim.stats import SLOT_MEMORY, SLOT_SCOREBOARD, SLOT_UNIT_BUSY
@@ -39,7 +40,8 @@ class PerfSatLimit(Policy):
         self.concurrent = cfg.kernels.concurrent_sm
         self.cta_slots = cfg.sm.max_ctas_per_sm
         m = cfg.sm.count
-        self.twins = [PerfSatTwin(n_bits=N_BITS) for _ in range(m)]
+        self.m = m
+        self.twins: list[PerfSatPort] = []       # one per SM, from the provider in ``attach``
         self.run_of: list = [None] * m    # the kernel each twin detects for
         self.start_n = [0] * m            # N_max to pass with a pending kernel_start, 0 = none
         self.cta_done = [0] * m
@@ -48,6 +50,13 @@ class PerfSatLimit(Policy):
         self.detecting: set[int] = set()  # SMs whose twin needs stepping
         self.record: list[dict | None] = [None] * m   # current trace["kernels"] entry per SM
         self.trace: dict[str, list] = {"limits": [], "kernels": []}
+
+    def attach(self, gpu) -> None:
+        super().attach(gpu)
+        params = {"n_bits": N_BITS, **{k: p.default for k, p in PARAMS.items() if k != "n_bits"}}
+        self.twins = [PerfSatPort(gpu.blocks.block("perf_sat", f"sm{i}", lambda: params,
+                                                   lambda: PerfSatTwin(n_bits=N_BITS)), params)
+                      for i in range(self.m)]
 
     def report(self) -> dict:
         """Per (kernel, SM) detection records and every limit change (cycle, sm, limit)."""
@@ -122,3 +131,51 @@ class PerfSatLimit(Policy):
             self.shown[i] = limit
             self.trace["limits"].append((now, i, limit))
 
+
+
+_WINDOWED = range(PerfSatState.INIT, PerfSatState.SD + 1)
+
+
+class PerfSatPort:
+    """One SM's ``perf_sat`` block through its ports (hdl/params/perf_sat.py): ``limit`` and
+    ``is_done`` are the registered ``cta_limit`` / ``done`` after the last edge; ``n_max`` is
+    what the last ``kernel_start`` gave; ``periods``, the sample windows used, is the number of
+    cycles spent in the windowed states over the window length One_TB × N_max ([THESIS §2.5]),
+    One_TB being the cycles from the kernel's start to its first CTA completion (both capped at
+    the counters' widths)."""
+
+    def __init__(self, block, params: dict):
+        self.block = block
+        self.tb_max = (1 << params["tb_bits"]) - 1
+        self.p_max = (1 << params["period_bits"]) - 1
+        self.n_max = 1
+        self.measured = self.windowed = 0
+        self.period = 1
+        self.regs = block.peek()
+
+    def step(self, kernel_start: int, n_max: int, cta_done: int, stalls: int) -> None:
+        out = self.block.step(kernel_start=kernel_start, n_max=n_max, cta_done=cta_done,
+                              stalls=stalls)
+        state = out["state"]
+        if kernel_start:
+            self.n_max = n_max or 1
+            self.measured = self.windowed = 0
+        elif state == PerfSatState.MEASURE:
+            self.measured += 1
+            if cta_done:
+                self.period = min(min(self.measured, self.tb_max) * self.n_max, self.p_max)
+        elif state in _WINDOWED:
+            self.windowed += 1
+        self.regs = self.block.peek()
+
+    @property
+    def limit(self) -> int:
+        return self.regs["cta_limit"]
+
+    @property
+    def is_done(self) -> bool:
+        return bool(self.regs["done"])
+
+    @property
+    def periods(self) -> int:
+        return self.windowed // self.period

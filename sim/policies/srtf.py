@@ -8,17 +8,20 @@ with undispatched blocks, cap R_k; ``fifo`` stays GPGPU-Sim's slot-pointer FIFO)
 launch countdowns are FIFO's (sim/policies/kernel_sched.py); blocks of several kernels share an
 SM, so ``kernels.concurrent_sm`` must be on.
 
-Predictors run cycle-exactly but lazily (``PredictorPort``): an SM's block starts and ends of a
-cycle are its inputs for that cycle, stepped once a later cycle begins; quiet stretches (no job,
-nothing pending) and the arithmetic cycles of a job are skipped exactly (``SrtfPredTwin.skip``).
+Predictors (``srtf_pred`` at ``sm<i>`` from the run's block provider) run cycle-exactly but
+lazily (``PredictorPort``): an SM's block starts and ends of a cycle are its inputs for that
+cycle, stepped once a later cycle begins; quiet stretches (no job, nothing pending) and the
+arithmetic cycles of a job are skipped through the block's skip hook (``quiet_cycles`` /
+``skip``: exact on the twin; an RTL block is stepped every cycle).
 A record that appears in cycle c reaches the controller in cycle c + 1 (all records of a cycle,
 lowest SM first: the model's stand-in for the §2.10 one-per-cycle arbiter), and its effect on the
 dispatch rows is seen by that cycle's CTA issue. Commands go to each predictor when it is ready.
 
-The controller runs either as the method-level twin (the default, fast) or, with
-``controller_block``, as a ``kernel_sched`` block behind its ports (``ControllerPort``: the
-port-level twin ``KernelSchedPorts``, or cosim's RTL / lockstep proxy), for the policies the RTL
-has (hdl/params/kernel_sched.py ``POLICIES``).
+The controller runs either as the method-level twin (the default, fast: each event applied at
+once) or, when the run's provider replaces ``kernel_sched`` at ``gpu``, as that block behind its
+ports (``ControllerPort``: one event per cycle, so its timing differs from the method level; its
+twin reference is ``KernelSchedPorts``, ``--rtl kernel_sched --rtl-sim twin``), for the policies
+the RTL has (hdl/params/kernel_sched.py ``POLICIES``).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from __future__ import annotations
 from collections import deque
 
 from gpusched.config import ConfigError
-from sim.blocks.kernel_sched import KernelSchedTwin
+from sim.blocks.kernel_sched import KernelSchedPorts, KernelSchedTwin
 from sim.blocks.srtf_pred import SrtfPredFixedR, SrtfPredTwin
 from sim.policies.kernel_sched import FIFOKernelScheduler
 from sim.policies.names import Arg, Family
@@ -41,13 +44,13 @@ STEP_DEFAULTS = {"blk_start_valid": 0, "blk_start_slot": 0, "blk_start_k": 0, "b
 class PredictorPort:
     """One SM's predictor driven lazily; ``advance_to(c)`` steps every cycle before c.
 
-    ``block``: the stock ``SrtfPredTwin`` (skips quiet cycles) or any object with the twin's
-    ``step(**inputs)`` and ``peek()`` (cosim's RtlProxy / LockstepProxy), stepped every cycle.
+    ``block``: anything with the predictor's port interface: ``step(**inputs)``, ``peek()`` and
+    the skip hook ``quiet_cycles()`` / ``skip(n, idle_inputs)`` (the twin skips quiet stretches
+    exactly; an RTL block says 0 and is stepped every cycle, in lockstep the twin decides).
     """
 
     def __init__(self, block):
         self.block = block
-        self.fast = isinstance(block, SrtfPredTwin)
         self.cur = 0                        # the cycle whose inputs are being gathered
         self.inputs: dict = {}
         self.queue: deque = deque()         # commands not yet accepted
@@ -55,13 +58,12 @@ class PredictorPort:
         self.steps = 0
 
     def quiet_cycles(self) -> int | None:
-        return self.block.quiet_cycles() if self.fast else 0
+        return self.block.quiet_cycles()
 
     def _step(self, cycle: int, inputs: dict) -> None:
         blk = self.block
         if self.queue:
-            ready = blk.outputs()["ctl_ready"] if self.fast else blk.peek()["ctl_ready"]
-            if ready:
+            if blk.peek()["ctl_ready"]:
                 kind, k, total, res, t = self.queue.popleft()
                 inputs = {**inputs, "ctl_valid": 1, "ctl_kind": kind, "ctl_k": k,
                           "ctl_total": total, "ctl_res": res, "ctl_t": t}
@@ -80,7 +82,7 @@ class PredictorPort:
             q = self.quiet_cycles()
             n = cycle - self.cur if q is None else min(cycle - self.cur, q)
             if n > 0:
-                self.block.skip(n)
+                self.block.skip(n, STEP_DEFAULTS)
                 self.cur += n
             else:
                 self._step(self.cur, NO_INPUT)
@@ -103,15 +105,14 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
     controller = KernelSchedTwin   # tests inject mutants here
 
     def __init__(self, cfg, hysteresis: float = 0.0, backfill: bool = True,
-                 blocks: dict | None = None, controller_block=None, sample_sm: int | None = 0,
-                 sample_size: int = 1, resident: str = "cap"):
-        """``blocks``: {SM index: predictor block} to use instead of new twins on those SMs (RTL
-        or lockstep proxies built with ``predictor_params(cfg)``); ``controller_block``: a
-        ``kernel_sched`` block (``controller_params(cfg)``) driven through its ports instead of
-        the method-level controller. Knobs ([SRTF §3], defaults the spec's): ``hysteresis`` h,
-        ``sample_sm`` (None: the first SM with a free slot that fits the sample),
-        ``sample_size`` (records from the sampling SM before a decision), ``resident``
-        ("cap": Eq. 2 divides by min(R, cap); "R": by R, the document's form)."""
+                 sample_sm: int | None = 0, sample_size: int = 1, resident: str = "cap"):
+        """Knobs ([SRTF §3], defaults the spec's): ``hysteresis`` h, ``sample_sm`` (None: the
+        first SM with a free slot that fits the sample), ``sample_size`` (records from the
+        sampling SM before a decision), ``resident`` ("cap": Eq. 2 divides by min(R, cap); "R":
+        by R, the document's form). The blocks come from the run's provider in ``attach``:
+        ``srtf_pred`` at ``sm<i>``, and ``kernel_sched`` at ``gpu`` when the provider replaces
+        it (the controller then runs behind its ports, ``ControllerPort``; otherwise the
+        method-level controller)."""
         super().__init__(cfg)
         if not cfg.kernels.concurrent_sm:
             raise ConfigError("kernels.concurrent_sm", False,
@@ -122,30 +123,40 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
                               f"at most 16 for kernel scheduler {self.policy} (srtf_pred K)")
         sm = cfg.sm
         self.n_sm = sm.count
-        blocks = blocks or {}
-        p = self.predictor_params(cfg)
+        self.cfg = cfg
         if sample_sm is not None and not 0 <= sample_sm < sm.count:
             raise ConfigError("sample_sm", sample_sm, f"an SM index below sm.count = {sm.count}")
         if resident not in ("cap", "R"):
             raise ConfigError("resident", resident, "cap (min(R, cap)) or R")
-        twin = SrtfPredTwin if resident == "cap" else SrtfPredFixedR
-        self.ports = [PredictorPort(blocks.get(i) or twin(p["K"], p["SLOTS"]))
-                      for i in range(sm.count)]
+        self.knobs = (hysteresis, backfill, sample_sm, sample_size, resident)
+        self.predictor_twin = SrtfPredTwin if resident == "cap" else SrtfPredFixedR
         limits = self.limits_of(cfg)
         self.ctrl = self.controller(self.K, sm.count, self.controller_policy, limits, hysteresis,
                                     backfill, sample_sm, sample_size=sample_size)
         self.records_seen = 0
+        self.ports: list[PredictorPort] = []
         self.cport = None
-        if controller_block is not None:
+
+    def attach(self, gpu) -> None:
+        super().attach(gpu)
+        cfg, blocks = self.cfg, gpu.blocks
+        p = self.predictor_params(cfg)
+        twin = self.predictor_twin
+        self.ports = [PredictorPort(blocks.block("srtf_pred", f"sm{i}", lambda: p,
+                                                 lambda: twin(p["K"], p["SLOTS"])))
+                      for i in range(self.n_sm)]
+        if blocks.replaces("kernel_sched", "gpu"):
             from hdl.params.kernel_sched import POLICIES as RTL_POLICIES
-            knobs = (hysteresis, backfill, sample_sm, sample_size, resident)
-            if self.controller_policy not in RTL_POLICIES or knobs != (0.0, True, 0, 1, "cap"):
+            if self.controller_policy not in RTL_POLICIES or \
+                    self.knobs != (0.0, True, 0, 1, "cap"):
                 raise ConfigError("kernel_scheduler", self.policy,
                                   "the kernel_sched block has policies "
                                   + ", ".join(RTL_POLICIES) + " at their defaults only")
-            p = self.controller_params(cfg)
-            self.cport = ControllerPort(controller_block, self.K, sm.count)
-            self.fw = p["FW"]
+            cp = self.controller_params(cfg)
+            block = blocks.block("kernel_sched", "gpu", lambda: cp,
+                                 lambda: KernelSchedPorts(**cp))
+            self.cport = ControllerPort(block, self.K, self.n_sm)
+            self.fw = cp["FW"]
 
     @staticmethod
     def predictor_params(cfg) -> dict:

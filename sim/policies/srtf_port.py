@@ -1,6 +1,6 @@
 """The ``kernel_sched`` controller behind its ports in the GPU model (sim/policies/srtf.py
-``SrtfKernelScheduler(controller_block=...)``): the block is the port-level twin
-``KernelSchedPorts``, or cosim's RTL / lockstep proxy — the model does not know which."""
+``SrtfKernelScheduler`` when the run's provider replaces ``kernel_sched``): the block is the
+port-level twin ``KernelSchedPorts``, or an RTL / lockstep block — the model does not know which."""
 
 from __future__ import annotations
 

@@ -101,6 +101,20 @@ def make_warp_scheduler(n_slots: int, policy: str):
     return fam.make(max(2, n_slots), args)
 
 
+def rtl_params(n_slots: int, policy: str) -> dict:
+    """The ``warp_sched`` block parameters of ``policy`` for a sub-core of ``n_slots`` slots;
+    ConfigError for a model-only policy."""
+    fam, args = parse_warp_scheduler(policy)
+    rtl = fam.extra.get("rtl")
+    if rtl is None:
+        raise ConfigError("sm.warp_sched", policy, "a model-only policy: the warp_sched block "
+                          "has no RTL for it")
+    params = {"W": max(2, n_slots), "policy": rtl}
+    params.update((k, min(v, params["W"]) if k == "N" else v) for k, v in args.items()
+                  if k in ("N", "g_size", "G"))
+    return params
+
+
 def every_cycle(policy: str) -> bool:
     """Must the model step this policy every cycle (while its SM holds a CTA)?"""
     return bool(parse_warp_scheduler(policy)[0].extra.get("every_cycle"))

@@ -20,10 +20,8 @@ from cosim.lockstep import LockstepMismatch
 from cosim.runner import run_in_loop
 from cosim.simulators import available
 from gpusched.blocks import get_block
-from gpusched.config import get_preset, with_overrides
 from sim.blocks.onac import OnacTwin
 from sim.blocks.seq_det import SeqDetTwin
-from sim.policies.onac_ctrl import DetectorPorts, OnacController
 
 cosim = pytest.mark.cosim
 needs_verilator = pytest.mark.skipif(not available("verilator"), reason="verilator not installed")
@@ -74,8 +72,6 @@ def twin_runs() -> dict[str, dict]:
 def test_port_path_reproduces_the_twin_path(block, twin_runs):
     kw = kwargs_for(block)
     det = ports_only(block, kw["params_list"][0])
-    cfg = with_overrides(get_preset(kw["preset"]), kw["overrides"])
-    assert isinstance(OnacController(cfg, mode=block, block=det).det, DetectorPorts)
     ports = canonical(gpu_swm([det], **kw))
     assert json.dumps(ports, sort_keys=True) == json.dumps(twin_runs[block], sort_keys=True)
     rec = trace(ports)

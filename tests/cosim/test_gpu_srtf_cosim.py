@@ -20,7 +20,8 @@ def kwargs(**extra) -> dict:
 
 
 class StepOnly:
-    """The twin behind ``step``/``peek`` only, as an RTL proxy is seen (stepped every cycle)."""
+    """The twin behind ``step``/``peek`` only, as an RTL block is seen (its skip hook says no
+    cycle is quiet: stepped every cycle)."""
 
     def __init__(self, p):
         self.twin = SrtfPredTwin(p["K"], p["SLOTS"], p["CW"], p["BW"], p["RW"])
@@ -30,6 +31,9 @@ class StepOnly:
 
     def peek(self):
         return self.twin.outputs()
+
+    def quiet_cycles(self):
+        return 0
 
 
 def resample_every_end(p):

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from gpusched.config import get_preset, with_overrides
-from sim.run import make_warp_scheduler, simulate
+from sim.blocks.provider import BlockProvider
+from sim.run import simulate
 
 SOC = ("sm.issue=socgpu", "sm.ib_entries=8")     # the SOCGPU headline issue stage (N = 8)
 
@@ -16,8 +17,8 @@ def run(wl, preset: str = "tiny", *overrides: str, **kw) -> dict:
     return simulate(config(preset, *overrides), wl, **kw)
 
 
-class GrantRecorder:
-    """A warp-scheduler factory wrapping the twin; records (scheduler index, granted slot).
+class GrantRecorder(BlockProvider):
+    """A block provider wrapping the warp-scheduler twins; records (scheduler index, granted slot).
 
     Scheduler index = creation order: SM 0 sub-core 0, SM 0 sub-core 1, …, SM 1 sub-core 0, …
     """
@@ -26,8 +27,10 @@ class GrantRecorder:
         self.grants: list[tuple[int, int]] = []
         self.n = 0
 
-    def __call__(self, n_slots: int, policy: str):
-        twin, sid, grants = make_warp_scheduler(n_slots, policy), self.n, self.grants
+    def block(self, name, instance, params, make_twin):
+        if name != "warp_sched":
+            return make_twin()
+        twin, sid, grants = make_twin(), self.n, self.grants
         self.n += 1
 
         class Recording:

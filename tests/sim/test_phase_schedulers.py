@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from sim.policies.warp_sched import make_warp_scheduler
+from sim.blocks.provider import BlockProvider
 from sim.workload.kernel import Instr, Op
 from sim.workload.phases import DIST_BITS, kernel_phases
 from sim_helpers import GrantRecorder, run
@@ -32,14 +32,16 @@ def load_then_use(c, w):
                         Instr(Op.ALU, dst=(44,), src=(42,)), Instr(Op.EXIT)])
 
 
-class InputRecorder:
-    """Factory wrapping the registry's twin; keeps the inputs of SM 0's first scheduler."""
+class InputRecorder(BlockProvider):
+    """Block provider wrapping the registry's twin; keeps the inputs of SM 0's first scheduler."""
 
     def __init__(self):
         self.n, self.inputs = 0, []
 
-    def __call__(self, n_slots, policy):
-        twin, first, seen = make_warp_scheduler(n_slots, policy), self.n == 0, self.inputs
+    def block(self, name, instance, params, make_twin):
+        if name != "warp_sched":
+            return make_twin()
+        twin, first, seen = make_twin(), self.n == 0, self.inputs
         self.n += 1
 
         class Recording:
@@ -53,7 +55,7 @@ class InputRecorder:
 def _grants(policy, body, **kw):
     rec = GrantRecorder()
     run(workload(make_kernel("k", body, block=(256, 1, 1))), "tiny", f"sm.warp_sched={policy}",
-        "sm.fetch_per_cycle=8", warp_scheduler=rec, **kw)
+        "sm.fetch_per_cycle=8", blocks=rec, **kw)
     return rec.of(0)
 
 
@@ -67,7 +69,7 @@ def test_single_level_keeps_issuing_the_warp_nearest_its_phase_end():
 def test_the_port_carries_phase_distances_and_outstanding_long_operations():
     rec = InputRecorder()
     kernel = make_kernel("k", load_then_use, grid=(2, 1, 1), block=(128, 1, 1))
-    run(workload(kernel), "tiny", "sm.warp_sched=phase", warp_scheduler=rec)
+    run(workload(kernel), "tiny", "sm.warp_sched=phase", blocks=rec)
     known = set(kernel_phases(kernel).distance)
     seen = set()
     for i in rec.inputs:

@@ -22,7 +22,7 @@ def grants_of_scheduler0(policy: str, body) -> list[int]:
     # one CTA of 8 warps on tiny: slots 0..7, scheduler 0 holds slots 0, 2, 4, 6 as local 0..3;
     # fetching 8 warps per cycle keeps every instruction buffer filled, so only the policy decides
     run(workload(make_kernel("k", body, block=(256, 1, 1))), "tiny", f"sm.warp_sched={policy}",
-        "sm.fetch_per_cycle=8", warp_scheduler=rec)
+        "sm.fetch_per_cycle=8", blocks=rec)
     return rec.of(0)
 
 

@@ -178,7 +178,7 @@ def test_knob_names_build_the_scheduler_with_its_knobs():
     ks = make_policy("kernel_scheduler", "adaptive:10:free:2:R", cfg)
     c = ks.ctrl
     assert (ks.policy, c.h, c.sample_free, c.sample_size) == ("adaptive", 0.1, True, 2)
-    assert all(isinstance(p.block, SrtfPredFixedR) for p in ks.ports)
+    assert ks.predictor_twin is SrtfPredFixedR       # each SM's predictor twin (resident R)
     plain = make_policy("kernel_scheduler", "srtf:0", cfg).ctrl
     assert (plain.h, plain.sample_sm, plain.sample_size) == (0.0, 0, 1)
     for bad in ("srtf:100", "srtf:0:sm3", "srtf:0:sm0:0", "srtf:0:sm0:1:min", "srtf:1:2:3:4:5"):

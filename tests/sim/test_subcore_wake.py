@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from gpusched.config import get_preset
 from sim.blocks.warp_sched import WarpSchedTwin
-from sim.run import make_memory, make_warp_scheduler
+from sim.blocks.provider import TWINS
+from sim.run import make_memory
 from sim.sm import SM
 from sim.subcore import NEVER, SubCore, Unit
 from sim.warp import ALU, LDST, NONE, WS_READY, Decoded, Warp
@@ -17,7 +18,7 @@ def _subcore(ldst_free_at: int) -> SubCore:
     units = [Unit(ALU, 4, 1), Unit(1, 8, 2), Unit(2, 8, 2), Unit(3, 16, 4), Unit(LDST, 20, 1), None]
     units[LDST].free_at = ldst_free_at
     cfg = get_preset("tiny")    # an SM to hang the sub-core on (only its type matters here)
-    sm = SM(0, cfg, make_memory(cfg, "fixed"), make_warp_scheduler, None, {})
+    sm = SM(0, cfg, make_memory(cfg, "fixed"), TWINS, None, {})
     sc = SubCore(sm=sm, index=0, scheduler=WarpSchedTwin(2, "lrr"), n_slots=2, units=units,
                  issue_interval=1, dual_issue=False)
     sc.wake = NEVER             # as after an issue attempt that found nothing to issue

@@ -10,6 +10,7 @@ import textwrap
 import pytest
 
 from gpusched.config import ConfigError
+from sim.blocks.provider import BlockProvider
 from sim.policies.warp_sched import WARP_SCHEDULERS, parse_warp_scheduler
 from sim.workload.kernel import Instr, Op
 from sim_helpers import GrantRecorder, config, run
@@ -20,7 +21,7 @@ def grants_of_scheduler0(policy: str, body, block: int = 256) -> list[int]:
     """One CTA of 8 warps on tiny: scheduler 0 holds SM slots 0, 2, 4, 6 as local 0..3."""
     rec = GrantRecorder()
     run(workload(make_kernel("k", body, block=(block, 1, 1))), "tiny", f"sm.warp_sched={policy}",
-        "sm.fetch_per_cycle=8", warp_scheduler=rec)
+        "sm.fetch_per_cycle=8", blocks=rec)
     return rec.of(0)
 
 
@@ -80,15 +81,16 @@ def test_two_level_keeps_pending_warps_out_until_the_active_ones_wait_on_memory(
     assert lrr[:4] == [0, 1, 2, 3]
 
 
-class StepCounter:
-    """Factory wrapping the registry's twin; counts steps of SM 0's first scheduler."""
+class StepCounter(BlockProvider):
+    """Block provider wrapping the registry's twin; counts steps of SM 0's first scheduler."""
 
     def __init__(self):
         self.n, self.steps = 0, 0
 
-    def __call__(self, n_slots, policy):
-        from sim.policies.warp_sched import make_warp_scheduler
-        twin, first, outer = make_warp_scheduler(n_slots, policy), self.n == 0, self
+    def block(self, name, instance, params, make_twin):
+        if name != "warp_sched":
+            return make_twin()
+        twin, first, outer = make_twin(), self.n == 0, self
         self.n += 1
 
         class Counting:
@@ -102,7 +104,7 @@ class StepCounter:
 def test_a_two_level_scheduler_is_stepped_every_cycle_its_sm_holds_a_cta():
     counter = StepCounter()
     r = run(workload(make_kernel("k", load_then_use, grid=(6, 1, 1), block=(128, 1, 1))), "tiny",
-            "sm.warp_sched=two_level_active:2", warp_scheduler=counter)
+            "sm.warp_sched=two_level_active:2", blocks=counter)
     rows = [dict(zip(r["ctas"]["fields"], x)) for x in r["ctas"]["rows"]]
     busy = set()
     for x in rows:
@@ -166,15 +168,16 @@ def test_the_documented_example_touches_two_files_outside_hdl():
     assert "youngest" in (root / files[1]).read_text()
 
 
-class PortRecorder:
-    """Factory wrapping the registry's twin; keeps every input dict of SM 0's schedulers."""
+class PortRecorder(BlockProvider):
+    """Block provider wrapping the registry's twin; keeps every input dict of SM 0's schedulers."""
 
     def __init__(self):
         self.n, self.inputs = 0, []
 
-    def __call__(self, n_slots, policy):
-        from sim.policies.warp_sched import make_warp_scheduler
-        twin, mine, log = make_warp_scheduler(n_slots, policy), self.n < 2, self.inputs
+    def block(self, name, instance, params, make_twin):
+        if name != "warp_sched":
+            return make_twin()
+        twin, mine, log = make_twin(), self.n < 2, self.inputs
         self.n += 1
 
         class Recording:
@@ -189,7 +192,7 @@ def test_the_port_carries_launch_fields_and_wait_masks():
     # tiny: 256 threads per SM, CTAs of 96 threads (3 warps) → occupancy limit 2 CTAs per SM
     rec = PortRecorder()
     run(workload(make_kernel("k", load_then_use, grid=(8, 1, 1), block=(96, 1, 1))), "tiny",
-        "sm.warp_sched=two_level_active:2", warp_scheduler=rec)
+        "sm.warp_sched=two_level_active:2", blocks=rec)
     launches = [i for i in rec.inputs if i["launch"]]
     assert launches and all(i["warps_per_cta"] == 3 and i["resident_ctas"] == 2
                             and i["launch_kernel"] == 0 and i["sm_id"] == 0 for i in launches)

@@ -1,0 +1,191 @@
+"""RTL at any block instance of a GPU run through the block provider (cosim/provider.py) and the
+CLI's ``--rtl BLOCK[@INSTANCE] [--rtl-sim …] [--lockstep]``: the statistics equal the twin run's
+on every backend, a mutant twin is caught by ``--lockstep`` (exit 1, first differing cycle), a
+selection that matches nothing is one line and exit 2.
+
+Default suite: one block on each backend and the CLI checks (Verilator libraries are cached, so
+a second run costs seconds). ``--runslow``: every routed block × every backend."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from cosim.lockstep import LockstepMismatch
+from cosim.provider import RtlProvider, parse_selection
+from cosim.simulators import available
+from gpusched.config import ConfigError, get_preset, with_overrides
+from sim.blocks.warp_sched import WarpSchedTwin
+from sim.run import load_workload, simulate
+
+needs_verilator = pytest.mark.skipif(not available("verilator"), reason="verilator not installed")
+
+# block -> (selection, preset, workload, scale, overrides, policies): each a short run in which
+# the block at that instance is busy.
+POINTS = {
+    "warp_sched": ("warp_sched@sm0", "tiny", "mem_stream", 0.05, (), {}),
+    "cta_sched": ("cta_sched", "tiny", "ikra_work_stealing", 0.02, (),
+                  {"cta_scheduler": "ikra_steal"}),
+    "onac": ("onac", "thesis", "onac_tp_like", 0.2, ("sm.count=8", "dram.clock_mhz=924"),
+             {"sm_controller": "onac"}),
+    "seq_det": ("seq_det", "thesis", "onac_tp_like", 0.2, ("sm.count=8", "dram.clock_mhz=924"),
+                {"sm_controller": "seq_det"}),
+    "core_sampler": ("core_sampler@sm1", "thesis", "onac_tp_like", 0.2,
+                     ("sm.count=8", "dram.clock_mhz=924"), {"sm_controller": "onac"}),
+    "perf_sat": ("perf_sat@sm0", "gtx480", "perfsat_mem", 0.1, (), {"cta_limit": "perf_sat"}),
+    "ck_dispatch": ("ck_dispatch", "tiny", "rnn_like", 0.2, ("kernels.concurrent_sm=true",),
+                    {"kernel_scheduler": "ck_interleaved"}),
+    "srtf_pred": ("srtf_pred@sm0", "tiny", "mixed_like", 0.2, ("kernels.concurrent_sm=true",),
+                  {"kernel_scheduler": "srtf"}),
+    "owl_prefetch": ("owl_prefetch@mc0", "gtx480", "owl_t_stream_shared", 0.05,
+                     ("dram.prefetch=owl_b",), {}),
+    "socgpu_issue": ("socgpu_issue@sm0.w0", "tiny", "mixed_like", 0.1,
+                     ("sm.issue=socgpu", "sm.ib_entries=8"), {}),
+}
+
+
+def run(block: str, provider=None) -> dict:
+    sel, preset, wl, scale, over, pol = POINTS[block]
+    cfg = with_overrides(get_preset(preset), list(over))
+    kw = {"blocks": provider} if provider is not None else {}
+    return simulate(cfg, load_workload(wl, seed=0, scale=scale), memory="hierarchy", **pol, **kw)
+
+
+def same(a: dict, b: dict) -> bool:
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def check(block: str, backend: str, lockstep: bool) -> None:
+    prov = RtlProvider([parse_selection(POINTS[block][0])], backend, lockstep)
+    try:
+        got = run(block, prov)
+    finally:
+        prov.close()
+    assert prov.placed, f"{block}: no instance was replaced"
+    assert all(obj.cycles > 0 for _, obj in prov.placed.values()), prov.report()
+    assert same(got, run(block))
+
+
+@pytest.mark.cosim
+@needs_verilator
+def test_a_verilator_warp_scheduler_gives_the_twin_statistics():
+    check("warp_sched", "verilator", lockstep=False)
+
+
+@pytest.mark.cosim
+def test_an_amaranth_cta_scheduler_in_lockstep_gives_the_twin_statistics():
+    check("cta_sched", "amaranth", lockstep=True)
+
+
+@pytest.mark.slow
+@pytest.mark.cosim
+@pytest.mark.parametrize("backend", ["verilator", "amaranth"])
+@pytest.mark.parametrize("block", sorted(POINTS))
+def test_every_block_on_every_backend(block, backend):
+    if backend == "verilator" and not available("verilator"):
+        pytest.skip("verilator not installed")
+    check(block, backend, lockstep=True)
+
+
+def test_selections_name_known_blocks_and_instances():
+    assert str(parse_selection("warp_sched@sm0")) == "warp_sched@sm0"
+    sel = parse_selection("warp_sched@sm0")
+    assert sel.covers("warp_sched", "sm0.sub1") and not sel.covers("warp_sched", "sm10.sub0")
+    with pytest.raises(ConfigError, match="known blocks"):
+        parse_selection("warp_shed@sm0")
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", "from gpusched.cli import main; main()", *args],
+                          capture_output=True, text=True, timeout=600)
+
+
+BASE = ("run", "--preset", "tiny", "--workload", "mem_stream", "--scale", "0.05", "--json")
+
+
+def test_a_selection_matching_no_instance_is_one_line_and_exit_2():
+    out = cli(*BASE, "--rtl", "cta_sched", "--rtl-sim", "twin")   # rr: no cta_sched in the run
+    assert out.returncode == 2 and "matched no block instance" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_lockstep_needs_rtl():
+    out = cli(*BASE, "--lockstep")
+    assert out.returncode == 2 and "needs --rtl" in out.stderr
+
+
+class OldestNotGreedy(WarpSchedTwin):
+    """Mutant: GTO without the greedy warp (always the oldest ready)."""
+
+    def pick(self, ready: int) -> int:
+        return self.oldest(ready) if ready else -1
+
+    def choose(self, inputs: dict) -> int:
+        return self.pick(inputs.get("ready", 0))
+
+
+MUTANT_CLI = """
+import sys
+import cosim.specs.warp_sched as ws
+from test_rtl_in_run import OldestNotGreedy
+ws.make_twin = lambda p: OldestNotGreedy(p["W"], p["policy"])
+from gpusched.cli import main
+main()
+"""
+
+
+@pytest.mark.cosim
+@needs_verilator
+def test_the_cli_lockstep_catches_a_mutant_twin():
+    from pathlib import Path
+    here = str(Path(__file__).parent)
+    out = subprocess.run([sys.executable, "-c", MUTANT_CLI, *BASE, "--rtl", "warp_sched@sm0",
+                          "--lockstep"], capture_output=True, text=True, timeout=600,
+                         env={**__import__("os").environ, "PYTHONPATH": here})
+    assert out.returncode == 1, out.stderr
+    assert "mismatch at cycle" in out.stderr and "warp_sched@sm0.sub" in out.stderr
+    assert "inputs:" in out.stderr and "twin:" in out.stderr and "rtl:" in out.stderr
+
+
+def test_a_mismatch_raises_with_the_first_cycle():
+    class Broken(WarpSchedTwin):
+        def choose(self, inputs: dict) -> int:
+            return -1
+    prov = RtlProvider([parse_selection("warp_sched@sm0.sub0")], "twin", lockstep=True,
+                       twin=lambda name, p: Broken(p["W"], p["policy"]))
+    with pytest.raises(LockstepMismatch, match="mismatch at cycle"):
+        run("warp_sched", prov)
+
+
+GRID = """
+[sweep]
+name = "rtl_grid"
+preset = "tiny"
+workloads = ["mem_stream"]
+[sweep.params]
+scale = 0.05
+rtl = ["", "warp_sched@sm0"]
+rtl_sim = "twin"
+lockstep = true
+"""
+
+
+def test_a_sweep_accepts_rtl_and_gives_the_twin_statistics(tmp_path):
+    grid = tmp_path / "grid.toml"
+    grid.write_text(GRID)
+    db = tmp_path / "r.sqlite"
+    env = {**__import__("os").environ, "GPUSCHED_DB": str(db)}
+    out = subprocess.run([sys.executable, "-c", "from gpusched.cli import main; main()", "sweep",
+                          str(grid), "--jobs", "1"], capture_output=True, text=True, timeout=600,
+                         cwd=tmp_path, env=env)
+    assert out.returncode == 0, out.stderr
+    q = subprocess.run([sys.executable, "-c", "from gpusched.cli import main; main()", "results",
+                        "query", "--format", "json"], capture_output=True, text=True,
+                       timeout=600, cwd=tmp_path, env=env)
+    rows = json.loads(q.stdout)
+    cycles = {r.get("params.rtl", r.get("rtl")): r.get("cycles") for r in rows}
+    assert len(rows) == 2 and len(set(cycles.values())) == 1, cycles
+    assert all(isinstance(c, int) and c > 0 for c in cycles.values()), cycles
