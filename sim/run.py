@@ -143,9 +143,10 @@ def simulate(cfg: GPUConfig, workload: Workload, seed: int = 0, memory: str | ob
     statistic, sim/profile/warp_states.py); off by default, and then costless.
 
     ``sample``: ``"kernels[:TOL]"`` simulates representative launches and extrapolates the rest
-    (sim/sampling.py); the result's ``sampling`` key says which and how.
+    (sim/sampling.py); the result's ``sampling`` key says which and how (``"none"``: no sampling,
+    for sweep grids).
     """
-    if sample is not None:
+    if sample not in (None, "none"):
         from sim import sampling
         tol = sampling.parse(sample)
         groups = sampling.plan(workload, tol)

@@ -1,0 +1,82 @@
+"""Kernel sampling against full runs on the program suite's iterative programs (issue 39,
+docs/sampling.md): total cycles, the error, the speed-up of the sampled run, and whether the
+GTO/LRR speed-up — the ranking a scheduler study reads — stays within 2 percentage points.
+
+    python -m experiments.sampling_accuracy [--jobs N] [--db FILE] [--preset P]
+
+Points run through the sweep machinery (stored, resumable, in parallel); the table is printed as
+markdown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from gpusched.experiment.point import Point
+
+# program → scale: iterative programs (many launches), at sizes whose full run is affordable
+PROGRAMS = {"kmeans": 0.2, "hotspot": 0.5, "srad_v1": 0.5, "srad_v2": 0.25, "bfs": 1.0,
+            "gaussian": 0.25, "lud": 0.25, "pathfinder": 0.5, "cfd": 0.25, "nw": 1.0,
+            "particlefilter": 0.5, "sssp": 0.25, "pagerank": 0.25, "mis": 0.25, "color": 0.25}
+POLICIES = ("lrr", "gto")
+RANK_PP = 2.0           # the speed-up of GTO over LRR must agree within this many points
+
+
+def points(preset: str) -> list[Point]:
+    return [Point(preset=preset, workload=f"program:{name}", overrides={"sm.warp_sched": ws},
+                  params={"scale": scale, "sample": mode, "memory": "hierarchy"})
+            for name, scale in PROGRAMS.items() for ws in POLICIES for mode in ("none", "kernels")]
+
+
+def table(runs: dict) -> tuple[list[str], bool]:
+    """Markdown rows and whether every ranking check passed. ``runs``: (program, policy, mode)
+    → (stats, wall seconds)."""
+    rows = ["| program | launches | simulated | full cycles (LRR) | sampled | error | speed-up "
+            "| GTO/LRR full | GTO/LRR sampled | Δ (pp) |", "|---|---|---|---|---|---|---|---|---|---|"]
+    ok = True
+    for name in PROGRAMS:
+        try:
+            full, fw = runs[(name, "lrr", "none")]
+            samp, sw = runs[(name, "lrr", "kernels")]
+            gfull, gsamp = runs[(name, "gto", "none")][0], runs[(name, "gto", "kernels")][0]
+        except KeyError:
+            continue
+        err = samp["cycles"] / full["cycles"] - 1
+        r_full = full["cycles"] / gfull["cycles"]
+        r_samp = samp["cycles"] / gsamp["cycles"]
+        delta = 100 * (r_samp - r_full)
+        ok &= abs(delta) <= RANK_PP
+        s = samp["sampling"]
+        rows.append(f"| {name} | {s['launches']} | {len(s['simulated'])} | {full['cycles']:,} | "
+                    f"{samp['cycles']:,} | {100 * err:+.2f} % | {fw / max(sw, 1e-9):.1f}× | "
+                    f"{r_full:.3f} | {r_samp:.3f} | {delta:+.2f} |")
+    return rows, ok
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--jobs", type=int, default=None)
+    ap.add_argument("--db", default=None)
+    ap.add_argument("--preset", default="gtx480")
+    a = ap.parse_args(argv)
+    from gpusched.commands.sweep_cmd import execute_points
+    from gpusched.experiment.store import ResultStore, default_db
+    db = a.db or default_db()
+    pts = points(a.preset)
+    execute_points("sampling-accuracy", pts, db, a.jobs, None, ())
+    runs = {}
+    with ResultStore(db) as store:
+        for r in store.runs([p.key for p in pts]):
+            if r.status == "done":
+                p = r.point
+                runs[(p.workload[len("program:"):], p.overrides["sm.warp_sched"],
+                      p.params["sample"])] = (r.stats, r.wall_s)
+    rows, ok = table(runs)
+    print("\n".join(rows))
+    print(f"ranking preserved within {RANK_PP} pp on every program: {'yes' if ok else 'NO'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
