@@ -229,7 +229,7 @@ class Context:
 
     def const_alloc(self, v, init: bytes | None) -> int:
         off = -(-len(self.const) // max(v.align, 1)) * max(v.align, 1)
-        grown = np.zeros(off + v.size, np.uint8)
+        grown = np.zeros(-(-(off + v.size) // 16) * 16, np.uint8)    # whole words for the views
         grown[:len(self.const)] = self.const
         if init:
             grown[off:off + len(init)] = np.frombuffer(init, np.uint8)

@@ -189,3 +189,31 @@ def test_variable_addresses_in_global_and_constant_space():
     (out,) = launch(body, 32, np.zeros(32, np.uint32))
     k = np.arange(32) & 3
     assert np.array_equal(out, (k + 1) * 1100 + 5 + k)
+
+
+def test_constant_bank_of_an_odd_size():
+    body = """
+.const .align 4 .b8 filt[68];
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<4>;
+    .reg .f32 %f1;
+    .reg .b64 %rd<4>;
+    mov.u32 %r1, %tid.x;
+    mul.lo.u32 %r2, %r1, 4;
+    mov.u32 %r3, filt;
+    add.u32 %r3, %r3, %r2;
+    ld.const.f32 %f1, [%r3];
+    ld.param.u64 %rd1, [out];
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.f32 [%rd3], %f1;
+    ret;
+}"""
+    ctx = Context(progress=False)
+    m = ctx.load_ptx(HEAD + body)
+    taps = np.arange(17, dtype=np.float32) * 0.5               # 68 bytes, not a multiple of 8
+    m.get_global("filt", np.float32).set(taps)
+    out = ctx.zeros(17, np.float32)
+    m.launch("k", grid=(1,), block=(17,), args=(out,))
+    assert np.array_equal(out.get(), taps)
