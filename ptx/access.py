@@ -20,7 +20,7 @@ from .alu import Ctx
 from .errors import UnsupportedError
 from .memory import (CONST_WINDOW, LOCAL_PHYSICAL, LOCAL_WINDOW, SHARED_WINDOW,
                      WINDOW_SIZE)
-from .syntax import TYPES, Addr, Reg, Sym, Vec
+from .ir import TYPES, Addr, Reg, Sym, Vec
 from .values import DTYPE, UNSIGNED, type_of
 
 SPACES = ("global", "shared", "local", "const", "param")

@@ -13,7 +13,7 @@ import numpy as np
 from . import fp
 from .alu import FLOATS, INTS, Ctx, _binary, _float_post, _unary
 from .values import DTYPE, SIGNED, UNSIGNED, convert_bits, is_float, type_of
-from .syntax import SINK, Imm, Pair, Reg, Vec
+from .ir import SINK, Imm, Pair, Reg, Vec
 
 F32, F64 = np.float32, np.float64
 _INT_CMP = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,

@@ -27,7 +27,8 @@ from .lower import flatten
 from .memory import DeviceMemory
 from .record import WarpStreams
 from .simt import DEFAULT_BUDGET, Launch
-from .syntax import Imm, Module, parse
+from .ir import Imm, Module
+from .syntax import parse
 from .values import DTYPE
 
 def _source_digest() -> str:

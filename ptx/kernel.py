@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import access, alu, convert, warp
+from . import access, alu, bits, convert, warp
 from .alu import Ctx
 from .cfg import CFG
 from .errors import PTXError, UnsupportedError
@@ -16,7 +16,7 @@ from .lower import Flat
 from .memory import WINDOWS
 from .regalloc import allocate
 from .sass import SPECIALS, elided, opcode
-from .syntax import Addr, Imm, Pair, Reg, Sym, Vec
+from .ir import Addr, Imm, Pair, Reg, Sym, Vec
 from .values import DTYPE, Operands, type_of
 
 OP, MEM, BRA, EXIT, BAR, NOP = range(6)
@@ -27,10 +27,10 @@ _BUILDERS = {
     "add": alu.add_sub, "sub": alu.add_sub, "addc": alu.add_sub, "subc": alu.add_sub,
     "mul": alu.mul, "mad": alu.mad, "fma": alu.fma, "div": alu.div_rem, "rem": alu.div_rem,
     "abs": alu.abs_neg, "neg": alu.abs_neg, "min": alu.min_max, "max": alu.min_max,
-    "and": alu.logic, "or": alu.logic, "xor": alu.logic, "not": alu.not_, "cnot": alu.not_,
-    "shl": alu.shift, "shr": alu.shift, "popc": alu.bits, "clz": alu.bits, "brev": alu.bits,
-    "bfind": alu.bits, "bfe": alu.bfe, "bfi": alu.bfi, "prmt": alu.prmt, "shf": alu.shf,
-    "lop3": alu.lop3, "setp": convert.setp, "set": convert.set_, "selp": convert.selp,
+    "and": bits.logic, "or": bits.logic, "xor": bits.logic, "not": bits.not_, "cnot": bits.not_,
+    "shl": bits.shift, "shr": bits.shift, "popc": bits.bit_scan, "clz": bits.bit_scan, "brev": bits.bit_scan,
+    "bfind": bits.bit_scan, "bfe": bits.bfe, "bfi": bits.bfi, "prmt": bits.prmt, "shf": bits.shf,
+    "lop3": bits.lop3, "setp": convert.setp, "set": convert.set_, "selp": convert.selp,
     "slct": convert.slct, "testp": convert.testp, "copysign": convert.copysign,
     "mov": convert.mov, "cvt": convert.cvt, "rcp": convert.special, "sqrt": convert.special,
     "rsqrt": convert.special, "sin": convert.special, "cos": convert.special,

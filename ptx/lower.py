@@ -12,7 +12,7 @@ import itertools
 from dataclasses import dataclass, field, replace
 
 from .errors import PTXError, UnsupportedError
-from .syntax import Addr, Function, Instr, Label, Module, Pair, Reg, Sym, Var, Vec
+from .ir import Addr, Function, Instr, Label, Module, Pair, Reg, Sym, Var, Vec
 
 
 @dataclass

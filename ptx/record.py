@@ -85,7 +85,6 @@ class Recorder:
             empty = np.zeros(0, np.int64)
             return WarpStreams(empty, empty, empty, empty.astype(np.uint32), empty.astype(np.uint32),
                                empty, empty.astype(np.uint64), empty, empty, empty.astype(np.uint64))
-        event = np.repeat(np.arange(len(lens)), lens)
         warp = np.concatenate(self.warps)
         sid = np.repeat(np.array(self.sids, np.uint32), lens)
         mask = np.concatenate(self.masks).astype(np.uint32)

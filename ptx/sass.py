@@ -12,7 +12,7 @@ operands): loads of kernel parameters (constant-bank operands), ``cvta`` to/from
 
 from __future__ import annotations
 
-from .syntax import Instr, Reg, Sym
+from .ir import Instr, Reg, Sym
 from .values import type_of
 
 FAMILIES = ("pascal", "volta", "turing", "ampere")

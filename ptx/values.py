@@ -15,7 +15,7 @@ import struct
 
 import numpy as np
 
-from .syntax import TYPES, Imm, Reg
+from .ir import TYPES, Imm, Reg
 
 DTYPE = {"pred": np.dtype(bool), "b8": np.dtype(np.uint8), "b16": np.dtype(np.uint16),
          "b32": np.dtype(np.uint32), "b64": np.dtype(np.uint64), "u8": np.dtype(np.uint8),

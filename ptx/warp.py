@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .alu import Ctx
-from .syntax import SINK, Pair
+from .ir import SINK, Pair
 from .values import DTYPE, type_of
 
 LANES = np.arange(32, dtype=np.uint32)

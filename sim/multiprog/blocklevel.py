@@ -31,6 +31,7 @@ from collections import deque
 
 from gpusched.config import ConfigError, GPUConfig
 from sim.cta import CTA, KernelRun
+from sim.blocks.provider import TWINS
 from sim.gpu import GPU
 from sim.policies import make_policy
 from sim.policies.tb_dispatch import TBDispatch
@@ -199,6 +200,7 @@ class BlockGPU(GPU):
             raise ConfigError("workload", workload.name, "has no kernels")
         self.cfg, self.workload, self.memory, self.rng = cfg, workload, NullMemory(), rng
         self.watchdog, self.sample_interval = 1 << 50, sample_interval
+        self.blocks = TWINS
         self.kernel_scheduler, self.cta_scheduler = kernel_scheduler, cta_scheduler
         self.cta_limit, self.sm_controller = cta_limit, sm_controller
         self.policies = [kernel_scheduler, cta_scheduler, cta_limit, sm_controller]
