@@ -71,6 +71,15 @@ class SMMemory:
         """LD/ST unit: shared memory in the SM, global/atomic ops to the memory system. ``d``:
         a ``Decoded``, or SOCGPU's ``MemReq`` (same fields)."""
         op = d.op
+        if not d.instr.addrs:
+            # no active lane (a trace's mask 0: lanes exited or predicated off): the LD/ST unit
+            # takes it for one initiation interval and it completes there with no access, as
+            # GPGPU-Sim's ldst_unit passes an instruction with active_count() == 0
+            unit.free_at = now + unit.ii
+            if d.dst_mask:
+                w.pending |= d.dst_mask
+                self.schedule_writeback(now + unit.ii, w, d.dst_mask)
+            return
         if op == _LDS or op == _STS:
             passes = self.bank_passes(d.instr)
             unit.free_at = now + unit.ii * passes
