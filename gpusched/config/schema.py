@@ -141,6 +141,11 @@ class L1Config:
                                             "request packets and waits for its own replies (no "
                                             "merging in the L1's MSHRs: GPGPU-Sim's L1 bypass "
                                             "pushes each access straight to the interconnect)")
+    carveouts: str = rule("", doc="adaptive L1/shared split ([GPGPU-Sim] Volta unified cache): "
+                                  "the shared-memory carve-outs in KB, e.g. '0,8,16,32,64,96'; "
+                                  "size_bytes is then the unified capacity and each kernel's L1 "
+                                  "keeps the ways the smallest carve-out holding its shared memory "
+                                  "(per CTA × CTAs per SM) leaves; empty: a fixed L1")
     sector_acks: bool = rule(False, doc="with store_ack, the L2 acknowledges each 32-byte sector "
                                         "of a write with its own header-only packet (GPGPU-Sim 4 "
                                         "splits a write into sector requests, each acked); False: "
@@ -225,11 +230,13 @@ class DRAMConfig:
     prefetch: str = rule("off", choices=("off", "owl_a", "owl_b"),
                          doc="OWL opportunistic prefetcher in each channel ([OWL §7]): off, "
                              "owl_a (stop on a conflicting demand) or owl_b (at least C lines)")
-    partition_map: str = rule("modulo", choices=("modulo", "random"),
+    partition_map: str = rule("modulo", choices=("modulo", "random", "ipoly"),
                               doc="which L2 slice and channel hold a line: modulo (channel = "
-                                  "(addr >> channel_bit) % channels, slices interleaved) or random "
+                                  "(addr >> channel_bit) % channels, slices interleaved), random "
                                   "(each 128-byte line on a fixed pseudo-random slice, its channel "
-                                  "the slice's; GPGPU-Sim -gpgpu_memory_partition_indexing 4)")
+                                  "the slice's; GPGPU-Sim -gpgpu_memory_partition_indexing 4) or "
+                                  "ipoly (GPGPU-Sim's IPOLY hash of the address bits, indexing 2; "
+                                  "16, 32 or 64 slices)")
     prefetch_priority: str = rule("lowest", choices=("lowest", "above_misses"),
                                   doc="OWL prefetches at the lowest priority, or above row-miss "
                                       "demands ([OWL §7.6] order: row hit > prefetch > oldest)")

@@ -102,6 +102,8 @@ class MemoryHierarchy:
             {} for _ in range(n_sm)]
         self.smem_latency, self.smem_banks = cfg.units.smem_latency, cfg.units.smem_banks
         self.perfect_l1, self.l1_hit_latency = cfg.l1.perfect, cfg.l1.hit_latency
+        from gpusched.config.validate import carveouts
+        self.carveouts = carveouts(cfg.l1.carveouts)
         self.smem_free = [0] * n_sm
         self.smem_accesses = self.smem_cycles = 0
         self.loads = self.load_latency_sum = self.stores = self.atomics = 0
@@ -216,11 +218,25 @@ class MemoryHierarchy:
         readonly = None if next_kernel is None else tuple(next_kernel.readonly_regions)
         for l1 in self.l1s:
             l1.kernel_boundary(now, readonly)
+        if next_kernel is not None and self.carveouts:
+            ways = self.l1_ways(next_kernel)
+            for l1 in self.l1s:
+                l1.cache.ways = ways
         for sm_id, refused in enumerate(self._refused):
             refused.clear()
             self._watch_queue(sm_id)
         for fn in self._watchers:
             fn()
+
+    def l1_ways(self, kernel: Kernel) -> int:
+        """``l1.carveouts`` (GPGPU-Sim's adaptive cache, ``shader_core_config::max_cta``): the
+        smallest carve-out that holds the kernel's shared memory (per CTA × CTAs per SM) goes to
+        shared memory, the L1 keeps the rest of the unified capacity, rounded to whole ways."""
+        from sim.cta import occupancy_limit
+        cfg = self.cfg
+        total = kernel.smem_per_cta * occupancy_limit(cfg.sm, kernel, cfg.sm.count).limit
+        cut = next((c for c in self.carveouts if c >= total), self.carveouts[-1])
+        return max(1, int(cfg.l1.ways * (1 - cut / cfg.l1.size_bytes) + 0.5))
 
     def busy(self) -> bool:
         return len(self.ev) > 0
