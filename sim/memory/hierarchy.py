@@ -104,6 +104,7 @@ class MemoryHierarchy:
         self.perfect_l1, self.l1_hit_latency = cfg.l1.perfect, cfg.l1.hit_latency
         from gpusched.config.validate import carveouts
         self.carveouts = carveouts(cfg.l1.carveouts)
+        self.kernel_ends: list[dict] = []       # ``cumulative`` at each kernel's end
         self.smem_free = [0] * n_sm
         self.smem_accesses = self.smem_cycles = 0
         self.loads = self.load_latency_sum = self.stores = self.atomics = 0
@@ -218,6 +219,8 @@ class MemoryHierarchy:
         readonly = None if next_kernel is None else tuple(next_kernel.readonly_regions)
         for l1 in self.l1s:
             l1.kernel_boundary(now, readonly)
+        if finished is not None:
+            self.kernel_ends.append(self.cumulative(now))
         if next_kernel is not None and self.carveouts:
             ways = self.l1_ways(next_kernel)
             for l1 in self.l1s:
@@ -227,6 +230,18 @@ class MemoryHierarchy:
             self._watch_queue(sm_id)
         for fn in self._watchers:
             fn()
+
+    def cumulative(self, now: int) -> dict:
+        """The counters Accel-Sim prints, cumulative, at the end of each kernel: the L1 and L2
+        access breakdowns (``cache.count_access``) and DRAM sectors read and written."""
+        l1, l2 = [0] * 8, [0] * 8
+        for sums, parts in ((l1, self.l1s), (l2, self.slices)):
+            for p in parts:
+                for i, v in enumerate(p.breakdown):
+                    sums[i] += v
+        return {"cycle": now, "l1": l1, "l2": l2,
+                "dram_reads": self.dram.bytes_read // self.sector_bytes,
+                "dram_writes": self.dram.bytes_written // self.sector_bytes}
 
     def l1_ways(self, kernel: Kernel) -> int:
         """``l1.carveouts`` (GPGPU-Sim's adaptive cache, ``shader_core_config::max_cta``): the
@@ -413,4 +428,5 @@ class MemoryHierarchy:
         out["traffic.l2_to_dram_bytes"] = out["dram.bytes_written"]
         out["traffic.dram_to_l2_bytes"] = out["dram.bytes_read"]
         out.update(memory_energy(out, self.cfg.energy, self.sector_bytes))
+        out["kernel_ends"] = list(self.kernel_ends)
         return out
