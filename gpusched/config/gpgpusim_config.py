@@ -20,7 +20,7 @@ from .schema import GPUConfig
 # GPGPU-Sim pipeline behaviour every import gets (module docstring of gpgpusim_import)
 PIPELINE = {"units.operand_latency": OPERAND_LATENCY, "units.ldst_shared": True, "units.ldst_ii": 1,
             "l1.store_ack": True, "l1.sector_acks": True, "kernels.stream_order": True,
-            "icnt.latency": 20}
+            "icnt.latency": 20, "sm.blocking_atomics": True}
 
 
 def _shared_memory(ctx: _Ctx) -> str:

@@ -37,7 +37,7 @@ DEFAULTS = {
     "-gpgpu_memory_partition_indexing": "0", "-icnt_flit_size": "32", "-network_mode": "1",
     "-icnt_in_buffer_limit": "64", "-gpgpu_kernel_launch_latency": "0",
     "-gpgpu_TB_launch_latency": "0", "-gpgpu_max_concurrent_kernel": "32",
-    "-gpgpu_adaptive_cache_config": "0", "-gpgpu_unified_l1d_size": "0",
+    "-gpgpu_adaptive_cache_config": "0", "-gpgpu_unified_l1d_size": "0", "-gpgpu_num_int_units": "0",
     "-ptx_opcode_latency_int": "4,13,4,5,145,32", "-ptx_opcode_initiation_int": "1,2,2,1,8,4",
     "-ptx_opcode_latency_fp": "4,13,4,5,39", "-ptx_opcode_initiation_fp": "1,2,1,1,4",
     "-ptx_opcode_latency_dp": "8,19,8,8,330", "-ptx_opcode_initiation_dp": "8,16,8,8,130",
@@ -299,8 +299,19 @@ def _issue(ctx: _Ctx) -> str:
 
 def _skip_l1(ctx: _Ctx) -> str:
     skip = bool(ctx.int("-gpgpu_gmem_skip_L1D"))
-    ctx.set(l1__bypass_global_loads=skip, l1__bypass_unmerged=skip)
-    return "bypassing loads go straight to the interconnect" if skip else ""
+    ctx.set(l1__bypass_global_loads=skip, l1__bypass_unmerged=skip, l1__miss_after_lookup=not skip)
+    return ("bypassing loads go straight to the interconnect" if skip else
+            "loads and stores pass the L1's tag pipeline (l1_latency) before a miss leaves")
+
+
+def _int_units(ctx: _Ctx) -> str:
+    """Without an INT pipe (Pascal and older) barriers and exits go down the SP pipe with a
+    latency of 1 behind the longer ALU ops (``units.sync_slot``); with one (Volta and later)
+    they go to the INT pipe, which the ALU here shares with SP ops, so the slot is not kept."""
+    sync = ctx.int("-gpgpu_num_int_units") == 0
+    ctx.set(units__sync_slot=sync)
+    return "no INT pipe: barriers and exits wait for an SP write-back slot" if sync else \
+        "INT pipe: barriers and exits do not wait behind SP ops"
 
 
 def _network(ctx: _Ctx) -> str:
@@ -321,6 +332,7 @@ MAPPED: dict[str, Handler] = {
     "-gpgpu_shader_registers": _n("sm.regs_per_sm", 1)("-gpgpu_shader_registers"),
     "-gpgpu_num_sched_per_core": _n("sm.subcores", 1)("-gpgpu_num_sched_per_core"),
     "-gpgpu_scheduler": _scheduler, "-gpgpu_max_insn_issue_per_warp": _issue,
+    "-gpgpu_num_int_units": _int_units,
     "-gpgpu_inst_fetch_throughput": _n("sm.fetch_per_cycle", 1)("-gpgpu_inst_fetch_throughput"),
     "-gpgpu_shmem_num_banks": _n("units.smem_banks", 1)("-gpgpu_shmem_num_banks"),
     "-gpgpu_smem_latency": _n("units.smem_latency", 1)("-gpgpu_smem_latency"),

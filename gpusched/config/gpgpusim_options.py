@@ -42,7 +42,7 @@ _REASONS: dict[str, str] = {
         "-gpgpu_enable_specialized_operand_collector",
     "unit counts and pipeline widths: one SP/ALU, SFU, FP64 unit per sub-core and one LD/ST "
     "unit per SM here (the SP, INT and ALU pipes of Volta and later share the ALU)":
-        "-gpgpu_num_sp_units -gpgpu_num_sfu_units -gpgpu_num_dp_units -gpgpu_num_int_units "
+        "-gpgpu_num_sp_units -gpgpu_num_sfu_units -gpgpu_num_dp_units "
         "-gpgpu_num_tensor_core_units -gpgpu_num_mem_units -gpgpu_pipeline_widths "
         "-gpgpu_tensor_core_avail -gpgpu_sub_core_model -gpgpu_simd_model "
         "-gpgpu_dual_issue_diff_exec_units -gpgpu_mem_unit_ports "
@@ -78,6 +78,7 @@ IGNORED_REASON = {name: reason for reason, names in _REASONS.items() for name in
 # the options the import maps (gpgpusim_import): GPGPU-Sim knows them too
 MAPPED_NAMES = frozenset((
     "-gpgpu_n_clusters -gpgpu_n_cores_per_cluster -gpgpu_clock_domains -gpgpu_shader_core_pipeline "
+    "-gpgpu_num_int_units "
     "-gpgpu_shader_cta -gpgpu_shader_registers -gpgpu_num_sched_per_core -gpgpu_scheduler "
     "-gpgpu_max_insn_issue_per_warp -gpgpu_inst_fetch_throughput -gpgpu_shmem_num_banks "
     "-gpgpu_smem_latency -gpgpu_cache:dl1 -gpgpu_l1_latency -gpgpu_gmem_skip_L1D "

@@ -85,7 +85,10 @@ class MemoryHierarchy:
                                                    cfg.dram.scheduler,
                                                    cfg.dram.prefetch_priority)
         self.controller_latency = cfg.dram.controller_latency
-        self.l1s = [L1(i, cfg.l1, self._send, self._complete, self.up.src_waiting, self.inject_queue)
+        # l1.miss_after_lookup: a load's or store's packets leave after the L1's tag pipeline
+        self.lookup = cfg.l1.hit_latency if cfg.l1.miss_after_lookup and not cfg.l1.bypass_global_loads else 0
+        send = self._send_after_lookup if self.lookup else self._send
+        self.l1s = [L1(i, cfg.l1, send, self._complete, self.up.src_waiting, self.inject_queue)
                     for i in range(n_sm)]
         self.callbacks: list[Any] = [None] * n_sm
         # bound methods looked up once (hot paths; compiled, binding one per event is costly)
@@ -300,6 +303,15 @@ class MemoryHierarchy:
             for _ in range(req.mask.bit_count() - 1):
                 self.up.send(now, req.sm, dst, nbytes, None)
         self.up.send(now, req.sm, dst, nbytes, req)
+
+    def _send_after_lookup(self, now: int, req: MemRequest) -> None:
+        """``l1.miss_after_lookup``: GPGPU-Sim's L1 takes every load and store through its
+        ``l1_latency`` queue before the tag lookup, so a miss's or write-through store's packet
+        leaves ``l1.hit_latency`` after the access (atomics bypass the L1: at once)."""
+        if req.kind == READ or req.kind == WRITE:
+            self.ev.at(now + self.lookup, self._send, req)
+        else:
+            self._send(now, req)
 
     def _at_slice(self, arrival: int, req: MemRequest) -> None:
         self.slices[req.slice].arrive(arrival, req)

@@ -95,7 +95,7 @@ GTX480_DIFFERENCES = {
     "l1.mshrs", "l1.store_ack", "l1.sector_acks", "l2.hit_latency", "l2.mshrs", "icnt.latency",
     "icnt.bytes_per_cycle", "icnt.fifo_inputs", "dram.row_bytes", "dram.tRRD", "dram.queue_size",
     "dram.bank_bit", "dram.row_bit", "dram.controller_latency", "kernels.max_concurrent",
-    "kernels.stream_order"}
+    "kernels.stream_order", "sm.blocking_atomics", "units.sync_slot", "l1.miss_after_lookup"}
 
 
 def test_gtx480_preset_against_gpgpusim_4s_sm2_gtx480(tmp_path):
@@ -148,3 +148,19 @@ def test_cli_import_show_and_run_with_a_config_file(tmp_path):
     bad = write_config(tmp_path / "bad", "SM7_QV100", {"-gpgpu_n_mem": "-4"})
     r = cli("run", "--preset", str(bad), "--workload", "compute_like")
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "-gpgpu_n_mem" in r.stderr
+
+
+def test_the_presets_are_the_imports_with_the_parity_runs_settings(tmp_path):
+    """qv100 is SM7_QV100 imported (its trace.config read too) with kernel launch latency 0, as
+    the parity runs use; titanx differs from imported SM6_TITANX only where docs/config.md
+    says why."""
+    import dataclasses
+    from gpusched.config import get_preset, with_overrides
+    q, _ = import_config(write_config(tmp_path / "q", "SM7_QV100"))
+    assert dataclasses.replace(with_overrides(q, ["kernels.launch_latency=0"]), name="qv100") \
+        == get_preset("qv100")
+    t, _ = import_config(write_config(tmp_path / "t", "SM6_TITANX"))
+    a, b = flat(to_dict(t)), flat(to_dict(get_preset("titanx")))
+    differ = {k for k in a if a[k] != b[k] and k != "name"}
+    assert differ == {"sm.fetch_per_cycle", "l1.ways", "l1.sets", "l1.mshrs", "l2.mshrs",
+                      "dram.fixed_latency", "kernels.max_concurrent", "kernels.launch_latency"}
