@@ -72,6 +72,7 @@ class SM(SMResidency):
         self.fetch_per_cycle, self.ib_entries = s.fetch_per_cycle, s.ib_entries
         self.smem_latency, self.smem_banks = cfg.units.smem_latency, cfg.units.smem_banks
         self.ldst_sector_cycles = cfg.units.ldst_sector_cycles
+        self.block_atomics = cfg.sm.blocking_atomics
         self.sector_shift = cfg.l1.sector_bytes.bit_length() - 1
         self.max_ctas, self.threads_cap = s.max_ctas_per_sm, s.threads_per_sm
         self.regs_cap, self.smem_cap = s.regs_per_sm, s.smem_per_sm

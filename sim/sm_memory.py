@@ -16,6 +16,7 @@ from typing import Any, Final
 
 from sim.subcore import NEVER, SubCore, Unit
 from sim.warp import LDST, WS_MEMORY, WS_SCOREBOARD, Warp
+from sim.workload.kernel import OP_ATOM as _ATOM
 from sim.workload.kernel import OP_LDS as _LDS
 from sim.workload.kernel import OP_STS as _STS
 
@@ -35,6 +36,7 @@ class SMMemory:
     smem_latency: int
     smem_banks: int
     ldst_sector_cycles: int
+    block_atomics: bool
     sector_shift: int
     state: int
     wake: int
@@ -71,6 +73,15 @@ class SMMemory:
         """LD/ST unit: shared memory in the SM, global/atomic ops to the memory system. ``d``:
         a ``Decoded``, or SOCGPU's ``MemReq`` (same fields)."""
         op = d.op
+        if not d.instr.addrs:
+            # no active lane (a trace's mask 0: lanes exited or predicated off): the LD/ST unit
+            # takes it for one initiation interval and it completes there with no access, as
+            # GPGPU-Sim's ldst_unit passes an instruction with active_count() == 0
+            unit.free_at = now + unit.ii
+            if d.dst_mask:
+                w.pending |= d.dst_mask
+                self.schedule_writeback(now + unit.ii, w, d.dst_mask)
+            return
         if op == _LDS or op == _STS:
             passes = self.bank_passes(d.instr)
             unit.free_at = now + unit.ii * passes
@@ -85,7 +96,11 @@ class SMMemory:
                 w.longop |= dst
         w.mem_out += 1
         self.mem_out += 1
-        token = (w, dst)
+        if op == _ATOM and self.block_atomics:
+            w.atomics += 1              # sm.blocking_atomics: the warp waits for it
+            token: tuple = (w, dst, 1)
+        else:
+            token = (w, dst)
         if self.memory.issue(now, self.sm_id, d.instr, token):
             unit.free_at = now + self.ldst_hold(d.instr, unit.ii)
         else:
@@ -155,12 +170,15 @@ class SMMemory:
             banks.setdefault(word % n, set()).add(word)
         return max(len(v) for v in banks.values())
 
-    def on_memory_complete(self, token: tuple[Warp, int], cycle: int) -> None:
+    def on_memory_complete(self, token: tuple, cycle: int) -> None:
         """Memory-system callback: a load's data is back / a store was accepted. The SM is woken
         only if that changed something its cycles look at (a warp's wait state, a warp
         finishing, a pause drain, SOCGPU state); else, e.g. for most store acceptances, it sleeps
         on."""
-        w, dst = token
+        w = token[0]
+        dst = token[1]
+        if len(token) == 3:
+            w.atomics -= 1
         if self.profiler is not None and self.accounted < cycle:
             self.catch_up(cycle)        # the profiler's MEM load changes even when quiet
         w.pending &= ~dst

@@ -51,6 +51,15 @@ _REASON_NOTE = (" (first reason that holds, in the order of this table; "
                 "the reasons sum to cycles × SMs × sub-cores)")
 
 
+_STATUS = {
+    "hit": "the sector was present",
+    "hit_reserved": "the sector was on its way (merged into a pending miss; Accel-Sim's MSHR_HIT "
+                    "counts the same accesses)",
+    "miss": "the first missing sector of an access to an absent line",
+    "sector_miss": "any other missing sector (the line present or just allocated)",
+}
+
+
 def _issue(prefix: str, scope: str, level: str) -> list[Stat]:
     return [Stat(f"{prefix}.{r}", "scheduler-cycles", f"{scope}: {_REASONS[r]}"
                  + (_REASON_NOTE if r == "idle" else ""), level) for r in ISSUE_SLOT_REASONS]
@@ -166,6 +175,19 @@ STATS: list[Stat] = [
         ("prefetch_hits", "line accesses", "first demand hits on prefetched lines"),
         ("sector_accesses", "sectors", "32 B sectors read or written in the data array: what "
                                        "`energy.l2_pj` prices"))],
+    *[Stat(f"memory.{c}.acc_{k}_{st}", "sectors",
+           f"{'reads and atomics' if k == 'r' else 'writes'} of 32 B sectors in the "
+           f"{c.upper()} with Accel-Sim's status {st.upper()}: {_STATUS[st]} "
+           f"(`sim.memory.cache.count_access`{'; 0 when global accesses bypass the L1' if c == 'l1' else ''})",
+           L1 if c == "l1" else L2)
+      for c in ("l1", "l2") for k in ("r", "w") for st in _STATUS],
+    Stat("memory.kernel_ends[].cycle", "core cycle", "a kernel's last cycle (one entry per kernel, in "
+         "the order they finish)", HIER),
+    Stat("memory.kernel_ends[].l1", "sectors", "the 8 `l1.acc_*` counters (reads: hit, hit_reserved, "
+         "miss, sector_miss; then writes) summed over SMs, cumulative at that cycle", HIER),
+    Stat("memory.kernel_ends[].l2", "sectors", "the same for the `l2.acc_*` counters over slices", HIER),
+    Stat("memory.kernel_ends[].dram_reads", "sectors", "`dram.bytes_read / 32` at that cycle", HIER),
+    Stat("memory.kernel_ends[].dram_writes", "sectors", "`dram.bytes_written / 32` at that cycle", HIER),
     *[Stat(f"memory.icnt.{d}.{k}", u, f"{'SM → L2' if d == 'up' else 'L2 → SM'}: {t}", ICNT)
       for d in ("up", "down") for k, u, t in (
         ("packets", "packets", "packets carried"),
@@ -359,7 +381,41 @@ def render() -> str:
         for s in stats:
             unit = s.unit or "—"
             lines.append(f"| `{s.key}` | {unit} | {s.definition.replace('|', '/')} | {s.level} |\n")
+    lines.append(ACCELSIM)
     return "".join(lines)
+
+
+ACCELSIM = """
+## `accelsim` (`--json`) and `--format accelsim`
+
+Accel-Sim's names, so that its `util/job_launching/get_stats.py` with the default
+`stats/example_stats.yml` reads a gpusched run (sim/workload/trace_stats.py). `accelsim.kernels[]`
+is one block per kernel in the order kernels finish, as Accel-Sim prints one at each kernel's end;
+`accelsim.total` holds the end-of-run values. Running totals (`gpu_tot_*`,
+`gpgpu_n_tot_w_icount`, the breakdowns, DRAM) are cumulative, as get_stats.py expects (it diffs
+them between kernels); when kernels overlap, a block holds what was done by its kernel's end.
+
+| key | in | definition |
+|---|---|---|
+| `kernel_name`, `kernel_launch_uid` | kernels | the kernel and its launch number (1, 2, …) |
+| `gpu_sim_cycle`, `gpu_sim_insn`, `gpu_ipc` | kernels | the kernel's cycles, thread instructions (active lanes of every warp instruction, EXIT included) and their ratio |
+| `gpu_tot_sim_cycle`, `gpu_tot_sim_insn`, `gpu_tot_ipc` | both | up to the kernel's end (the run's end in `total`) |
+| `gpgpu_n_tot_w_icount` | both | warp instructions, cumulative |
+| `gpu_occupancy` | kernels | resident warps / warp slots over the kernel's occupancy samples, % |
+| `L2_BW` | kernels | sectors accessed in the L2 during the kernel × 32 B / its time, GB/s |
+| `L2_cache_stats_breakdown[GLOBAL_ACC_R\|W][HIT\|HIT_RESERVED\|MISS\|SECTOR_MISS\|MSHR_HIT\|TOTAL_ACCESS]` | both | `memory.l2.acc_*` (reads include atomics, as Accel-Sim counts them); MSHR_HIT = HIT_RESERVED; TOTAL_ACCESS = the four statuses |
+| `Total_core_cache_stats_breakdown[…][…]` | both | the same for the L1D (`memory.l1.acc_*`; 0 when global accesses bypass it) |
+| `L1D_total_cache_accesses`, `L1D_total_cache_misses`, `L2_total_cache_accesses`, `L2_total_cache_misses` | both | TOTAL_ACCESS of reads + writes; MISS + SECTOR_MISS |
+| `total dram reads`, `total dram writes` | both | 32-byte sectors read from / written to DRAM |
+| `gpgpu_n_shmem_bkconflict` | total | extra shared-memory cycles from bank conflicts (`smem.cycles − smem.accesses`) |
+| `gpu_stall_dramfull` | total | `memory.l2.stalls`: times a slice stopped taking requests (MSHRs or its DRAM queue full) |
+| `Stall`, `W0_Idle`, `W0_Scoreboard` | total | scheduler-cycles: `issue.unit_busy`; `issue.idle + fetch + barrier`; `issue.scoreboard + memory` |
+| `gpgpu_simulation_time`, `gpgpu_simulation_rate` (inst/sec, cycle/sec), `gpgpu_silicon_slowdown` | text only | the host's time for the run (never in the JSON, which stays deterministic) |
+
+Not available: `gpgpu_n_l1cache_bkconflict` (L1 banks are not modelled), the `W1`…`W32`
+split of issued slots by active lanes, `RESERVATION_FAIL` (a refused access is retried, not
+counted per retry), local, constant and texture access kinds.
+"""
 
 
 def keys_of(value, prefix: str = "") -> set[str]:

@@ -48,7 +48,8 @@ class Unit:
     instruction first spends ``operand`` cycles reading its operands (``units.operand_latency``),
     then ``latency`` executing: its result is ready ``result`` = operand + latency after issue."""
 
-    __slots__ = ("kind", "name", "latency", "ii", "free_at", "stalled", "operand", "result")
+    __slots__ = ("kind", "name", "latency", "ii", "free_at", "stalled", "operand", "result",
+                 "track", "hist", "hist_at")
     kind: int
     name: str
     latency: int
@@ -57,12 +58,37 @@ class Unit:
     stalled: Any
     operand: int
     result: int
+    track: bool
+    hist: int
+    hist_at: int
 
     def __init__(self, kind: int, latency: int, ii: int, operand: int = 0):
         self.kind, self.name, self.latency, self.ii = kind, UNIT_NAMES[kind], latency, ii
         self.operand, self.result = operand, operand + latency
         self.free_at = 0
         self.stalled = None     # LD/ST only: (instr, token) refused by the memory system
+        self.track = False      # ``units.sync_slot``: remember recent issue cycles (ALU)
+        self.hist = self.hist_at = 0
+
+    def note(self, now: int) -> None:
+        """Record an issue at ``now`` (bit k of ``hist``: an issue k cycles before ``hist_at``)."""
+        shift = now - self.hist_at
+        self.hist = ((self.hist << shift) | 1) & 0xFFFFFFFF if shift < 32 else 1
+        self.hist_at = now
+
+    def take_sync_slot(self, now: int) -> None:
+        """``units.sync_slot``: a BAR or EXIT goes down this pipe with a latency of 1 and must
+        not write back in the same cycle as an earlier, longer operation (GPGPU-Sim's
+        ``pipelined_simd_unit`` ``occupied`` reservation), so it waits while an operation
+        issued ``latency − 1`` cycles before it would complete with it; meanwhile it holds the
+        pipe (its dispatch register), and nothing else enters."""
+        x = now if now > self.free_at else self.free_at
+        while True:
+            back = self.hist_at - (x + 1 - self.latency)
+            if back < 0 or back >= 32 or not (self.hist >> back) & 1:
+                break
+            x += 1
+        self.free_at = x + 1
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)     # SOCGPU's sub-core (sim.issue.socgpu)
@@ -149,6 +175,8 @@ class SubCore(SubCoreState):
             elif head.fence and w.mem_out:
                 new = WS_MEMORY
             elif self.block_loads and w.longop:     # blocking-load model: a load in flight
+                new = WS_MEMORY
+            elif w.atomics:                         # sm.blocking_atomics: an atomic in flight
                 new = WS_MEMORY
             else:
                 new = WS_READY
@@ -313,6 +341,8 @@ class SubCore(SubCoreState):
             unit = self.units[kind]
             assert unit is not None
             unit.free_at = now + unit.ii
+            if unit.track:
+                unit.note(now)
             dst = d.dst_mask
             if dst:
                 w.pending |= dst
@@ -322,8 +352,14 @@ class SubCore(SubCoreState):
             assert ldst is not None
             sm.memory_op(w, d, ldst, now)
         elif op == OP_BAR:
+            alu = self.units[ALU]
+            if alu is not None and alu.track:
+                alu.take_sync_slot(now)
             sm.arrive_barrier(w, now)
         elif op == OP_EXIT:
+            alu = self.units[ALU]
+            if alu is not None and alu.track:
+                alu.take_sync_slot(now)
             # a fetch decodes ib_entries consecutive instructions into an empty buffer and
             # stops after EXIT, so this warp needed exactly ceil(n / ib_entries) fetches
             self.n_fetches += -(-w.n_insts // sm.ib_entries)
@@ -336,6 +372,8 @@ def make_units(units_cfg, shared_ldst: Unit | None) -> list:
     u = units_cfg
     ldst = shared_ldst or Unit(LDST, u.smem_latency, u.ldst_ii)
     oc = u.operand_latency
-    return [Unit(ALU, u.alu_latency, u.alu_ii, oc), Unit(1, u.sfu_latency, u.sfu_ii, oc),
+    alu = Unit(ALU, u.alu_latency, u.alu_ii, oc)
+    alu.track = u.sync_slot
+    return [alu, Unit(1, u.sfu_latency, u.sfu_ii, oc),
             Unit(2, u.fp64_latency, u.fp64_ii, oc), Unit(DIV, u.div_latency, u.div_ii, oc), ldst,
             None]

@@ -94,7 +94,7 @@ class Warp:
 
     __slots__ = ("slot", "dyn_id", "cta", "index", "stream", "stream_done", "ib", "pending",
                  "longop", "mem_out", "state", "unit", "exited", "finished", "at_barrier",
-                 "subcore", "bit", "n_insts", "soc", "phase_table")
+                 "subcore", "bit", "n_insts", "soc", "phase_table", "atomics")
     slot: int
     dyn_id: int
     cta: CTA
@@ -105,6 +105,7 @@ class Warp:
     pending: int
     longop: int
     mem_out: int
+    atomics: int            # atomics in flight (``sm.blocking_atomics`` stops issue meanwhile)
     state: int
     unit: int
     exited: bool
@@ -124,6 +125,7 @@ class Warp:
         self.pending = 0        # registers with an outstanding write (scoreboard reg_table)
         self.longop = 0         # the subset written by global loads / atomics (longopregs)
         self.mem_out = 0        # memory requests in flight (loads, stores, atomics)
+        self.atomics = 0
         self.state = WS_FETCH
         self.unit = NONE        # unit of the head instruction while WS_READY
         self.exited = self.finished = self.at_barrier = False
@@ -147,6 +149,8 @@ class Warp:
         if head.fence and self.mem_out:
             return WS_MEMORY
         if self.longop and self.subcore.block_loads:     # sm.blocking_loads ([OWL §2.3])
+            return WS_MEMORY
+        if self.atomics:                                  # only with sm.blocking_atomics
             return WS_MEMORY
         return WS_READY
 

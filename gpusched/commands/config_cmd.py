@@ -1,7 +1,9 @@
-"""``gpusched config show PRESET [--set k=v ...] [--toml]``."""
+"""``gpusched config show PRESET [--set k=v ...]``, ``config list`` and ``config import
+gpgpusim.config [trace.config] [--out FILE.toml]`` (docs/config.md)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import List, Optional
 
 import typer
@@ -12,13 +14,20 @@ config_app = typer.Typer(no_args_is_help=True, help="Inspect GPU presets and con
 
 
 def resolve_config(preset: str, overrides: list[str] | None):
-    """A preset name or a path to a .toml file, with ``--set`` overrides applied and validated."""
-    cfg = load_toml(preset) if preset.endswith(".toml") else get_preset(preset)
+    """A preset name, a .toml file or an Accel-Sim/GPGPU-Sim ``.config`` (with the
+    ``trace.config`` beside it, if any), with ``--set`` overrides applied and validated."""
+    if preset.endswith(".toml"):
+        cfg = load_toml(preset)
+    elif preset.endswith(".config"):
+        from gpusched.config.gpgpusim_config import import_config
+        cfg = import_config(preset)[0]
+    else:
+        cfg = get_preset(preset)
     return with_overrides(cfg, overrides or [])
 
 
 @config_app.command("show")
-def show(preset: str = typer.Argument(..., help="preset name or config .toml file"),
+def show(preset: str = typer.Argument(..., help="preset name, config .toml or gpgpusim .config"),
          set_: Optional[List[str]] = typer.Option(None, "--set", help="section.field=value")):
     """Print the full, validated config as TOML."""
     typer.echo(dumps_toml(resolve_config(preset, set_)), nl=False)
@@ -29,6 +38,29 @@ def list_presets():
     """List the preset names."""
     for name in preset_names():
         typer.echo(name)
+
+
+@config_app.command("import")
+def import_(gpgpusim: str = typer.Argument(..., help="gpgpusim.config (Accel-Sim / GPGPU-Sim)"),
+            trace: Optional[str] = typer.Argument(None, help="trace.config (default: the one "
+                                                             "beside gpgpusim.config, if any)"),
+            out: Optional[str] = typer.Option(None, "--out", help="write the TOML here"),
+            name: Optional[str] = typer.Option(None, "--name", help="config name (default: "
+                                                                    "the folder's name)")):
+    """Turn an Accel-Sim/GPGPU-Sim config into a validated preset TOML; its header lists what
+    became of every option (mapped, approximated, ignored and why)."""
+    from gpusched.config.gpgpusim_config import import_config, imported_toml
+    cfg, rows = import_config(gpgpusim, trace, name)
+    sources = [gpgpusim] + sorted({r.where.rsplit(":", 1)[0] for r in rows
+                                   if r.where.endswith(tuple("0123456789"))} - {gpgpusim})
+    text = imported_toml(cfg, rows, sources)
+    if out:
+        Path(out).write_text(text)
+        n = {s: sum(r.status == s for r in rows) for s in ("mapped", "approximated", "ignored")}
+        typer.echo(f"{out}: {n['mapped']} options mapped, {n['approximated']} approximated, "
+                   f"{n['ignored']} ignored (listed at the top of the file)")
+    else:
+        typer.echo(text, nl=False)
 
 
 def register(app: typer.Typer) -> None:

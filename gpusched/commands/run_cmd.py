@@ -115,7 +115,9 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
     from gpusched.rtl_opts import rtl_provider, run_with_rtl
     blocks = rtl_provider(rtl, rtl_sim, lockstep)
     import gc
+    import time
     gc.freeze()     # modules, config, workload: long-lived, the collector need not scan them
+    started = time.perf_counter()
     try:
         with _progress_bar(_cta_total(wl)) as progress:
             result = run_with_rtl(blocks, lambda b: simulate(
@@ -127,13 +129,16 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
     if profile_plot is not None:
         from sim.profile.plot import plot_warp_states
         plot_warp_states(result["warp_states"], profile_plot, title=f"{wl.name} on {cfg.name}")
+    seconds = time.perf_counter() - started
     if as_json or fmt == "accelsim":
         from sim.workload.trace_stats import accelsim_stats, format_accelsim
-        result["accelsim"] = accelsim_stats(result, wl, cfg.l1.bypass_global_loads)
+        result["accelsim"] = accelsim_stats(result, wl, cfg.l1.bypass_global_loads,
+                                            cfg.core_clock_mhz)
     if as_json:
         typer.echo(jsonout.dumps(result, sort_keys=True))
     elif fmt == "accelsim":
-        typer.echo(format_accelsim(result["accelsim"]))
+        typer.echo(format_accelsim(result["accelsim"], {"seconds": seconds,
+                                                         "core_clock_mhz": cfg.core_clock_mhz}))
     else:
         _print_summary(result)
 

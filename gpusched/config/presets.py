@@ -82,12 +82,16 @@ GP102 = GPUConfig(
 TITANX = GPUConfig(
     name="titanx",
     core_clock_mhz=1417.0,
-    sm=GP102.sm,
+    # a warp with an atomic in flight issues nothing until it completes (GPGPU-Sim's
+    # shd_warp_t::waiting, n_atomic) [ext]
+    sm=replace(GP102.sm, blocking_atomics=True),
     # trace_opcode_latency_initiation sp/int 4,1, sfu 20,4, dp 20,8 [ext]; a dependent op issues
     # 5 cycles later than that (operand collector, dispatch, write-back: lat_alu/lat_sfu probes).
+    # BAR and EXIT go down the SP pipe with latency 1 and wait for a write-back slot behind the
+    # 4-cycle ALU ops (no INT pipe on Pascal; GPGPU-Sim's `occupied` reservation) [ext]
     units=UnitsConfig(alu_latency=4, alu_ii=1, sfu_latency=20, sfu_ii=4, fp64_latency=20, fp64_ii=8,
                       div_latency=39, idiv_latency=145, div_ii=4, ldst_shared=True, smem_latency=24,
-                      operand_latency=5, ldst_sector_cycles=1),
+                      operand_latency=5, ldst_sector_cycles=1, sync_slot=True),
     l1=GP102.l1,
     # 12 channels × 2 sub-partitions, 64 sets × 128 B × 16 ways = 128 KB each [ext].
     l2=L2Config(slices=24, size_per_slice=131072, line_bytes=128, ways=16, sets=64,
@@ -106,6 +110,37 @@ TITANX = GPUConfig(
                     channel_bit=8, bank_bit=15, row_bit=19, fixed_latency=180,
                     controller_latency=102, partition_map="random"),
     # Accel-Sim starts a kernel only when its CUDA stream is idle (accel-sim.cc busy_streams)
+    kernels=KernelConfig(max_concurrent=128, stream_order=True),
+)
+
+# Accel-Sim's SM7_QV100 (Quadro GV100, Volta; gpgpu-sim configs/tested-cfgs/SM7_QV100 +
+# Accel-Sim's trace.config; data/accelsim/configs/SM7_QV100.json records the options) as
+# `gpusched config import` maps it (docs/config.md), with kernel launch latency 0 as the parity
+# runs use: 80 SMs at 1132 MHz, 4 LRR sub-cores without dual issue, SP 2/2 (latency/initiation),
+# SFU 20/8, DP 8/4; a 128 KB unified L1/shared (adaptive carve-outs, 4 sets, sectored, 20 cycles,
+# global loads cached, misses after the tag pipeline); 64 L2 sub-partitions of 96 KB (24-way,
+# ROP 160 → hit 137), IPOLY partition indexing; 32 HBM channels at 850 MHz, 16 B × 2 per
+# clock, burst 2, CL/RCD/RP/RAS/RRD 12/12/12/28/3; the local crossbar's 512-packet inputs.
+QV100 = GPUConfig(
+    name="qv100",
+    core_clock_mhz=1132.0,
+    sm=SMConfig(count=80, subcores=4, warps_per_sm=64, threads_per_sm=2048, regs_per_sm=65536,
+                smem_per_sm=98304, max_ctas_per_sm=32, warp_sched="lrr", dual_issue=False,
+                fetch_per_cycle=4, blocking_atomics=True),
+    units=UnitsConfig(alu_latency=2, alu_ii=2, sfu_latency=20, sfu_ii=8, fp64_latency=8, fp64_ii=4,
+                      div_latency=39, idiv_latency=145, div_ii=4, ldst_shared=True, smem_latency=20,
+                      operand_latency=5, ldst_sector_cycles=1),
+    l1=L1Config(size_bytes=131072, line_bytes=128, ways=256, sets=4, hit_latency=20, mshrs=512,
+                carveouts="0,8,16,32,64,96", miss_after_lookup=True, store_ack=True,
+                sector_acks=True),
+    l2=L2Config(slices=64, size_per_slice=98304, line_bytes=128, ways=24, sets=32,
+                hit_latency=137, mshrs=192),
+    icnt=IcntConfig(latency=20, bytes_per_cycle=40, inject_queue=512, fifo_inputs=True,
+                    sector_requests=True),
+    dram=DRAMConfig(channels=32, banks=16, row_bytes=2048, clock_mhz=850.0, bus_bytes=16,
+                    data_rate=2, burst_length=2, tCL=12, tRCD=12, tRP=12, tRAS=28, tRRD=3,
+                    queue_size=64, channel_bit=8, bank_bit=16, row_bit=20, fixed_latency=100,
+                    controller_latency=102, partition_map="ipoly"),
     kernels=KernelConfig(max_concurrent=128, stream_order=True),
 )
 
@@ -210,8 +245,8 @@ THESIS_CH5 = replace(THESIS_CH3, name="thesis_ch5",
                      units=replace(THESIS_CH3.units, ldst_shared=True, ldst_ii=2),
                      kernels=replace(THESIS_CH3.kernels, max_concurrent=16, concurrent_sm=True))
 
-PRESETS: dict[str, GPUConfig] = {c.name: c for c in (TINY, GTX480, GP102, TITANX, IKRA_15CU, THESIS,
-                                                      OWL, THESIS_CH3, THESIS_CH5)}
+PRESETS: dict[str, GPUConfig] = {c.name: c for c in (TINY, GTX480, GP102, TITANX, QV100, IKRA_15CU,
+                                                      THESIS, OWL, THESIS_CH3, THESIS_CH5)}
 
 
 def get_preset(name: str) -> GPUConfig:

@@ -62,6 +62,9 @@ class SMConfig:
                                        "entries of another, free unit ([SOCGPU §2.6])")
     fetch_per_cycle: int = rule(1, lo=1, hi=16, doc="fetch+decode slots per SM per cycle (2 instr each)",
                                  unit="slots per core cycle")
+    blocking_atomics: bool = rule(False, doc="a warp with an atomic in flight issues nothing "
+                                             "until it completes (GPGPU-Sim's shd_warp_t::waiting, "
+                                             "n_atomic > 0)")
     blocking_loads: bool = rule(False, doc="a warp with a global load (or atomic) in flight issues "
                                            "nothing until its data returns ([OWL §2.3], GPGPU-Sim 2.x); "
                                            "false: it stalls only at the first use (scoreboard)")
@@ -101,6 +104,11 @@ class UnitsConfig:
                                              "(GPGPU-Sim's operand collector, dispatch and "
                                              "write-back); its result is ready operand_latency "
                                              "+ latency after issue", unit="core cycles")
+    sync_slot: bool = rule(False, doc="BAR and EXIT go down the ALU pipe with a latency of 1 "
+                                      "and wait for a write-back slot no earlier ALU op holds, "
+                                      "holding the pipe meanwhile (GPGPU-Sim's pipelined unit "
+                                      "reserves each op's write-back cycle; in trace mode barriers "
+                                      "and exits issue to the SP pipe)")
     ldst_sector_cycles: int = rule(0, lo=0, doc="cycles a global load/store/atomic holds the LD/ST "
                                                 "unit per 32-byte sector it touches (GPGPU-Sim's "
                                                 "LD/ST unit sends one sector request per cycle), "
@@ -141,6 +149,16 @@ class L1Config:
                                             "request packets and waits for its own replies (no "
                                             "merging in the L1's MSHRs: GPGPU-Sim's L1 bypass "
                                             "pushes each access straight to the interconnect)")
+    carveouts: str = rule("", doc="adaptive L1/shared split ([GPGPU-Sim] Volta unified cache): "
+                                  "the shared-memory carve-outs in KB, e.g. '0,8,16,32,64,96'; "
+                                  "size_bytes is then the unified capacity and each kernel's L1 "
+                                  "keeps the ways the smallest carve-out holding its shared memory "
+                                  "(per CTA × CTAs per SM) leaves; empty: a fixed L1")
+    miss_after_lookup: bool = rule(False, doc="a load miss's or a write-through store's packets "
+                                              "leave after hit_latency, the L1's tag pipeline "
+                                              "(GPGPU-Sim's l1_latency queue sits before the tag "
+                                              "lookup); False: at once. Not with "
+                                              "bypass_global_loads")
     sector_acks: bool = rule(False, doc="with store_ack, the L2 acknowledges each 32-byte sector "
                                         "of a write with its own header-only packet (GPGPU-Sim 4 "
                                         "splits a write into sector requests, each acked); False: "
@@ -225,11 +243,13 @@ class DRAMConfig:
     prefetch: str = rule("off", choices=("off", "owl_a", "owl_b"),
                          doc="OWL opportunistic prefetcher in each channel ([OWL §7]): off, "
                              "owl_a (stop on a conflicting demand) or owl_b (at least C lines)")
-    partition_map: str = rule("modulo", choices=("modulo", "random"),
+    partition_map: str = rule("modulo", choices=("modulo", "random", "ipoly"),
                               doc="which L2 slice and channel hold a line: modulo (channel = "
-                                  "(addr >> channel_bit) % channels, slices interleaved) or random "
+                                  "(addr >> channel_bit) % channels, slices interleaved), random "
                                   "(each 128-byte line on a fixed pseudo-random slice, its channel "
-                                  "the slice's; GPGPU-Sim -gpgpu_memory_partition_indexing 4)")
+                                  "the slice's; GPGPU-Sim -gpgpu_memory_partition_indexing 4) or "
+                                  "ipoly (GPGPU-Sim's IPOLY hash of the address bits, indexing 2; "
+                                  "16, 32 or 64 slices)")
     prefetch_priority: str = rule("lowest", choices=("lowest", "above_misses"),
                                   doc="OWL prefetches at the lowest priority, or above row-miss "
                                       "demands ([OWL §7.6] order: row hit > prefetch > oldest)")

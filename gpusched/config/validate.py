@@ -136,6 +136,7 @@ def validate(cfg: GPUConfig) -> GPUConfig:
         raise ConfigError("l1.sector_bytes", cfg.l1.sector_bytes, f"must be <= l1.line_bytes ({cfg.l1.line_bytes})")
     _check_dram_mapping(cfg)
     _check_memory(cfg)
+    _check_carveouts(cfg)
     _check_warp_scheduler(cfg)
     return cfg
 
@@ -162,6 +163,35 @@ def _check_memory(cfg: GPUConfig) -> None:
         raise ConfigError("dram.row_bit", d.row_bit,
                           f"the {col_bits} column bits below it (row_bit − channel bits − bank bits) "
                           f"must address dram.row_bytes = {d.row_bytes} bytes")
+
+
+def carveouts(text: str) -> list[int]:
+    """``l1.carveouts`` as sorted byte counts ([] when empty); ValueError when malformed."""
+    if not text.strip():
+        return []
+    vals = sorted(int(p) * 1024 for p in text.split(","))
+    if vals[0] < 0:
+        raise ValueError
+    return vals
+
+
+def _check_carveouts(cfg: GPUConfig) -> None:
+    try:
+        cuts = carveouts(cfg.l1.carveouts)
+    except ValueError:
+        raise ConfigError("l1.carveouts", cfg.l1.carveouts, "expected KB counts separated by "
+                                                            "commas, e.g. '0,8,16,32,64,96'") from None
+    if cuts and not cfg.sm.smem_per_sm <= cuts[-1] <= cfg.l1.size_bytes:
+        raise ConfigError("l1.carveouts", cfg.l1.carveouts,
+                          f"the largest carve-out must hold sm.smem_per_sm ({cfg.sm.smem_per_sm} "
+                          f"bytes) and fit in the unified l1.size_bytes ({cfg.l1.size_bytes})")
+    if cfg.dram.partition_map == "ipoly":
+        from sim.memory.dram import IPOLY
+        if cfg.l2.slices not in IPOLY or cfg.l2.slices // cfg.dram.channels & (
+                cfg.l2.slices // cfg.dram.channels - 1):
+            raise ConfigError("dram.partition_map", "ipoly", "needs l2.slices = 16, 32 or 64 "
+                                                             "(GPGPU-Sim's IPOLY tables) and a "
+                                                             "power-of-two slices per channel")
 
 
 def _check_dram_mapping(cfg: GPUConfig) -> None:

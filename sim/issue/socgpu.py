@@ -34,7 +34,7 @@ from sim.issue.block import VOLATILE, FastSocgpuIssue
 from sim.issue.decode import decode, placeholder
 from sim.issue.warp_state import MemReq, SocgpuFetch, WarpIssue
 from sim.subcore import SubCore
-from sim.warp import DIV, LDST, NONE, WS_READY, Warp
+from sim.warp import ALU, DIV, LDST, NONE, WS_READY, Warp
 from sim.warp import WS_BARRIER
 from sim.warp import WS_DONE
 from sim.warp import WS_FETCH
@@ -185,6 +185,8 @@ class SocgpuSubCore(SubCore):
         unit = NONE
         if w.at_barrier:                        # (SOCGPU: BAR is serial, so nothing is ready)
             new = WS_BARRIER
+        elif w.atomics:                         # sm.blocking_atomics: an atomic in flight
+            new = WS_MEMORY
         elif nr:
             x = blk.instr[blk.cand(eff)]
             new, unit = WS_READY, x.unit
@@ -330,6 +332,8 @@ class SocgpuSubCore(SubCore):
         if kind <= DIV:
             unit = self.units[kind]
             unit.free_at = now + unit.ii
+            if unit.track:
+                unit.note(now)
             w.pending |= bit
             st.inflight |= bit
             sm.schedule_writeback(now + unit.result, w, bit)
@@ -344,8 +348,12 @@ class SocgpuSubCore(SubCore):
                 sm.memory_op(w, MemReq(x, bit), unit, now)
         elif x.op == OP_BAR:
             st.bar = bit
+            if self.units[ALU].track:          # units.sync_slot (sim.subcore.Unit)
+                self.units[ALU].take_sync_slot(now)
             sm.arrive_barrier(w, now)
         elif x.op == OP_EXIT:
+            if self.units[ALU].track:
+                self.units[ALU].take_sync_slot(now)
             blk = st.blk
             blk.writeback(now + 1, bit)
             assert not blk.valid, f"EXIT with other IB entries live: {blk.valid:#x}"

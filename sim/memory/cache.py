@@ -14,6 +14,38 @@ if TYPE_CHECKING:
     from .dram import AddressMap
 
 
+# Accel-Sim's per-access statuses (GPGPU-Sim gpu-cache.h ``cache_request_status``), counted per
+# 32-byte sector as its sectored caches count them; a read (or atomic) at offset 0 of
+# ``breakdown``, a write at offset 4. MSHR_HIT there is counted with every HIT_RESERVED.
+HIT, HIT_RESERVED, MISS, SECTOR_MISS = 0, 1, 2, 3
+STATUSES = ("HIT", "HIT_RESERVED", "MISS", "SECTOR_MISS")
+READ_AT, WRITE_AT = 0, 4
+
+
+def count_access(counts: list[int], at: int, mask: int, valid: int, pending: int,
+                 present: bool) -> None:
+    """Add one access to sectors ``mask`` of a line to ``counts[at + status]``: sectors valid →
+    HIT, on their way (``pending``) → HIT_RESERVED, else the first missing sector of an absent
+    line is a MISS and every other missing one a SECTOR_MISS (GPGPU-Sim allocates the line on
+    the first sector request, and the sector requests of a line arrive one by one)."""
+    counts[at + HIT] += (mask & valid).bit_count()
+    waiting = mask & ~valid & pending
+    counts[at + HIT_RESERVED] += waiting.bit_count()
+    n = (mask & ~valid & ~pending).bit_count()
+    if n:
+        if present or pending:
+            counts[at + SECTOR_MISS] += n
+        else:
+            counts[at + MISS] += 1
+            counts[at + SECTOR_MISS] += n - 1
+
+
+def breakdown_stats(counts: list[int]) -> dict[str, int]:
+    """``counts`` as flat statistics: ``acc_r_hit``, …, ``acc_w_sector_miss``."""
+    return {f"acc_{kind}_{status.lower()}": counts[at + i]
+            for kind, at in (("r", READ_AT), ("w", WRITE_AT)) for i, status in enumerate(STATUSES)}
+
+
 class Line:
     """One cache line: sector masks, the kernel epoch that filled it, prefetch flag."""
 

@@ -87,7 +87,10 @@ class MemoryHierarchy:
                                                    cfg.dram.scheduler,
                                                    cfg.dram.prefetch_priority, blocks)
         self.controller_latency = cfg.dram.controller_latency
-        self.l1s = [L1(i, cfg.l1, self._send, self._complete, self.up.src_waiting, self.inject_queue)
+        # l1.miss_after_lookup: a load's or store's packets leave after the L1's tag pipeline
+        self.lookup = cfg.l1.hit_latency if cfg.l1.miss_after_lookup and not cfg.l1.bypass_global_loads else 0
+        send = self._send_after_lookup if self.lookup else self._send
+        self.l1s = [L1(i, cfg.l1, send, self._complete, self.up.src_waiting, self.inject_queue)
                     for i in range(n_sm)]
         self.callbacks: list[Any] = [None] * n_sm
         # bound methods looked up once (hot paths; compiled, binding one per event is costly)
@@ -104,6 +107,9 @@ class MemoryHierarchy:
             {} for _ in range(n_sm)]
         self.smem_latency, self.smem_banks = cfg.units.smem_latency, cfg.units.smem_banks
         self.perfect_l1, self.l1_hit_latency = cfg.l1.perfect, cfg.l1.hit_latency
+        from gpusched.config.validate import carveouts
+        self.carveouts = carveouts(cfg.l1.carveouts)
+        self.kernel_ends: list[dict] = []       # ``cumulative`` at each kernel's end
         self.smem_free = [0] * n_sm
         self.smem_accesses = self.smem_cycles = 0
         self.loads = self.load_latency_sum = self.stores = self.atomics = 0
@@ -218,11 +224,39 @@ class MemoryHierarchy:
         readonly = None if next_kernel is None else tuple(next_kernel.readonly_regions)
         for l1 in self.l1s:
             l1.kernel_boundary(now, readonly)
+        if finished is not None:
+            self.kernel_ends.append(self.cumulative(now))
+        if next_kernel is not None and self.carveouts:
+            ways = self.l1_ways(next_kernel)
+            for l1 in self.l1s:
+                l1.cache.ways = ways
         for sm_id, refused in enumerate(self._refused):
             refused.clear()
             self._watch_queue(sm_id)
         for fn in self._watchers:
             fn()
+
+    def cumulative(self, now: int) -> dict:
+        """The counters Accel-Sim prints, cumulative, at the end of each kernel: the L1 and L2
+        access breakdowns (``cache.count_access``) and DRAM sectors read and written."""
+        l1, l2 = [0] * 8, [0] * 8
+        for sums, parts in ((l1, self.l1s), (l2, self.slices)):
+            for p in parts:
+                for i, v in enumerate(p.breakdown):
+                    sums[i] += v
+        return {"cycle": now, "l1": l1, "l2": l2,
+                "dram_reads": self.dram.bytes_read // self.sector_bytes,
+                "dram_writes": self.dram.bytes_written // self.sector_bytes}
+
+    def l1_ways(self, kernel: Kernel) -> int:
+        """``l1.carveouts`` (GPGPU-Sim's adaptive cache, ``shader_core_config::max_cta``): the
+        smallest carve-out that holds the kernel's shared memory (per CTA × CTAs per SM) goes to
+        shared memory, the L1 keeps the rest of the unified capacity, rounded to whole ways."""
+        from sim.cta import occupancy_limit
+        cfg = self.cfg
+        total = kernel.smem_per_cta * occupancy_limit(cfg.sm, kernel, cfg.sm.count).limit
+        cut = next((c for c in self.carveouts if c >= total), self.carveouts[-1])
+        return max(1, int(cfg.l1.ways * (1 - cut / cfg.l1.size_bytes) + 0.5))
 
     def busy(self) -> bool:
         return len(self.ev) > 0
@@ -271,6 +305,15 @@ class MemoryHierarchy:
             for _ in range(req.mask.bit_count() - 1):
                 self.up.send(now, req.sm, dst, nbytes, None)
         self.up.send(now, req.sm, dst, nbytes, req)
+
+    def _send_after_lookup(self, now: int, req: MemRequest) -> None:
+        """``l1.miss_after_lookup``: GPGPU-Sim's L1 takes every load and store through its
+        ``l1_latency`` queue before the tag lookup, so a miss's or write-through store's packet
+        leaves ``l1.hit_latency`` after the access (atomics bypass the L1: at once)."""
+        if req.kind == READ or req.kind == WRITE:
+            self.ev.at(now + self.lookup, self._send, req)
+        else:
+            self._send(now, req)
 
     def _at_slice(self, arrival: int, req: MemRequest) -> None:
         self.slices[req.slice].arrive(arrival, req)
@@ -399,4 +442,5 @@ class MemoryHierarchy:
         out["traffic.l2_to_dram_bytes"] = out["dram.bytes_written"]
         out["traffic.dram_to_l2_bytes"] = out["dram.bytes_read"]
         out.update(memory_energy(out, self.cfg.energy, self.sector_bytes))
+        out["kernel_ends"] = list(self.kernel_ends)
         return out

@@ -29,7 +29,7 @@ from typing import Callable, Final
 
 from gpusched.config.schema import L1Config
 
-from .cache import Line, SectorCache
+from .cache import READ_AT, WRITE_AT, Line, SectorCache, breakdown_stats, count_access
 from .events import nothing
 from .request import ATOM, READ, WRITE, WRITEBACK, MemRequest
 
@@ -90,6 +90,8 @@ class L1:
         self.prefetches = self.prefetch_hits = self.max_mshr = 0
         self.miss_latency_sum = self.miss_count = 0
         self.sector_accesses = 0        # sectors read or written in the data array (energy)
+        self.breakdown = [0] * 8        # Accel-Sim's statuses per sector (cache.count_access);
+                                        # nothing when global accesses bypass the L1, as there
 
     def mshrs_used(self) -> int:
         return len(self.mshr) + self.atomics_inflight
@@ -169,6 +171,10 @@ class L1:
                     del s[addr]
                     s[addr] = line
             missing = mask if line is None else mask & ~line.valid
+            if not self.bypass:
+                pend = mshr.get(addr)
+                count_access(self.breakdown, READ_AT, mask, 0 if line is None else line.valid,
+                             0 if pend is None else pend.pending, line is not None)
             if not missing and line is not None:
                 self.hits += 1
                 self.sector_accesses += mask.bit_count()
@@ -251,6 +257,9 @@ class L1:
                 del s[addr]
                 s[addr] = line
             self.sector_accesses += mask.bit_count()
+            if not self.bypass:
+                count_access(self.breakdown, WRITE_AT, mask, 0 if line is None else line.valid,
+                             0, line is not None)
             if line is not None:
                 self.store_hits += 1
                 line.valid |= mask
@@ -336,4 +345,4 @@ class L1:
                 "max_mshr": self.max_mshr, "prefetches": self.prefetches,
                 "prefetch_hits": self.prefetch_hits, "sector_accesses": self.sector_accesses,
                 "miss_latency_sum": self.miss_latency_sum,
-                "miss_count": self.miss_count}
+                "miss_count": self.miss_count, **breakdown_stats(self.breakdown)}

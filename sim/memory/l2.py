@@ -19,7 +19,7 @@ from typing import Callable
 
 from gpusched.config.schema import L2Config
 
-from .cache import SectorCache
+from .cache import READ_AT, WRITE_AT, SectorCache, breakdown_stats, count_access
 from .dram import AddressMap
 from .events import EventQueue
 from .request import ATOM, PREFETCH, READ, WRITEBACK, MemRequest
@@ -56,6 +56,7 @@ class L2Slice:
         self.stall_events = 0           # times the slice stalled: MSHRs or DRAM input full
         self.prefetches = self.prefetch_hits = 0
         self.sector_accesses = 0        # sectors read or written in the data array (energy)
+        self.breakdown = [0] * 8        # Accel-Sim's statuses per sector (cache.count_access)
 
     def arrive(self, arrival: int, req: MemRequest) -> None:
         """A packet will arrive at ``arrival``; reserve its tag-stage slot."""
@@ -101,6 +102,8 @@ class L2Slice:
                 return True             # already here or on its way: nothing to fetch
             if not missing and line is not None:
                 self.hits += 1
+                if kind != PREFETCH:
+                    count_access(self.breakdown, READ_AT, mask, line.valid, 0, True)
                 self.sector_accesses += mask.bit_count()
                 if line.prefetched:
                     self.prefetch_hits += 1
@@ -111,12 +114,15 @@ class L2Slice:
                 self.reply(now, req)
                 return True
             entry = self.mshr.get(addr)
+            if entry is None and len(self.mshr) >= self.n_mshrs:
+                if not self.stalled:
+                    self.stall_events += 1
+                    self.stalled.append(req)
+                return False
+            if kind != PREFETCH:
+                count_access(self.breakdown, READ_AT, mask, 0 if line is None else line.valid,
+                             0 if entry is None else entry.pending, line is not None)
             if entry is None:
-                if len(self.mshr) >= self.n_mshrs:
-                    if not self.stalled:
-                        self.stall_events += 1
-                        self.stalled.append(req)
-                    return False
                 entry = self.mshr[addr] = _Mshr(missing, now)
                 if len(self.mshr) > self.max_mshr:
                     self.max_mshr = len(self.mshr)
@@ -138,6 +144,10 @@ class L2Slice:
             return True
         # WRITE / WRITEBACK from an L1: write-allocate without fetch
         self.writes += 1
+        present = self.cache.probe(addr)
+        entry = self.mshr.get(addr)
+        count_access(self.breakdown, WRITE_AT, mask, 0 if present is None else present.valid,
+                     0 if entry is None else entry.pending, present is not None)
         self._install(now, addr, mask, mask, False)
         if req.waiter is not None:      # a store waiting for its ack (l1.store_ack)
             self.reply(now, req)
@@ -152,12 +162,14 @@ class L2Slice:
         if kind == READ or kind == ATOM:
             self.hits += 1
             self.sector_accesses += req.mask.bit_count()
+            count_access(self.breakdown, READ_AT, req.mask, req.mask, 0, True)
             if kind == ATOM:
                 self.atomics += 1
             self.reply(now, req)
         else:
             self.writes += 1
             self.sector_accesses += req.mask.bit_count()
+            count_access(self.breakdown, WRITE_AT, req.mask, req.mask, 0, True)
         return True
 
     def prefetch(self, now: int, req: MemRequest) -> bool:
@@ -211,4 +223,5 @@ class L2Slice:
                 "merges": self.merges, "writes": self.writes, "atomics": self.atomics,
                 "writebacks": self.writebacks, "stalls": self.stall_events,
                 "max_mshr": self.max_mshr, "prefetches": self.prefetches,
-                "prefetch_hits": self.prefetch_hits, "sector_accesses": self.sector_accesses}
+                "prefetch_hits": self.prefetch_hits, "sector_accesses": self.sector_accesses,
+                **breakdown_stats(self.breakdown)}

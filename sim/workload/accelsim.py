@@ -1,7 +1,8 @@
 """Accel-Sim trace import: ``read_trace_dir(path) -> Workload``.
 
 A trace directory holds ``kernelslist.g`` (one ``kernel-N.traceg`` or ``.traceg.xz`` per line;
-Memcpy lines are skipped) and one file per kernel: ``-key = value`` headers (grid dim, block
+``MemcpyHtoD,address,bytes`` lines are checked and kept in the workload's meta, other Memcpy
+lines skipped, as Accel-Sim does) and one file per kernel: ``-key = value`` headers (grid dim, block
 dim, shmem, nregs, …), ``#`` comments, then per thread block ``#BEGIN_TB``, ``thread block =
 x,y,z``, per warp ``warp = N``, ``insts = K`` and K instruction lines (``trace_line``),
 ``#END_TB``.
@@ -47,10 +48,14 @@ def read_trace_dir(path: str | Path, preset: str | None = None,
         text = listing.read_bytes().decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError(str(listing), "non-UTF-8 bytes", "expected UTF-8 text") from None
-    kernels = []
+    kernels, copies = [], []
     for lineno, raw in enumerate(text.splitlines(), 1):
         s = raw.strip()
-        if not s or s.startswith("#") or s.lower().startswith("memcpy"):
+        if not s or s.startswith("#"):
+            continue
+        if s.lower().startswith("memcpy"):
+            if s.startswith("MemcpyHtoD"):
+                copies.append(memcpy_line(s, f"{listing}:{lineno}"))
             continue
         if not s.endswith((".traceg", ".traceg.xz")):
             raise ConfigError(f"{listing}:{lineno}", s,
@@ -65,7 +70,22 @@ def read_trace_dir(path: str | Path, preset: str | None = None,
     return Workload(name=d.name, kernels=[k.kernel() for k in kernels],
                     description=f"Accel-Sim traces from {d}",
                     meta={"thread_insts": sum(k.meta["thread_insts"] for k in kernels),
-                          "warp_insts": sum(k.meta["warp_insts"] for k in kernels)})
+                          "warp_insts": sum(k.meta["warp_insts"] for k in kernels),
+                          "memcpy_h2d": copies})
+
+
+def memcpy_line(s: str, where: str) -> tuple[int, int]:
+    """``MemcpyHtoD,0xADDRESS,BYTES`` → (address, bytes), as Accel-Sim's trace parser reads it."""
+    parts = [p.strip() for p in s.split(",")]
+    try:
+        if len(parts) != 3 or parts[0] != "MemcpyHtoD":
+            raise ValueError
+        address, count = int(parts[1], 16), int(parts[2])
+        if not (0 <= address < 1 << 64 and count >= 0):
+            raise ValueError
+    except ValueError:
+        raise ConfigError(where, s, "expected 'MemcpyHtoD,0xADDRESS,BYTES'") from None
+    return address, count
 
 
 def warn_about(kernels: list[TraceKernel], preset: str | None) -> None:
@@ -96,8 +116,8 @@ def warn_about(kernels: list[TraceKernel], preset: str | None) -> None:
     for version, where in sorted(versions.items()):
         have = FAMILY_OF_VERSION.get(version)
         if have is None:
-            warnings.warn(f"{where}: binary version {version} is not a Pascal, Volta, Turing or "
-                          "Ampere SASS version", TraceWarning, stacklevel=3)
+            warnings.warn(f"{where}: binary version {version} is not a Kepler, Maxwell, Pascal, "
+                          "Volta, Turing, Ampere or Hopper SASS version", TraceWarning, stacklevel=3)
         elif want is not None and have != want:
             warnings.warn(f"{where}: binary version {version} is {have.title()} SASS but preset "
                           f"{preset} is a {want.title()} GPU", TraceWarning, stacklevel=3)

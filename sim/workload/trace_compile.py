@@ -1,4 +1,4 @@
-"""One streaming pass over an Accel-Sim ``.traceg`` (trace version 3/4; 1–2 read as Accel-Sim
+"""One streaming pass over an Accel-Sim ``.traceg`` (tracer versions 3–5; 1–2 read as Accel-Sim
 does): validate every line and write the compact compiled form that ``trace_store`` reads.
 
 Compiled form (a folder): ``meta.json`` (headers, the static-instruction table — one entry per
@@ -33,7 +33,7 @@ MAX_THREADS_PER_BLOCK = 1024     # CUDA limit
 KNOWN_HEADERS = ("kernel name", "kernel id", "grid dim", "block dim", "shmem", "nregs",
                  "cuda stream id", "binary version", "enable lineinfo", "nvbit version",
                  "accelsim tracer version", "shmem base_addr", "local mem base_addr")
-SUPPORTED_TRACER_VERSIONS = (3, 4)
+SUPPORTED_TRACER_VERSIONS = (3, 4, 5)
 STRUCTURE = "expected '#BEGIN_TB', 'thread block = x,y,z', 'warp = N', 'insts = K' or '#END_TB'"
 def open_trace(path: Path) -> IO[bytes]:
     """A ``.traceg`` or ``.traceg.xz`` file as a binary line stream."""
@@ -163,8 +163,9 @@ class TraceCompiler:
         if self.tracer_version not in SUPPORTED_TRACER_VERSIONS:
             self.notes.append(["tracer", self.where(self.header_lines["accelsim tracer version"]),
                                f"Accel-Sim tracer version {self.tracer_version} (this reader "
-                               f"follows versions 3-4)"])
+                               f"follows versions 3-5)"])
         self.skip = self.lineinfo + (4 if self.tracer_version < 3 else 0)
+        self.imm = self.tracer_version >= 5          # every line ends with an immediate
         self.family = FAMILY_OF_VERSION.get(self.binary_version)
 
     def _text(self, raw: bytes, lineno: int) -> str:
@@ -311,7 +312,8 @@ class TraceCompiler:
     def _parse(self, s: bytes, lineno: int, n: int, got: int, at: int, warp: int) -> tuple:
         text = self._text(s, lineno).strip()
         try:
-            opcode, dst, src, width, pc, mask, mem = parse_instruction(text, self.where(lineno), self.skip)
+            opcode, dst, src, width, pc, mask, mem = parse_instruction(text, self.where(lineno), self.skip,
+                                                                   self.imm)
         except ConfigError:
             if text.startswith(("#", "warp", "insts", "thread block")):
                 raise ConfigError(self.where(lineno), text,

@@ -1,11 +1,12 @@
 """The Accel-Sim parity suite: small workloads covering what the baseline pipeline must get right
 (compute- and memory-bound, full and low occupancy, barriers, divergence, shared memory,
-atomics, and SOCGPU-suite catalogue stand-ins), written as Pascal traces by the project's own
-writer. Accel-Sim's numbers for them are recorded in ``data/accelsim/``; ``tests/validation``
-regenerates the traces, checks they are byte-identical to those Accel-Sim ran (SHA-256), and
-compares cycles. See docs/validation.md.
+atomics, SOCGPU-suite catalogue stand-ins, and the wider shapes of ``WIDE``), written as traces
+by the project's own writer: Pascal SASS for the Pascal configs, Volta for SM7_QV100
+(``PARITY``). Accel-Sim's numbers for them are recorded in ``data/accelsim/``;
+``tests/validation`` regenerates the traces, checks they are byte-identical to those Accel-Sim
+ran (SHA-256), and compares cycles. See docs/validation.md.
 
-    python -m sim.workload.trace_parity write DIR [NAME ...]   # one trace folder per case
+    python -m sim.workload.trace_parity write DIR [--family volta] [NAME ...]
     python -m sim.workload.trace_parity list
 """
 
@@ -13,11 +14,12 @@ from __future__ import annotations
 
 import hashlib
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from .catalogue import get_workload
-from .kernel import Op, Workload
+from .kernel import Instr, Op, Workload
 from .patterns import Gather, Shared, Stream
 from .synthetic import Barrier, Block, If, Ins, KernelSpec, Loop, Mix, Regs, build_kernel
 from .tracegen import write_trace_dir
@@ -77,6 +79,68 @@ CASES: dict[str, tuple[str, Callable[[], Workload]]] = {
         "lat_l2", 1, 32, (Loop((Ins(Op.LDG, 1, Gather(GIB, 2048, lines=1), dep="last_load"),),
                                trips=100),)))),
 }
+
+
+def _wide(spec: KernelSpec, size: int) -> Callable[[], Workload]:
+    """``spec`` with its global loads and stores ``size`` bytes per lane (``LDG.E.128``: a warp
+    access of 32 lanes × 16 B = 4 lines), the active lanes ``size`` apart from the first one's
+    address (the spec's pattern spaces warp accesses 4 lines apart: ``Stream(lines=4)``)."""
+    def make() -> Workload:
+        k = build_kernel(spec, seed=SEED)
+        inner = k.stream
+        memo: dict[int, Instr] = {}
+
+        def stream(cta: int, warp: int):
+            for ins in inner(cta, warp):
+                if ins.op in (Op.LDG, Op.STG) and ins.addrs:
+                    base = ins.addrs[0]
+                    yield Instr(ins.op, ins.dst, ins.src,
+                                tuple(range(base, base + size * len(ins.addrs), size)),
+                                size, ins.mask, ins.pc, ins.next_pc)
+                else:
+                    yield memo.setdefault(id(ins), ins)
+        k.stream = stream
+        return Workload(spec.name, [k])
+    return make
+
+
+# shapes beyond the first suite (issue 35 item 3): reuse in the L2 and the L1, strided and
+# multi-sector accesses, store and copy streams, atomics on hot lines, 16-thread blocks, SFU
+# throughput, barriers with 32 warps per CTA
+WIDE: dict[str, tuple[str, Callable[[], Workload]]] = {
+    "l2_reuse": ("L2-hit-bound: loads of random lines within 256 KB, full occupancy", _one(KernelSpec(
+        "l2_reuse", 112, 256, (Loop((Ins(Op.LDG, 1, Gather(GIB, 256 << 10, lines=1)),
+                                     Block(2, Mix(alu=1)), Ins(Op.ALU, 1, dep="last_load")),
+                                    trips=10),)))),
+    "l1_reuse": ("each CTA reads its own 8 KB tile 6 times (L1 hits where loads use the L1)",
+                 _one(KernelSpec("l1_reuse", 56, 256, (Loop((Ins(Op.LDG, 1, Stream(
+                     GIB, footprint=8192, passes=6, step=1024)), Block(2, Mix(alu=1)),
+                     Ins(Op.ALU, 1, dep="last_load")), trips=12),)))),
+    "strided": ("strided loads: each warp access 8 lines, one sector in each", _one(KernelSpec(
+        "strided", 56, 256, (Loop((Ins(Op.LDG, 1, Stream(GIB, lines=8)), Block(3, Mix(alu=1)),
+                                   Ins(Op.ALU, 1, dep="last_load")), trips=8),)))),
+    "ld128_stream": ("LDG.E.128 streaming: 4 full lines per warp access", _wide(KernelSpec(
+        "ld128_stream", 112, 256, (Loop((Ins(Op.LDG, 1, Stream(GIB, lines=4)), Block(2, Mix(alu=1)),
+                                         Ins(Op.ALU, 1, dep="last_load")), trips=6),)), 16)),
+    "store_stream": ("coalesced store stream, no loads, full occupancy", _one(KernelSpec(
+        "store_stream", 224, 256, (Loop((Block(2, Mix(alu=1)), Ins(Op.STG, 1, Stream(2 * GIB))),
+                                        trips=8),)))),
+    "copy128": ("128-bit copy: LDG.E.128 then STG.E.128 of the loaded value", _wide(KernelSpec(
+        "copy128", 112, 256, (Loop((Ins(Op.LDG, 1, Stream(GIB, lines=4)),
+                                    Ins(Op.STG, 1, Stream(2 * GIB, lines=4), dep="last_load")),
+                                   trips=4),)), 16)),
+    "atomics_hot": ("global atomics of every warp on the same 4 lines", _one(KernelSpec(
+        "atomics_hot", 28, 128, (Loop((Block(4, Mix(alu=1)), Ins(Op.ATOM, 1, Stream(
+            GIB, footprint=512, unit="grid"))), trips=4),)))),
+    "cta16": ("16-thread blocks (half-warp masks), load + ALU loop", _one(KernelSpec(
+        "cta16", 448, 16, (Loop((Ins(Op.LDG, 1, Stream(GIB)), Block(4, Mix(alu=1)),
+                                 Ins(Op.ALU, 1, dep="last_load")), trips=8),)))),
+    "sfu_mix": ("SFU-throughput-bound: one MUFU per two ALU ops, full occupancy", _one(KernelSpec(
+        "sfu_mix", 224, 256, (Block(48, Mix(alu=2, sfu=1)),), regs=Regs(raw_mean=6.0)))),
+    "barrier_1024": ("1024-thread CTAs (32 warps) with a barrier every 6 ALU ops", _one(KernelSpec(
+        "barrier_1024", 56, 1024, (Loop((Block(6, Mix(alu=1)), Barrier()), trips=8),)))),
+}
+CASES.update(WIDE)
 CATALOGUE = ("sg_gemm_train", "sg_conv_train", "sg_backprop", "sg_bfs", "sg_hotspot", "sg_srad")
 CATALOGUE_SCALE = 0.5
 for _name in CATALOGUE:
@@ -84,9 +148,25 @@ for _name in CATALOGUE:
                     lambda n=_name: get_workload(n, seed=0, scale=CATALOGUE_SCALE))
 
 
-def write_case(name: str, folder: Path) -> Path:
-    """Write case ``name`` as a Pascal trace folder ``folder``/``name``."""
-    return write_trace_dir(Path(folder) / name, CASES[name][1](), family=FAMILY)
+@dataclass(frozen=True)
+class ParityConfig:
+    """One configuration of the suite: our preset, Accel-Sim's recorded run of it, the traces'
+    SASS family and what Accel-Sim ran."""
+    preset: str
+    data: str               # file in data/accelsim/
+    family: str
+    accelsim: str
+
+
+PARITY = {
+    "titanx": ParityConfig("titanx", "parity_sm6_titanx.json", "pascal", "SM6_TITANX"),
+}
+
+
+def write_case(name: str, folder: Path, family: str = FAMILY) -> Path:
+    """Write case ``name`` as a trace folder ``folder``/``name`` (Pascal SASS by default; a
+    Volta config reads ``family="volta"``, binary version 70)."""
+    return write_trace_dir(Path(folder) / name, CASES[name][1](), family=family)
 
 
 def trace_digest(d: Path) -> str:
@@ -103,8 +183,11 @@ def main(argv: list[str]) -> int:
             print(f"{name:14} {what}")
         return 0
     if argv[:1] == ["write"] and len(argv) >= 2:
-        for name in argv[2:] or list(CASES):
-            d = write_case(name, Path(argv[1]))
+        rest, family = argv[2:], FAMILY
+        if rest[:1] == ["--family"] and len(rest) >= 2:
+            family, rest = rest[1], rest[2:]
+        for name in rest or list(CASES):
+            d = write_case(name, Path(argv[1]), family)
             print(d, trace_digest(d))
         return 0
     print(__doc__.strip().splitlines()[-2].strip(), file=sys.stderr)

@@ -1,11 +1,12 @@
-"""The parity table and correlation plot of docs/validation.md: the parity suite regenerated, run
-on a preset, and compared with Accel-Sim's recorded numbers (data/accelsim/).
+"""The parity tables and correlation plots of docs/validation.md: the parity suite regenerated,
+run on a configuration of ``trace_parity.PARITY`` (its preset, optionally changed by ``--set``)
+and compared with Accel-Sim's recorded numbers (data/accelsim/).
 
-    python -m sim.workload.trace_parity_report PRESET [--set k=v ...] [--plot OUT.png] [--label L]
+    python -m sim.workload.trace_parity_report CONFIG [CONFIG ...] [--set k=v ...] [--plot OUT.png]
 
-Prints a Markdown table (cycles, ratio, warp instructions) with the mean absolute error and
-Pearson r of log cycles. (Speed is measured separately, both simulators as whole processes back
-to back: docs/validation.md.)
+Prints a Markdown table per configuration (cycles, ratio, warp instructions) with the mean
+absolute error and Pearson r of log cycles. (Speed is measured separately, both simulators as
+whole processes back to back: docs/validation.md.)
 """
 
 from __future__ import annotations
@@ -17,22 +18,23 @@ import tempfile
 import warnings
 from pathlib import Path
 
-DATA = Path(__file__).parents[2] / "data" / "accelsim" / "parity_sm6_titanx.json"
-PARITY_OVERRIDES = ["dram.channels=12", "l2.slices=24", "kernels.launch_latency=0"]
+DATA = Path(__file__).parents[2] / "data" / "accelsim"
 
 
-def measure(preset: str, overrides: list[str]) -> list[dict]:
-    """One row per case: Accel-Sim's recorded numbers beside ours on ``preset``."""
+def measure(config: str, overrides: list[str], preset: str | None = None) -> list[dict]:
+    """One row per case: Accel-Sim's recorded numbers for ``config`` beside ours on its preset
+    (or ``preset``) with ``overrides``."""
     from gpusched.commands.config_cmd import resolve_config
     from sim.run import simulate
     from sim.workload.accelsim import read_trace_dir
-    from sim.workload.trace_parity import CASES, write_case
-    ref = json.loads(DATA.read_text())["cases"]
-    cfg = resolve_config(preset, overrides)
+    from sim.workload.trace_parity import CASES, PARITY, write_case
+    p = PARITY[config]
+    ref = json.loads((DATA / p.data).read_text())["cases"]
+    cfg = resolve_config(preset or p.preset, overrides)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in CASES:
-            d = write_case(name, Path(tmp))
+            d = write_case(name, Path(tmp), p.family)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 wl = read_trace_dir(d, cache=Path(tmp) / "cache")
@@ -86,7 +88,7 @@ def plot(series: dict[str, list[dict]], path: Path) -> None:
         ax.annotate(r["case"], (r["accelsim"], r["ours"]), fontsize=6, xytext=(3, -3),
                     textcoords="offset points")
     ax.set(xscale="log", yscale="log", xlim=(lo, hi), ylim=(lo, hi),
-           xlabel="Accel-Sim cycles (SM6_TITANX)", ylabel="gpusched cycles",
+           xlabel="Accel-Sim cycles", ylabel="gpusched cycles",
            title=f"Parity suite, {len(list(series.values())[0])} traces")
     ax.legend(fontsize=7, loc="upper left")
     fig.tight_layout()
@@ -94,15 +96,17 @@ def plot(series: dict[str, list[dict]], path: Path) -> None:
 
 
 def main() -> None:
+    from sim.workload.trace_parity import PARITY
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("preset", nargs="+", help="preset name(s); each becomes a series")
-    ap.add_argument("--set", action="append", default=[], help="override for every preset")
+    ap.add_argument("config", nargs="+", choices=sorted(PARITY), help="configuration(s); each a series")
+    ap.add_argument("--set", action="append", default=[], help="override for every configuration")
+    ap.add_argument("--preset", help="run this preset instead of each configuration's own")
     ap.add_argument("--plot", help="write the correlation plot here")
     ap.add_argument("--json", help="write the rows here")
     a = ap.parse_args()
-    series = {p: measure(p, PARITY_OVERRIDES + a.set) for p in a.preset}
-    for p, rows in series.items():
-        print(f"### {p}\n\n{markdown(rows)}\n")
+    series = {c: measure(c, a.set, a.preset) for c in a.config}
+    for c, rows in series.items():
+        print(f"### {c} (Accel-Sim {PARITY[c].accelsim})\n\n{markdown(rows)}\n")
     if a.plot:
         plot(series, Path(a.plot))
     if a.json:

@@ -1,5 +1,10 @@
-"""Write Accel-Sim (trace version 4) directories from any ``Kernel``: the inverse of
-``accelsim.read_trace_dir``, used by tests (round trip) and to demo the reader.
+"""Write Accel-Sim trace directories from any ``Kernel``: the inverse of
+``accelsim.read_trace_dir``, used by tests (round trip), the parity suite and to demo the reader.
+
+``tracer_version`` 4 (default), 3 (no ``-enable lineinfo`` header) or 5 (every line ends with
+an immediate, 0 here, as NVBit's tracer v5 writes it); ``lineinfo`` puts a source-line number
+in front of each line. An instruction with mask 0 (no active lane) is written as the tracer
+writes it: a memory one with ``1 0x0 0`` as its address info, and no access.
 
 ``address_format``: 'auto' picks the most compact form per instruction (1 = base + stride when
 the active lanes are contiguous with a constant stride, else 2 = base + deltas), or force
@@ -18,7 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable
 
-from .kernel import Instr, Kernel, Workload
+from .kernel import MEMORY_OPS, Instr, Kernel, Workload
 from .opcodes import OP_TO_SASS, VERSION_OF_FAMILY
 
 TRACE_FORMAT_COMMENT = ("#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num "
@@ -40,7 +45,7 @@ WIDTH_SUFFIX = {1: ".U8", 2: ".U16", 4: "", 8: ".64", 16: ".128"}   # Accel-Sim 
 def opcode_of(ins: Instr) -> str:
     """The SASS opcode written for ``ins``: its op class's opcode, plus the access width."""
     name = OP_TO_SASS[ins.op]
-    if ins.addrs is not None and ins.size != 4:
+    if ins.op in MEMORY_OPS and ins.size != 4:
         if ins.size not in WIDTH_SUFFIX:
             raise ValueError(f"no SASS access width of {ins.size} bytes ({ins!r})")
         name += WIDTH_SUFFIX[ins.size]
@@ -48,19 +53,31 @@ def opcode_of(ins: Instr) -> str:
 
 
 def format_line(ins: Instr, address_format: str | int = "auto", predicates: bool = True,
-                opcode: str | None = None) -> str:
-    """One instruction as a trace-v4 line (``predicates=False``: without P registers;
-    ``opcode``: the SASS opcode to write instead of the op class's)."""
+                opcode: str | None = None, tracer_version: int = 4,
+                line_number: int | None = None) -> str:
+    """One instruction as a trace line (``predicates=False``: without P registers; ``opcode``:
+    the SASS opcode to write instead of the op class's; tracer version 5 appends the immediate;
+    ``line_number`` for traces with lineinfo)."""
     dst, src = ins.dst, ins.src
     if not predicates:
         dst, src = tuple(r for r in dst if r < 256), tuple(r for r in src if r < 256)
-    t = [f"{ins.pc:04x}", f"{ins.mask:08x}", str(len(dst)), *map(reg_name, dst),
-         opcode or opcode_of(ins), str(len(src)), *map(reg_name, src)]
-    if ins.addrs is None:
+    t = [] if line_number is None else [str(line_number)]
+    t += [f"{ins.pc:04x}", f"{ins.mask:08x}", str(len(dst)), *map(reg_name, dst),
+          opcode or opcode_of(ins), str(len(src)), *map(reg_name, src)]
+    t += _memory_fields(ins, address_format)
+    if tracer_version >= 5:
         t.append("0")
-        return " ".join(t)
-    a = ins.addrs
-    t.append(str(ins.size))
+    return " ".join(t)
+
+
+def _memory_fields(ins: Instr, address_format: str | int) -> list[str]:
+    """``mem_width [fmt addresses]``: ``0`` for a non-memory instruction."""
+    if ins.op not in MEMORY_OPS or (ins.addrs is None and ins.mask):
+        return ["0"]
+    t = [str(ins.size)]
+    a = ins.addrs or ()
+    if not a:                               # no active lane: the tracer's base + stride of 0
+        return t + ["1", "0x0", "0"]
     deltas = [y - x for x, y in zip(a, a[1:])]
     fmt = str(address_format)
     if fmt == "auto":
@@ -73,7 +90,7 @@ def format_line(ins: Instr, address_format: str | int = "auto", predicates: bool
         t += ["1", f"0x{a[0]:016x}", str(deltas[0] if deltas else 0)]
     else:
         t += ["2", f"0x{a[0]:016x}", *map(str, deltas)]
-    return " ".join(t)
+    return t
 
 
 SHMEM_BASE, LOCAL_BASE = 0x00007F0000000000, 0x00007F1000000000
@@ -82,26 +99,32 @@ SHMEM_BASE, LOCAL_BASE = 0x00007F0000000000, 0x00007F1000000000
 def write_kernel(path: Path, kernel: Kernel, kernel_id: int, address_format: str | int = "auto",
                  ctas: Iterable[int] | None = None, family: str = "volta",
                  predicates: bool = True, opcodes: dict[int, str] | None = None,
-                 windows: tuple[int, int] = (SHMEM_BASE, LOCAL_BASE)) -> None:
+                 windows: tuple[int, int] = (SHMEM_BASE, LOCAL_BASE), tracer_version: int = 4,
+                 lineinfo: bool = False) -> None:
     """Write one ``kernel-N.traceg`` (all CTAs unless ``ctas`` is given). ``opcodes``: the SASS
     opcode of each pc (else the op class's); ``windows``: the shared and local base addresses."""
+    if tracer_version not in (3, 4, 5):
+        raise ValueError(f"tracer_version must be 3, 4 or 5, got {tracer_version}")
     gx, gy, gz = kernel.grid
     bx, by, bz = kernel.block
+    lineinfo_header = "" if tracer_version == 3 else f"-enable lineinfo = {int(lineinfo)}\n"
+    comment = TRACE_FORMAT_COMMENT + (" immediate" if tracer_version >= 5 else "")
     with open(path, "w") as f:
         f.write(f"-kernel name = {kernel.name}\n-kernel id = {kernel_id}\n"
                 f"-grid dim = ({gx},{gy},{gz})\n-block dim = ({bx},{by},{bz})\n"
                 f"-shmem = {kernel.smem_per_cta}\n-nregs = {kernel.regs_per_thread}\n"
                 f"-binary version = {VERSION_OF_FAMILY[family]}\n-cuda stream id = 0\n"
                 f"-shmem base_addr = {windows[0]:#018x}\n-local mem base_addr = {windows[1]:#018x}\n"
-                "-nvbit version = 1.5.5\n-accelsim tracer version = 4\n-enable lineinfo = 0\n\n"
-                f"{TRACE_FORMAT_COMMENT}\n\n")
+                f"-nvbit version = 1.5.5\n-accelsim tracer version = {tracer_version}\n"
+                f"{lineinfo_header}\n{comment}\n\n")
         for cta in (range(kernel.n_ctas) if ctas is None else ctas):
             x, y, z = kernel.cta_dim3(cta)
             f.write(f"#BEGIN_TB\n\nthread block = {x},{y},{z}\n\n")
             for w in range(kernel.warps_per_cta()):
                 lines = [format_line(ins, address_format, predicates,
-                                     opcodes.get(ins.pc) if opcodes else None)
-                         for ins in kernel.stream(cta, w)]
+                                     opcodes.get(ins.pc) if opcodes else None, tracer_version,
+                                     i if lineinfo else None)
+                         for i, ins in enumerate(kernel.stream(cta, w), 1)]
                 f.write(f"warp = {w}\ninsts = {len(lines)}\n")
                 f.write("\n".join(lines))
                 f.write("\n\n")
@@ -110,7 +133,8 @@ def write_kernel(path: Path, kernel: Kernel, kernel_id: int, address_format: str
 
 def write_trace_dir(path: str | Path, workload: Workload | list[Kernel],
                     address_format: str | int = "auto", family: str = "volta",
-                    predicates: bool = True) -> Path:
+                    predicates: bool = True, tracer_version: int = 4,
+                    lineinfo: bool = False) -> Path:
     """Write ``kernelslist.g`` (with a Memcpy line, as real traces have) and one file per kernel."""
     d = Path(path)
     d.mkdir(parents=True, exist_ok=True)
@@ -118,7 +142,7 @@ def write_trace_dir(path: str | Path, workload: Workload | list[Kernel],
     listing = ["MemcpyHtoD,0x00007f2000000000,4096"]
     for i, k in enumerate(kernels, 1):
         write_kernel(d / f"kernel-{i}.traceg", k, i, address_format, family=family,
-                     predicates=predicates)
+                     predicates=predicates, tracer_version=tracer_version, lineinfo=lineinfo)
         listing.append(f"kernel-{i}.traceg")
     (d / "kernelslist.g").write_text("\n".join(listing) + "\n")
     return d

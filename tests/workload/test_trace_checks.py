@@ -43,7 +43,6 @@ CASES = {
     "warp duplicated": (tb(0, [GOOD, GOOD]) + tb(1, [GOOD, GOOD]).replace("warp = 1", "warp = 0"),
                         "#END_TB", "each warp once"),
     "mask wider than 32 lanes": (bad_line("0010 1ffffffff 0 NOP 0 0"), "1ffffffff", "32-lane mask"),
-    "mask empty": (bad_line("0010 00000000 0 NOP 0 0"), "00000000 0 NOP", "non-zero"),
     "address beyond 64 bits": (bad_line("0010 00000001 1 R2 LDG.E 1 R4 4 0 0x1ffffffffffffffff"),
                                "0x1ffffffffffffffff", "0..2^64-1"),
     "address negative by stride": (bad_line("0010 00000003 1 R2 LDG.E 1 R4 4 1 0x10 -64"),

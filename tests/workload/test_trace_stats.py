@@ -74,6 +74,83 @@ def test_cli_accelsim_format_agrees_with_json(tmp_path):
     assert int(kv["gpu_sim_cycle"]) == j["cycles"] == j["accelsim"]["total"]["gpu_tot_sim_cycle"]
     assert int(kv["gpgpu_n_tot_w_icount"]) == j["warp_insts"]
     assert float(kv["gpu_ipc"]) == round(int(kv["gpu_sim_insn"]) / j["cycles"], 4)
-    assert format_accelsim(j["accelsim"]) == text.stdout.rstrip("\n")
+    body, _, host = text.stdout.rstrip("\n").partition("\ngpgpu_simulation_time")
+    assert format_accelsim(j["accelsim"]) == body           # the host's timing: text only
+    assert "sec)" in host and "(inst/sec)" in host and "gpgpu_simulation_time" not in json.dumps(j)
     bad = gpusched(*args, "--format", "csv")
     assert bad.returncode == 2 and "--format" in bad.stderr
+
+
+# the statistics Accel-Sim's util/job_launching/stats/example_stats.yml collects by default
+# (the keys of its regexes; get_stats.py reads the last value printed)
+GET_STATS_KEYS = (
+    "gpu_tot_sim_insn", "gpu_tot_sim_cycle", "gpgpu_n_tot_w_icount", "total dram reads",
+    "total dram writes", "kernel_launch_uid", "gpgpu_n_shmem_bkconflict", "gpu_ipc",
+    "gpu_occupancy", "L2_BW", "gpu_tot_ipc",
+    *(f"{c}[GLOBAL_ACC_{k}][{s}]" for c in ("L2_cache_stats_breakdown",
+                                            "Total_core_cache_stats_breakdown")
+      for k in "RW" for s in ("HIT", "TOTAL_ACCESS")),
+    "Total_core_cache_stats_breakdown[GLOBAL_ACC_R][MSHR_HIT]",
+    "gpgpu_simulation_time", "gpgpu_simulation_rate", "gpgpu_silicon_slowdown")
+
+
+def test_the_keys_get_stats_collects_by_default_are_printed(tmp_path):
+    d = write_trace_dir(tmp_path, [build_kernel(rich_spec(), seed=1)])
+    out = gpusched("run", "--preset", "titanx", "--trace", str(d), "--format", "accelsim").stdout
+    printed = {line.split("=")[0].strip() for line in out.splitlines() if "=" in line}
+    assert set(GET_STATS_KEYS) <= printed, set(GET_STATS_KEYS) - printed
+
+
+def stream(cta: int, warp: int, op: Op, passes: int = 1):
+    """``passes`` sweeps of ``op`` over 4 lines per warp, every lane of a line's 4 sectors."""
+    base = (cta * 4 + warp) * 512
+    pc = 0
+    for _ in range(passes):
+        for line in range(4):
+            yield Instr(op, (2,) if op == Op.LDG else (), (1,),
+                        tuple(base + line * 128 + 4 * j for j in range(32)), pc=pc)
+            pc += 8
+    yield Instr(Op.EXIT, pc=pc)
+
+
+def breakdown(op: Op, passes: int, preset: str = "titanx", kernels: int = 1) -> dict:
+    cfg = get_preset(preset)
+    ks = [Kernel(f"k{i}", (2, 1, 1), (128, 1, 1), 16, 0,
+                 lambda c, w: stream(c, w, op, passes)) for i in range(kernels)]
+    wl = Workload("w", ks)
+    r = simulate(cfg, wl, memory="hierarchy")
+    return accelsim_stats(r, wl, cfg.l1.bypass_global_loads, cfg.core_clock_mhz)
+
+
+def test_l2_breakdown_counts_sectors_as_accel_sims_sectored_cache():
+    """Stores of 4 full lines per warp, twice: the first sector of a line is a MISS, its other
+    3 SECTOR_MISSes, and the second pass HITs (the write-back L2 allocated the lines)."""
+    warps, lines = 2 * 4, 4
+    t = breakdown(Op.STG, 2)["total"]
+    assert t["L2_cache_stats_breakdown[GLOBAL_ACC_W][MISS]"] == warps * lines
+    assert t["L2_cache_stats_breakdown[GLOBAL_ACC_W][SECTOR_MISS]"] == warps * lines * 3
+    assert t["L2_cache_stats_breakdown[GLOBAL_ACC_W][HIT]"] == warps * lines * 4
+    assert t["L2_cache_stats_breakdown[GLOBAL_ACC_W][TOTAL_ACCESS]"] == 2 * warps * lines * 4
+    assert t["L2_total_cache_accesses"] == 2 * warps * lines * 4
+    assert t["Total_core_cache_stats_breakdown[GLOBAL_ACC_W][TOTAL_ACCESS]"] == 0   # bypassed
+
+
+def test_l1_breakdown_where_loads_use_the_l1():
+    """gtx480's L1 takes global loads: a second pass over the same lines hits every sector."""
+    t = breakdown(Op.LDG, 2, "gtx480")["total"]
+    warps, sectors = 2 * 4, 4 * 4
+    assert t["Total_core_cache_stats_breakdown[GLOBAL_ACC_R][HIT]"] == warps * sectors
+    assert t["Total_core_cache_stats_breakdown[GLOBAL_ACC_R][TOTAL_ACCESS]"] == 2 * warps * sectors
+    assert t["L1D_total_cache_accesses"] == 2 * warps * sectors
+    assert t["L2_cache_stats_breakdown[GLOBAL_ACC_R][TOTAL_ACCESS]"] == warps * sectors
+
+
+def test_per_kernel_blocks_are_cumulative_as_accel_sim_prints_them():
+    s = breakdown(Op.LDG, 1, kernels=2)
+    a, b = s["kernels"]
+    assert (a["kernel_launch_uid"], b["kernel_launch_uid"]) == (1, 2)
+    assert b["gpu_tot_sim_insn"] == a["gpu_sim_insn"] + b["gpu_sim_insn"]
+    assert b["gpgpu_n_tot_w_icount"] == 2 * a["gpgpu_n_tot_w_icount"]
+    # the two kernels overlap here (no stream): the first block holds what was done by its end
+    assert a["L2_total_cache_accesses"] <= b["L2_total_cache_accesses"] == 2 * 8 * 16
+    assert s["total"]["total dram reads"] == b["total dram reads"]
