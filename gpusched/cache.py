@@ -151,6 +151,7 @@ def _write_atomic(path: Path, text: str) -> None:
     import tempfile
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
+        os.fchmod(fd, 0o644)          # as a plain write would leave it (mkstemp makes 0600)
         with os.fdopen(fd, "w") as f:
             f.write(text)
         os.replace(tmp, path)

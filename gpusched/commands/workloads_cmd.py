@@ -83,6 +83,8 @@ def workloads_cmd(as_json: bool = typer.Option(False, "--json", help="print a JS
                       None, "--phases", help="phase table of this catalogue entry's kernels "
                       "([THESIS §1.4]); with --trace DIR give any value, e.g. --phases all")):
     """List the synthetic workload catalogue (or the kernels of an Accel-Sim trace dir)."""
+    from gpusched.limits import check_seed
+    check_seed("--seed", seed)
     if phases is not None:
         if trace is not None:
             from sim.workload.accelsim import read_trace_dir, trace_warnings_to_stderr
@@ -104,6 +106,8 @@ def workloads_cmd(as_json: bool = typer.Option(False, "--json", help="print a JS
         from sim.workload.tracegen import write_trace_dir
         if not out:
             raise ConfigError("--out", out, "a directory to write the trace into")
+        from gpusched.paths import check_output_dir
+        check_output_dir(out, "--out")
         if arch not in FAMILIES:
             raise ConfigError("--arch", arch, "allowed: " + ", ".join(FAMILIES))
         d = write_trace_dir(out, get_workload(export, seed=seed, scale=scale), family=arch,

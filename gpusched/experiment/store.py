@@ -12,7 +12,9 @@ older gpusched versions ignore it.
 
 A damaged file (truncated, overwritten, schema broken) raises ``StoreDamaged``, one line naming
 the file and the recovery command (``gpusched results recover``, :func:`recover`), which copies
-every row that still reads back whole into a fresh store.
+every row that still reads back whole into a fresh store. A store on a read-only or full
+filesystem is not damaged: that is an ``OSError`` naming the file and the reason (exit 1), and
+``read_only=True`` (``results query``) reads a store where nothing can be written.
 """
 
 from __future__ import annotations
@@ -145,11 +147,33 @@ class Run:
     finished_at: str
 
 
-class ResultStore:
-    """Open (creating if needed) a results file and check its schema version."""
+def resource_problem(path: Path) -> OSError | None:
+    """Why the filesystem of ``path`` cannot take a write (read-only, full, not writable), as an
+    OSError naming ``path``; None when it can: an sqlite error there is then the file's own."""
+    import errno
+    folder = path.parent
+    try:
+        st = os.statvfs(folder)
+    except OSError as e:
+        return OSError(e.errno, e.strerror, str(path))
+    if st.f_flag & os.ST_RDONLY:
+        return OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+    if st.f_bavail == 0 and st.f_blocks > 0:
+        return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return OSError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+    return None
 
-    def __init__(self, path: str | Path):
+
+class ResultStore:
+    """Open (creating if needed) a results file and check its schema version; ``read_only``
+    opens an existing store without writing anything (it may be on a read-only filesystem)."""
+
+    def __init__(self, path: str | Path, read_only: bool = False):
         self.path = Path(path)
+        if read_only:
+            self._open_read_only()
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if _empty_for_a_while(self.path):
             # sqlite would silently make a new empty store of it: it may be a store cut to
@@ -165,9 +189,34 @@ class ResultStore:
         except sqlite3.DatabaseError as e:
             if _is_busy(e):
                 raise
+            problem = resource_problem(self.path)
+            if problem is not None:
+                raise problem from None
             raise ConfigError(str(self.path), "", f"not a usable SQLite results store ({e}): "
                               "pass another --db, move this file away, or keep its intact rows "
                               f"with: gpusched results recover --db {self.path}") from None
+
+    def _open_read_only(self) -> None:
+        """Open for reading only: ``mode=ro``; where SQLite cannot even create its shared-memory
+        file beside a WAL store (a read-only filesystem), ``immutable=1`` (nothing writes there)."""
+        from urllib.parse import quote
+        uri = f"file:{quote(str(self.path.resolve()))}"
+        last: sqlite3.DatabaseError | None = None
+        for flags in ("mode=ro", "mode=ro&immutable=1"):
+            try:
+                self.conn = sqlite3.connect(f"{uri}?{flags}", uri=True, timeout=30.0,
+                                            isolation_level=None)
+                tables = self._tables()
+            except sqlite3.DatabaseError as e:
+                last = e
+                continue
+            if "meta" not in tables or "runs" not in tables:
+                raise ConfigError(str(self.path), "", "not a gpusched results store (no meta or "
+                                  "runs table): pass another --db")
+            return
+        raise ConfigError(str(self.path), "", f"not a usable SQLite results store ({last}): pass "
+                          "another --db, or keep its intact rows with: gpusched results recover "
+                          f"--db {self.path}")
 
     @contextlib.contextmanager
     def _guard(self):
@@ -177,6 +226,9 @@ class ResultStore:
         except sqlite3.DatabaseError as e:
             if _is_busy(e):
                 raise
+            problem = resource_problem(self.path)
+            if problem is not None:
+                raise problem from None
             raise StoreDamaged(self.path, str(e)) from None
         except (json.JSONDecodeError, KeyError, TypeError) as e:
             raise StoreDamaged(self.path, f"a row does not decode: {type(e).__name__}: {e}") from None
