@@ -276,6 +276,7 @@ def area(spec: BlockSpec, params: dict, liberty: str = "sky130hd", progress=None
     found = read_json(index, index_key)
     if _is_result(found):
         return found
+    lib_path = _liberty_in(cache_dir("yosys"), lib_src) if lib_src is not None else None
     if status:
         status("amaranth", 0.0, "elaborating to RTLIL")
     text, top = rtlil_for(spec, params)
@@ -288,8 +289,8 @@ def area(spec: BlockSpec, params: dict, liberty: str = "sky130hd", progress=None
     if not _is_result(result):
         if progress is not None:
             progress(f"synthesising {top} with Yosys (seconds to minutes; cached afterwards)")
-        result = _synthesise(spec, params, liberty, text, top, lib_src, custom, abc, status,
-                             merged, merged_text)
+        result = _synthesise(spec, params, liberty, text, top, lib_src, lib_path, custom, abc,
+                             status, merged, merged_text)
         write_json(cached, key, result)
     write_json(index, index_key, result)
     return result
@@ -301,14 +302,13 @@ def _is_result(value) -> bool:
 
 
 def _synthesise(spec: BlockSpec, params: dict, liberty: str, text: str, top: str, lib_src,
-                custom: bool, abc: str, status: Progress | None, merged: int = 0,
-                merged_text: str = "") -> dict:
+                lib_path: Path | None, custom: bool, abc: str, status: Progress | None,
+                merged: int = 0, merged_text: str = "") -> dict:
     """Run the flow on ``text``, or hierarchically on ``merged_text`` when ``merged`` > 0 copies
     were merged and the fast ABC script runs: with Yosys' default script the hierarchical area
     was 3 % above the flattened one (cta_sched steal C=4, docs/area.md), so a design that
     ``auto`` maps with that script is synthesised flat."""
     work_root = cache_dir("yosys")
-    lib_path = _liberty_in(work_root, lib_src) if lib_src is not None else None
     lib_file = "cells.lib" if lib_path is not None else None
     mode = "ge" if lib_src is None else "sky130hd"
     with tempfile.TemporaryDirectory(dir=work_root) as tmp:

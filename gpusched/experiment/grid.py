@@ -16,7 +16,7 @@ from gpusched.config import ConfigError
 
 from gpusched.limits import MAX_GRID_POINTS, check_seed
 
-from .point import Point, Scalar, flatten
+from .point import Point, Scalar, canonical_json, flatten
 from .runners import get_kind
 
 SWEEP_KEYS = ("name", "kind", "preset", "workloads", "seeds", "overrides", "params")
@@ -68,9 +68,8 @@ class Grid:
         points = self.points()
         if kind.check is not None:
             seen = set()
-            for p in points:
-                sig = (p.preset, p.workload, tuple(sorted(p.overrides.items())),
-                       tuple(sorted(p.params.items())))
+            for p in points:     # JSON: true and 1 are two values here (in Python, equal ones)
+                sig = canonical_json([p.preset, p.workload, p.overrides, p.params])
                 if sig in seen:
                     continue
                 seen.add(sig)
