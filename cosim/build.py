@@ -7,7 +7,6 @@ its key holding ``TOP.v``; a damaged or foreign one is reported and generated ag
 from __future__ import annotations
 
 import hashlib
-import os
 import sys
 from importlib.metadata import version
 from pathlib import Path

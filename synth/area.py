@@ -21,8 +21,9 @@ keeps the flat flow).
 
 Results are cached twice: by block, parameters and hdl sources (no elaboration needed), and by
 a hash of the RTLIL, the scripts and the library (its content, not its path); both are sealed
-one-file entries (``gpusched.cache``): a damaged or foreign one is reported and re-synthesised. Yosys runs natively (pyosys) or as YoWASP
-(synth/yosys.py); the ABC scripts and their measurements: docs/area.md.
+one-file entries (``gpusched.cache``): a damaged or foreign one is reported and synthesised
+again. Yosys runs natively (pyosys) or as YoWASP (synth/yosys.py); the ABC scripts and their
+measurements: docs/area.md.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import tempfile
 import time
 import zlib
@@ -113,7 +115,6 @@ def _liberty_in(workdir: Path, src: Path) -> Path:
         seal(tmp, key)
         publish(tmp, entry, key)
     finally:
-        import shutil
         shutil.rmtree(tmp, ignore_errors=True)
     return entry / "cells.lib"
 
@@ -274,7 +275,7 @@ def area(spec: BlockSpec, params: dict, liberty: str = "sky130hd", progress=None
              f"{_index_key(spec, params, liberty, lib_src, abc)}.json")
     index_key = index.stem
     found = read_json(index, index_key)
-    if _is_result(found):
+    if found is not None:
         return found
     lib_path = _liberty_in(cache_dir("yosys"), lib_src) if lib_src is not None else None
     if status:
@@ -286,7 +287,7 @@ def area(spec: BlockSpec, params: dict, liberty: str = "sky130hd", progress=None
                           ).encode()).hexdigest()[:24]
     cached = cache_dir("area") / f"{top}_{Path(liberty).name}_{abc}_{flat}{key}.json"
     result = read_json(cached, key)
-    if not _is_result(result):
+    if result is None:
         if progress is not None:
             progress(f"synthesising {top} with Yosys (seconds to minutes; cached afterwards)")
         result = _synthesise(spec, params, liberty, text, top, lib_src, lib_path, custom, abc,
@@ -294,11 +295,6 @@ def area(spec: BlockSpec, params: dict, liberty: str = "sky130hd", progress=None
         write_json(cached, key, result)
     write_json(index, index_key, result)
     return result
-
-
-def _is_result(value) -> bool:
-    """A sealed entry holds what was written; this only tells a result from a missing one."""
-    return isinstance(value, dict) and "cells" in value
 
 
 def _synthesise(spec: BlockSpec, params: dict, liberty: str, text: str, top: str, lib_src,

@@ -162,10 +162,10 @@ def load_toml(path: str | Path) -> GPUConfig:
                 if not isinstance(name, str):
                     raise ConfigError(key, name, "expected a preset name (a string)")
                 if name not in preset_names():
-                    raise ConfigError(key, name, f"{key} takes a preset name, one of "
-                                      + ", ".join(preset_names()) + (
-                                          " (not a file: copy that file's fields into this one)"
-                                          if name.endswith(".toml") else ""))
+                    raise ConfigError(key, name, "known presets: " + ", ".join(preset_names())
+                                      + f" ({key} takes a preset name" + (
+                                          ", not a file: copy that file's fields into this one)"
+                                          if name.endswith(".toml") else ")"))
                 base = get_preset(name)
         cfg = from_dict(data, base=base)
         if base is None and (missing := _missing_fields(data, GPUConfig())):

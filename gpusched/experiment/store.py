@@ -171,52 +171,49 @@ class ResultStore:
 
     def __init__(self, path: str | Path, read_only: bool = False):
         self.path = Path(path)
-        if read_only:
-            self._open_read_only()
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not read_only:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         if _empty_for_a_while(self.path):
             # sqlite would silently make a new empty store of it: it may be a store cut to
             # nothing (a file only just created is another sweep or query setting it up)
             raise ConfigError(str(self.path), "", "empty file (0 bytes), not a results store: "
                               "delete it to start a new store there, or pass another --db")
         try:
-            self.conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=NORMAL")
-            self._check_schema()
-            self.conn.execute(_CLAIMS)
+            if read_only:
+                self.conn = self._connect_read_only()
+            else:
+                self.conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+                self.conn.execute("PRAGMA journal_mode=WAL")
+                self.conn.execute("PRAGMA synchronous=NORMAL")
+            self._check_schema(read_only)
+            if not read_only:
+                self.conn.execute(_CLAIMS)
         except sqlite3.DatabaseError as e:
             if _is_busy(e):
                 raise
-            problem = resource_problem(self.path)
+            problem = None if read_only else resource_problem(self.path)
             if problem is not None:
                 raise problem from None
             raise ConfigError(str(self.path), "", f"not a usable SQLite results store ({e}): "
                               "pass another --db, move this file away, or keep its intact rows "
                               f"with: gpusched results recover --db {self.path}") from None
 
-    def _open_read_only(self) -> None:
-        """Open for reading only: ``mode=ro``; where SQLite cannot even create its shared-memory
-        file beside a WAL store (a read-only filesystem), ``immutable=1`` (nothing writes there)."""
+    def _connect_read_only(self) -> sqlite3.Connection:
+        """A connection that writes nothing: a plain one where the filesystem takes writes
+        (SQLite removes its WAL files when it closes), else ``mode=ro``, and where SQLite cannot
+        even create the shared-memory file of a WAL store (a read-only filesystem)
+        ``immutable=1``: nothing writes there."""
         from urllib.parse import quote
-        uri = f"file:{quote(str(self.path.resolve()))}"
-        last: sqlite3.DatabaseError | None = None
-        for flags in ("mode=ro", "mode=ro&immutable=1"):
-            try:
-                self.conn = sqlite3.connect(f"{uri}?{flags}", uri=True, timeout=30.0,
-                                            isolation_level=None)
-                tables = self._tables()
-            except sqlite3.DatabaseError as e:
-                last = e
-                continue
-            if "meta" not in tables or "runs" not in tables:
-                raise ConfigError(str(self.path), "", "not a gpusched results store (no meta or "
-                                  "runs table): pass another --db")
-            return
-        raise ConfigError(str(self.path), "", f"not a usable SQLite results store ({last}): pass "
-                          "another --db, or keep its intact rows with: gpusched results recover "
-                          f"--db {self.path}")
+        if resource_problem(self.path) is None:
+            return sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+        uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+        try:
+            conn = sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None)
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.OperationalError:
+            return sqlite3.connect(uri + "&immutable=1", uri=True, timeout=30.0,
+                                   isolation_level=None)
 
     @contextlib.contextmanager
     def _guard(self):
@@ -238,8 +235,11 @@ class ResultStore:
         rows = self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall()
         return {r[0] for r in rows}
 
-    def _check_schema(self) -> None:
+    def _check_schema(self, read_only: bool = False) -> None:
         tables = self._tables()
+        if not tables and read_only:
+            raise ConfigError(str(self.path), "", "not a gpusched results store (no tables): "
+                              "pass another --db")
         if not tables:
             with self._transaction():
                 for stmt in filter(str.strip, _SCHEMA.split(";")):
@@ -260,6 +260,9 @@ class ResultStore:
             raise ConfigError(str(self.path), f"schema {version}",
                               f"written by a newer gpusched (this one reads schema "
                               f"{SCHEMA_VERSION}): upgrade gpusched or pass another --db")
+        if version < SCHEMA_VERSION and read_only:
+            raise ConfigError(str(self.path), f"schema {version}", "an older store: a sweep "
+                              f"on it migrates it to schema {SCHEMA_VERSION}")
         while version < SCHEMA_VERSION:
             if version not in MIGRATIONS:
                 raise ConfigError(str(self.path), f"schema {version}",

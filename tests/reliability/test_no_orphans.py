@@ -8,7 +8,6 @@ Each case tags the command's environment; every descendant inherits it, so the p
 behind are found by the tag even after they were re-parented."""
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
