@@ -302,8 +302,8 @@ def case_paths(p: Probe) -> None:
         try:
             shutil.copy(_store(p), ro / "r.sqlite")
             subprocess.run(["mount", "-o", "remount,ro", str(ro)], check=True)
-            r = p.run("results", "query", "--db", ro / "r.sqlite")
-            row("3 paths", "results query on a read-only mount", r.returncode, last_line(r))
+            r = p.run("results", "query", "--db", ro / "r.sqlite", "--format", "csv")
+            row("3 paths", "results query on a read-only mount", r.returncode, query_rows(r))
             r = p.run("sweep", _grid(p.work), "--db", ro / "r.sqlite", "-q")
             row("3 paths", "sweep into a store on a read-only mount", r.returncode, last_line(r))
             r = p.run("run", "--preset", "tiny", "--trace", trace_dir(p.work), "--json",
@@ -323,12 +323,18 @@ def case_paths(p: Probe) -> None:
                     pass
             r = p.run("sweep", _grid(p.work, 30), "--db", small / "r.sqlite", "-q")
             row("3 paths", "sweep into a store on a full disk", r.returncode, last_line(r))
-            r = p.run("results", "query", "--db", small / "r.sqlite")
-            row("3 paths", "results query on a full disk", r.returncode, last_line(r))
+            r = p.run("results", "query", "--db", small / "r.sqlite", "--format", "csv")
+            row("3 paths", "results query on a full disk", r.returncode, query_rows(r))
         finally:
             subprocess.run(["umount", str(small)])
     else:
         row("3 paths", "full disk", "-", "skipped: cannot mount here")
+
+
+def query_rows(r) -> str:
+    if r.returncode:
+        return last_line(r)
+    return f"{len(r.stdout.strip().splitlines()) - 1} stored rows printed (CSV)"
 
 
 def _grid(work: Path, seeds: int = 2, extra: str = "", params: str = "") -> Path:
@@ -429,6 +435,7 @@ def case_messages(p: Probe) -> None:
     out, err = proc.communicate(timeout=60)
     row("5 messages", "sweep --no-resume, then SIGTERM", proc.returncode,
         (err.strip().splitlines() or ["(no output)"])[-1])
+    p.run("cosim", "warp_sched", "--param", "W=8", "--param", "policy=gto", "--cycles", "1000")
     r = p.run("cosim", "warp_sched", "--param", "W=8", "--param", "policy=gto", "--cycles", "1000")
     row("5 messages", "cosim with the model already built", r.returncode,
         next((l for l in r.stderr.splitlines() if "build" in l), "(no build announced)"))

@@ -80,6 +80,8 @@ def test_area_signal_ends_yosys_and_removes_its_folder(tmp_path, sig, code):
     status, err, left, temps = interrupt(AREA, yosys_running, sig, tmp_path,
                                          [tmp_path / "yosys" / "tmp*"])
     assert (status, left, temps) == (code, [], set()), err[-2000:]
+    if sig != signal.SIGINT:               # Ctrl-C is silent (the terminal shows ^C)
+        assert err.strip().splitlines()[-1] == f"gpusched: terminated ({sig.name})"
     assert "Traceback" not in err
 
 
