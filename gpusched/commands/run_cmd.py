@@ -34,6 +34,10 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
                                                help="catalogue name, module:function / file.py:function, or an "
                                                "Accel-Sim trace directory (as in sweep grids)"),
         trace: Optional[str] = typer.Option(None, "--trace", help="Accel-Sim trace directory"),
+        program: Optional[str] = typer.Option(None, "--program", metavar="NAME|FILE.py",
+                                              help="a CUDA program run on the PTX front end: a suite "
+                                              "program (gpusched workloads --programs) or a host "
+                                              "program file with main(ctx, seed, scale) (docs/ptx.md)"),
         set_: Optional[List[str]] = typer.Option(None, "--set", help="section.field=value"),
         issue: Optional[str] = typer.Option(None, "--issue",
                                             help="issue stage: inorder | socgpu (N = 8, the "
@@ -85,11 +89,15 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
         raise ConfigError("--profile-plot", profile_plot, "needs --profile warp-states")
     from gpusched.paths import check_output_file
     check_output_file(profile_plot, "--profile-plot")     # before the run, not after it
-    if (workload is None) == (trace is None):
-        raise ConfigError("--workload/--trace", workload or trace, "give exactly one of them")
+    given = [x for x in (workload, trace, program) if x is not None]
+    if len(given) != 1:
+        raise ConfigError("--workload/--trace/--program", given[0] if given else None,
+                          "give exactly one of them")
     from sim.workload.accelsim import trace_warnings_to_stderr
+    from sim.workload.program import PROGRAM_PREFIX
     with trace_warnings_to_stderr():
-        name = TRACE_PREFIX + trace if trace is not None else workload
+        name = TRACE_PREFIX + trace if trace is not None else \
+            PROGRAM_PREFIX + program if program is not None else workload
         wl = load_workload(name, seed=seed, scale=scale, preset=cfg.name)
     import gc
     gc.freeze()     # modules, config, workload: long-lived, the collector need not scan them
