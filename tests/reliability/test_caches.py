@@ -264,3 +264,27 @@ def test_a_sealed_build_is_not_rebuilt_and_a_damaged_one_is(tmp_path, capsys):
     assert not (build_dir / "junk.o").exists()               # wiped before the build
     assert len(cache_lines(capsys.readouterr().err)) == 2
     assert build_once(runner, build_dir, "other key", kw) and runner.builds == 4
+
+
+# ---- PTX launches (the same compiled form, written by the PTX front end) --------------------
+
+EXAMPLE = Path(__file__).parents[2] / "docs" / "example"
+
+
+@pytest.mark.parametrize("damage", ["launch stream.bin", "program manifest"])
+def test_a_damaged_ptx_launch_or_program_entry_is_reported_and_redone(cli, tmp_path, monkeypatch,
+                                                                       damage):
+    monkeypatch.setenv("GPUSCHED_TRACE_CACHE", str(tmp_path / "cache"))
+    args = ("run", "--preset", "tiny", "--memory", "fixed", "--json", "--program",
+            EXAMPLE / "vecadd.py", "--scale", "0.01")
+    clean = cli(*args)
+    if damage == "program manifest":
+        (manifest,) = (tmp_path / "cache" / "programs").glob("*.json")
+        manifest.write_text(manifest.read_text().replace('"seed": 0', '"seed": 1'))
+    else:
+        (launch,) = (tmp_path / "cache" / "ptx").iterdir()
+        flip(launch / "stream.bin")
+    again = cli(*args)
+    assert result(again) == result(clean)
+    assert len(cache_lines(again.stderr)) == 1, again.stderr
+    assert cache_lines(cli(*args).stderr) == []
