@@ -23,7 +23,7 @@ from cosim.build import cache_dir
 from formal.props import PropsTop
 from gpusched import signals
 from formal.vcd import read_trace
-from synth.yosys import Progress, run_yosys
+from synth.yosys import Progress, private_tmp, run_yosys
 
 SMT2_SCRIPT = """read_rtlil design.il
 hierarchy -top top
@@ -144,7 +144,7 @@ def prove(top: PropsTop, depth: int, vcd: Optional[str] = None,
         match = _INDUCTION.search if induction else _STEP.search
         what = "induction" if induction else f"smtbmc {name}"
         log, status = run_streaming(cmd, work, match, lambda step: progress and progress(
-            what, time.monotonic() - start, f"step {step}/{depth}"), env=env)
+            what, time.monotonic() - start, f"step {step}/{depth}"), env=private_tmp(work, env))
         seconds = time.monotonic() - start
         if "Status: PASSED" in log:
             return ProofResult("proved", depth, seconds, top.invariant_names())

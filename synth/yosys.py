@@ -62,13 +62,15 @@ def run_yosys(scripts: dict[str, str], workdir: Path, progress: Optional[Progres
     code = _NATIVE if kind == "native" else _YOWASP
     for name, script in scripts.items():
         (workdir / f"{name}.ys").write_text(script)
+    env = private_tmp(workdir)
     for attempt in (0, 1):
         procs: dict[str, subprocess.Popen] = {}
         try:
             for name in scripts:
                 with (workdir / f"{name}.log").open("wb") as out:
                     procs[name] = signals.popen([sys.executable, "-c", code, f"{name}.ys"],
-                                                cwd=workdir, stdout=out, stderr=subprocess.STDOUT)
+                                                cwd=workdir, stdout=out, stderr=subprocess.STDOUT,
+                                                env=env)
             _wait(procs, workdir, progress, kind, start)
         except BaseException:           # a signal, Ctrl-C or an error: no Yosys outlives us
             for p in procs.values():
@@ -83,6 +85,15 @@ def run_yosys(scripts: dict[str, str], workdir: Path, progress: Optional[Progres
             tail = (workdir / f"{name}.log").read_text(errors="replace")[-3000:]
             raise RuntimeError(f"yosys ({kind}, {name}) failed ({p.returncode}):\n{tail}")
     return time.monotonic() - start
+
+
+def private_tmp(workdir: Path, env: Optional[dict] = None) -> dict:
+    """``env`` (else this process's) with TMPDIR inside ``workdir``: a child ended by a signal
+    cannot remove its own temporary folders (YoWASP makes one per run), the caller removes
+    ``workdir`` with them."""
+    tmp = workdir / ".tmp"
+    tmp.mkdir(exist_ok=True)
+    return dict(os.environ if env is None else env, TMPDIR=str(tmp))
 
 
 def _wait(procs: dict[str, subprocess.Popen], workdir: Path, progress: Optional[Progress],

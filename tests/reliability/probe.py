@@ -61,8 +61,15 @@ def last_line(r) -> str:
         return f"traceback … {err[-1] if err else ''}"
     if r.returncode != 0 and err:
         return err[-1]
-    lines = ([l for l in err if "cache:" in l or "warning" in l][-1:]) + out[-1:]
-    return " / ".join(lines) if lines else (err[-1] if err else "(no output)")
+    notes = [_reason(l) for l in err if "gpusched: cache:" in l] + \
+        [l for l in err if "warning" in l][-1:]
+    return " → ".join(notes + out[-1:]) if notes or out else (err[-1] if err else "(no output)")
+
+
+def _reason(cache_line: str) -> str:
+    """``gpusched: cache: PATH: WHY; rebuilding it`` → ``cache: WHY, rebuilt``."""
+    why = cache_line.split(": ", 3)[-1].replace("; rebuilding it", "")
+    return f"cache: {why}, rebuilt"
 
 
 def row(item: str, case: str, status, line: str) -> None:
@@ -91,8 +98,8 @@ def run_summary(r) -> str:
         text = f"{res['cycles']:,} cycles, {res['warp_insts']:,} warp insts"
     except (ValueError, KeyError):
         return last_line(r)
-    notes = [l for l in r.stderr.splitlines() if "cache" in l]
-    return (notes[-1] + " / " if notes else "") + text
+    notes = [_reason(l) for l in r.stderr.splitlines() if "gpusched: cache:" in l]
+    return " → ".join(notes + [text])
 
 
 def case_traces(p: Probe) -> None:

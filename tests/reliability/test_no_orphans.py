@@ -8,9 +8,11 @@ Each case tags the command's environment; every descendant inherits it, so the p
 behind are found by the tag even after they were re-parented."""
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -40,9 +42,13 @@ def tagged(tag: str, pids: bool = False) -> list:
 
 def interrupt(args, ready, sig, cache: Path, temp_globs=(), limit=300.0):
     """Run ``gpusched args``, send ``sig`` to it (the parent only, as ``kill`` does) once
-    ``ready(commands of its processes)``; (exit status, stderr, processes left, new temp dirs)."""
+    ``ready(commands of its processes)``; (exit status, stderr, processes left, new temp dirs:
+    in ``temp_globs`` or anywhere in the command's TMPDIR)."""
     tag = uuid.uuid4().hex
-    env = cli_env() | {"GPUSCHED_TEST_TAG": tag, "GPUSCHED_CACHE": str(cache)}
+    tmpdir = Path(tempfile.mkdtemp(prefix="gpusched-orphans-"))
+    temp_globs = [*temp_globs, tmpdir / "*"]
+    env = cli_env() | {"GPUSCHED_TEST_TAG": tag, "GPUSCHED_CACHE": str(cache),
+                       "TMPDIR": str(tmpdir)}
     before = {p for g in temp_globs for p in g.parent.glob(g.name)}
     proc = subprocess.Popen([*CLI, *map(str, args)], env=env, start_new_session=True, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -63,6 +69,7 @@ def interrupt(args, ready, sig, cache: Path, temp_globs=(), limit=300.0):
         except OSError:
             pass
     temps = {p for g in temp_globs for p in g.parent.glob(g.name)} - before
+    shutil.rmtree(tmpdir, ignore_errors=True)
     return proc.returncode, err, left, temps
 
 
@@ -94,11 +101,10 @@ def test_prove_sigterm_ends_the_solver(tmp_path):
 
 
 def test_cosim_sigterm_during_the_verilator_build(tmp_path):
-    tmp = Path(os.environ.get("TMPDIR", "/tmp"))
     status, err, left, temps = interrupt(
         ["cosim", "warp_sched", "--param", "policy=lrr", "--param", "W=4", "--cycles", "1000"],
         lambda cmds: any("cc1plus" in c or "verilator_bin" in c or c.startswith("make")
-                         for c in cmds), signal.SIGTERM, tmp_path, [tmp / "gpusched_cosim_*"])
+                         for c in cmds), signal.SIGTERM, tmp_path)
     assert (status, left) == (143, []), err[-2000:]
     builds = [b for b in (tmp_path / "verilator_build").iterdir() if b.is_dir()]
     assert builds and not any((b / "SEAL").exists() for b in builds)    # none looks finished
@@ -109,13 +115,11 @@ def test_cosim_sigterm_during_the_verilator_build(tmp_path):
                                        (signal.SIGHUP, 129)])
 def test_cosim_signal_during_the_simulation(tmp_path, sig, code):
     cache = Path(os.environ.get("GPUSCHED_CACHE", Path.home() / ".cache" / "gpusched"))
-    tmp = Path(os.environ.get("TMPDIR", "/tmp"))
     args = ["cosim", "warp_sched", "--param", "policy=gto", "--param", "W=8", "--cycles",
             "50000000"]
     status, err, left, temps = interrupt(
         args, lambda cmds: any(c.split()[0].rsplit("/", 1)[-1].startswith("warp_sched")
-                               for c in cmds if c), sig, cache, [tmp / "gpusched_cosim_*"],
-        limit=900)
+                               for c in cmds if c), sig, cache, limit=900)
     assert (status, left, temps) == (code, [], set()), err[-2000:]
 
 
