@@ -1,7 +1,8 @@
 """The reliability probe of issue 37: each case run as a user would, one table row each (exit
 status and the last line of output), for docs/reliability.md's before/after table.
 
-    python tests/reliability/probe.py [--root CHECKOUT] [--only SUBSTRING] > rows.md
+    python tests/reliability/probe.py [--root CHECKOUT] [--only GROUP ...] > rows.md
+    python tests/reliability/probe.py --merge BEFORE.md[,MORE.md] AFTER.md[,MORE.md] > table.md
 
 ``--root`` runs the gpusched of another checkout (the one before the fixes) with this
 interpreter. Cases that need Verilator, Yosys or a mount are reported as skipped where the
@@ -465,6 +466,40 @@ def case_background(p: Probe) -> None:
         (r.stdout.strip().splitlines() or [""])[-1])
 
 
+def read_rows(files: str) -> dict:
+    """(item, case) → (exit, last line) of probe outputs (comma-separated files; later win)."""
+    out = {}
+    for name in files.split(","):
+        for line in Path(name).read_text().splitlines():
+            parts = [p.strip() for p in line.strip().strip("|").split(" | ")]
+            if line.startswith("| ") and len(parts) >= 4 and parts[0] != "item":
+                out[(parts[0], parts[1])] = (parts[2], " | ".join(parts[3:]))
+    return out
+
+
+def shorten(text: str) -> str:
+    """A table cell: work folders, hashes and keys abbreviated."""
+    import re
+    text = re.sub(r"/tmp/\S*?/w\d?/", "W/", text)
+    text = re.sub(r"[0-9a-f]{40,}-v\d", "ENTRY", text)
+    text = re.sub(r"_[0-9a-f]{16,24}(\.json)?", r"_KEY\1", text)
+    text = re.sub(r"(tc|grid|s)-[0-9a-f]{4,6}", r"\1", text)
+    text = text.replace("\\|", "/").replace("|", "/")
+    return text if len(text) <= 125 else text[:122].rstrip() + "…"
+
+
+def merge(before: str, after: str) -> None:
+    b, a = read_rows(before), read_rows(after)
+    order = ["1 caches", "2 signals", "3 paths", "4 bounds", "5 messages", "6 shells"]
+    keys = sorted(set(b) | set(a), key=lambda k: (order.index(k[0]), list(a).index(k) if k in a
+                                                  else len(a)))
+    print("| item | case | before: exit | before: last line | after: exit | after: last line |")
+    print("|---|---|---|---|---|---|")
+    for k in keys:
+        (bc, bl), (ac, al) = b.get(k, ("-", "")), a.get(k, ("-", ""))
+        print(f"| {k[0]} | {k[1]} | {bc} | {shorten(bl)} | {ac} | {shorten(al)} |")
+
+
 GROUPS = {"traces": case_traces, "area": case_area, "verilog": case_verilog, "signals": case_signals,
           "paths": case_paths, "bounds": case_bounds, "messages": case_messages,
           "background": case_background}
@@ -475,7 +510,12 @@ def main() -> None:
     ap.add_argument("--root", default=str(ROOT))
     ap.add_argument("--only", nargs="*", default=list(GROUPS))
     ap.add_argument("--work", default=None, help="keep the work folder here (its cache is reused)")
+    ap.add_argument("--merge", nargs=2, metavar=("BEFORE", "AFTER"),
+                    help="print the before/after table of two probe outputs")
     a = ap.parse_args()
+    if a.merge:
+        merge(*a.merge)
+        return
     work = Path(a.work) if a.work else Path(tempfile.mkdtemp(prefix="gpusched-probe-"))
     work.mkdir(parents=True, exist_ok=True)
     p = Probe(Path(a.root).resolve(), work)
