@@ -68,11 +68,10 @@ def _files(folder: Path) -> list[str]:
     return sorted(n for n in out if n != SEAL)
 
 
-def seal(folder: Path, key: str, only: list[str] | None = None) -> None:
-    """Write ``folder/SEAL``: ``key`` and the size and SHA-256 of each file (all of them, or
-    those named in ``only``). Written last and atomically: an entry without it is partial."""
-    names = _files(folder) if only is None else sorted(only)
-    files = {n: [(folder / n).stat().st_size, _file_sha256(folder / n)] for n in names}
+def seal(folder: Path, key: str) -> None:
+    """Write ``folder/SEAL``: ``key`` and the size and SHA-256 of each file. Written last and
+    atomically: an entry without it is partial."""
+    files = {n: [(folder / n).stat().st_size, _file_sha256(folder / n)] for n in _files(folder)}
     _write_atomic(folder / SEAL, json.dumps({"key": key, "files": files}, sort_keys=True))
 
 
@@ -94,24 +93,29 @@ def problem(folder: Path, key: str) -> str | None:
         found_key, files = manifest["key"], manifest["files"]
         sizes = {str(n): int(s) for n, (s, _) in files.items()}
         digests = {str(n): str(h) for n, (_, h) in files.items()}
-    except (ValueError, KeyError, TypeError, AttributeError):
+    except (ValueError, KeyError, TypeError, AttributeError, OverflowError):
         return "damaged seal (does not decode)"
     if found_key != key:
         return "built for another key (a foreign entry)"
+    if any(Path(n).is_absolute() or ".." in Path(n).parts for n in sizes):
+        return "damaged seal (names a file outside the entry)"
     stamps: dict[str, tuple[int, int, int]] = {}
-    for name, size in sizes.items():
-        p = folder / name
-        if ".." in Path(name).parts or not p.is_file():
-            return f"{name} is missing"
-        stamps[name] = _stamp(p)
-        if stamps[name][0] != size:
-            return f"{name} has {stamps[name][0]:,} bytes, {size:,} when sealed (truncated or overwritten)"
-    known = _SOUND.get(str(folder))
-    if known == (key, stamps):
-        return None
-    for name, digest in digests.items():
-        if _file_sha256(folder / name) != digest:
-            return f"{name} does not match its checksum (damaged)"
+    try:
+        for name, size in sizes.items():
+            p = folder / name
+            if not p.is_file():
+                return f"{name} is missing"
+            stamps[name] = _stamp(p)
+            if stamps[name][0] != size:
+                return (f"{name} has {stamps[name][0]:,} bytes, {size:,} when sealed "
+                        "(truncated or overwritten)")
+        if _SOUND.get(str(folder)) == (key, stamps):
+            return None
+        for name, digest in digests.items():
+            if _file_sha256(folder / name) != digest:
+                return f"{name} does not match its checksum (damaged)"
+    except OSError as e:                 # removed or unreadable while being checked
+        return f"unreadable ({type(e).__name__}: {e})"
     _SOUND[str(folder)] = (key, stamps)
     return None
 

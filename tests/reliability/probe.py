@@ -242,9 +242,10 @@ def signal_case(p: Probe, label: str, args: list, ready, sig: int, temp_globs: l
     text = (lines[-1] if lines else "(no output)")
     if "Traceback" in err:
         text = "traceback … " + text
+    names = ", ".join(sorted({c.split()[0].rsplit("/", 1)[-1][:12] for _, c in left}))
     row("2 signals", label, proc.returncode,
-        f"{text} — left running: {len(left)} ({', '.join(sorted({c.split()[0].rsplit('/', 1)[-1] for _, c in left}))[:60]}); "
-        f"temp dirs left: {len(temps)}")
+        f"left running: {len(left)}" + (f" ({names})" if names else "") +
+        f"; temp dirs left: {len(temps)} — {text}")
     for pid, _ in left:
         try:
             os.kill(pid, signal.SIGKILL)
