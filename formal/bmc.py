@@ -21,8 +21,9 @@ from typing import Callable, Optional
 
 from cosim.build import cache_dir
 from formal.props import PropsTop
+from gpusched import signals
 from formal.vcd import read_trace
-from synth.yosys import Progress, run_yosys
+from synth.yosys import Progress, private_tmp, run_yosys
 
 SMT2_SCRIPT = """read_rtlil design.il
 hierarchy -top top
@@ -82,29 +83,44 @@ def solver(prefer: Optional[str] = None) -> tuple[str, str]:
         shim = shim_dir / "boolector"
         text = f'#!/bin/sh\nexec "{wasm}" "$@"\n'
         if not shim.exists() or shim.read_text() != text:
-            tmp = shim.with_suffix(".tmp")
+            tmp = shim.with_suffix(f".tmp{os.getpid()}")
             tmp.write_text(text)
             tmp.chmod(0o755)
             tmp.replace(shim)
+        _warm_yowasp(wasm)
         return chosen, f"{shim_dir}{os.pathsep}{bin_dir}"
     return chosen, str(bin_dir)
+
+
+_WARMED: set[str] = set()     # YoWASP tools this process has started once
+
+
+def _warm_yowasp(exe: Path) -> None:
+    """Start a YoWASP tool once (``--version``), its output discarded: on a cold YoWASP cache it
+    compiles itself first and says so on stderr ("Preparing to run …"), which yosys-smtbmc,
+    reading the solver's merged output, would take for the solver's answer."""
+    if str(exe) in _WARMED:
+        return
+    signals.run([str(exe), "--version"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _WARMED.add(str(exe))
 
 
 def run_streaming(cmd: list[str], cwd: Path, match: Callable[[str], Optional[re.Match]],
                   on_match: Callable[[str], object], env: Optional[dict] = None) -> tuple[str, int]:
     """Run ``cmd`` with stdout and stderr merged, calling ``on_match(group 1)`` for each output
     line ``match`` accepts (a solver's step or frame, for the progress line); the whole output
-    and the exit status."""
-    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    and the exit status. The command runs in a process group of its own, ended (solver and all)
+    if the command stops early."""
     out = []
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        out.append(line)
-        m = match(line)
-        if m:
-            on_match(m.group(1))
-    return "".join(out), proc.wait()
+    with signals.child(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True) as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            out.append(line)
+            m = match(line)
+            if m:
+                on_match(m.group(1))
+        return "".join(out), proc.wait()
 
 
 def prove(top: PropsTop, depth: int, vcd: Optional[str] = None,
@@ -128,7 +144,7 @@ def prove(top: PropsTop, depth: int, vcd: Optional[str] = None,
         match = _INDUCTION.search if induction else _STEP.search
         what = "induction" if induction else f"smtbmc {name}"
         log, status = run_streaming(cmd, work, match, lambda step: progress and progress(
-            what, time.monotonic() - start, f"step {step}/{depth}"), env=env)
+            what, time.monotonic() - start, f"step {step}/{depth}"), env=private_tmp(work, env))
         seconds = time.monotonic() - start
         if "Status: PASSED" in log:
             return ProofResult("proved", depth, seconds, top.invariant_names())

@@ -1,8 +1,10 @@
 """The ``gpusched`` command line and its exit codes.
 
-Exit status: 0 success, 1 a check that failed (lockstep mismatch, failed sweep points),
-2 bad input (one line on stderr naming the field, the value and what is allowed), 3 deadlock,
-130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
+Exit status: 0 success, 1 a check that failed (lockstep mismatch, failed sweep points) or a
+resource that failed (disk full, read-only filesystem: one line naming the path and the system's
+reason), 2 bad input (one line on stderr naming the field, the value and what is allowed),
+3 deadlock, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM), 129 hung up (SIGHUP); on a
+signal, child processes are ended and temporary folders removed (``gpusched.signals``).
 
 Sub-commands live in small modules in ``gpusched/commands/``; every module there has
 ``register(app)`` and is discovered by name, so adding a command touches no shared file.
@@ -14,6 +16,7 @@ than by ``isinstance`` against one package: typer raises its bundled copy of cli
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 
@@ -21,6 +24,7 @@ import typer
 
 from gpusched.cli_coercion import use_light_coercion
 from gpusched.config import ConfigError
+from gpusched.signals import Terminated, signals_raise
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_DEADLOCK, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_TERMINATED = 143
@@ -106,14 +110,20 @@ def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     use_light_coercion()
     try:
-        _register(args)
-        code = app(args=args, prog_name="gpusched", standalone_mode=False)
+        with signals_raise():
+            _register(args)
+            code = app(args=args, prog_name="gpusched", standalone_mode=False)
     except ConfigError as e:
         print(f"gpusched: error: {e}", file=sys.stderr)
         sys.exit(EXIT_BAD_INPUT)
     except KeyboardInterrupt:
         print("gpusched: interrupted", file=sys.stderr)
         sys.exit(EXIT_INTERRUPTED)
+    except Terminated as e:
+        print(f"gpusched: terminated ({e})", file=sys.stderr)
+        sys.exit(e.exit_code)
+    except OSError as e:         # a resource or a path: one line naming it and the reason
+        _exit_os_error(e)
     except Exception as e:
         if type(e).__module__ == "ptx.errors":    # the PTX front end: bad input 2, deadlock 3
             print(f"gpusched: error: {e}", file=sys.stderr)
@@ -135,6 +145,44 @@ def main(argv: list[str] | None = None) -> None:
             print(f"gpusched: error: {e.format_message()}", file=sys.stderr)  # type: ignore[attr-defined]
             sys.exit(getattr(e, "exit_code", EXIT_FAILED))
         raise
+    try:
+        sys.stdout.flush()       # here, not at exit: a full disk under stdout is one line too
+    except OSError as e:
+        _exit_os_error(e, "stdout")
     # Without standalone mode typer returns the code of a raised Exit (and a command's return
     # value otherwise): an int is an exit status, anything else means success.
     sys.exit(code if isinstance(code, int) and not isinstance(code, bool) else EXIT_OK)
+
+
+def _exit_os_error(e: OSError, what: str | None = None) -> None:
+    """One line naming the path (or stdout) and the system's reason; exit 2 or 1 (paths.py)."""
+    from gpusched.paths import describe
+    if what is None and e.filename is None and _stdout_failed(e):
+        what = "stdout"
+    if what == "stdout":    # the interpreter's own flush at exit would fail again
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+    code, line = describe(e, what)
+    print(f"gpusched: error: {line}", file=sys.stderr)
+    sys.exit(code)
+
+
+def _stdout_failed(e: OSError) -> bool:
+    """Whether an OSError that names no file came from writing stdout: a closed pipe, or no
+    space where stdout goes (a full filesystem, /dev/full)."""
+    import errno
+    import stat
+    if isinstance(e, BrokenPipeError):
+        return True
+    if e.errno != errno.ENOSPC:
+        return False
+    try:
+        fd = sys.stdout.fileno()
+        st = os.fstat(fd)
+        if stat.S_ISCHR(st.st_mode):
+            return (os.major(st.st_rdev), os.minor(st.st_rdev)) == (1, 7)    # /dev/full
+        return os.fstatvfs(fd).f_bavail == 0
+    except (OSError, ValueError):
+        return False

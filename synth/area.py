@@ -20,8 +20,10 @@ per-kernel search: +0.6 % at K=8: docs/area.md; ``--flat``
 keeps the flat flow).
 
 Results are cached twice: by block, parameters and hdl sources (no elaboration needed), and by
-a hash of the RTLIL, the scripts and the library. Yosys runs natively (pyosys) or as YoWASP
-(synth/yosys.py); the ABC scripts and their measurements: docs/area.md.
+a hash of the RTLIL, the scripts and the library (its content, not its path); both are sealed
+one-file entries (``gpusched.cache``): a damaged or foreign one is reported and synthesised
+again. Yosys runs natively (pyosys) or as YoWASP (synth/yosys.py); the ABC scripts and their
+measurements: docs/area.md.
 """
 
 from __future__ import annotations
@@ -31,12 +33,15 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import tempfile
 import time
+import zlib
 from pathlib import Path
 
 from cosim.build import cache_dir, rtlil_for
 from gpusched.blocks import BlockSpec
+from gpusched.cache import problem, publish, read_json, report, seal, write_json
 from gpusched.config import ConfigError
 from synth.yosys import Progress, run_yosys
 
@@ -92,15 +97,55 @@ def _nand2_um2(src: Path) -> float:
     return float(m.group(2)) if m else NAND2_UM2
 
 
-def _liberty_in(workdir: Path, src: Path) -> str:
-    """Decompress the liberty into the Yosys working dir (YoWASP only sees files below cwd)."""
-    dst = workdir / f"lib_{hashlib.sha256(str(src.resolve()).encode()).hexdigest()[:12]}.lib"
-    if not dst.exists():
-        data = gzip.decompress(src.read_bytes()) if src.suffix == ".gz" else src.read_bytes()
-        tmp = dst.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_bytes(data)
-        os.replace(tmp, dst)
-    return dst.name
+def _liberty_in(workdir: Path, src: Path) -> Path:
+    """The liberty decompressed once into a sealed folder of ``workdir`` named by the source's
+    content (hard-linked into each Yosys run's folder: YoWASP only sees files below its cwd)."""
+    digest = _file_digest(src)
+    entry = workdir / f"lib_{digest[:16]}"
+    key = f"liberty sha256={digest}"
+    if entry.exists():
+        why = problem(entry, key)
+        if why is None:
+            return entry / "cells.lib"
+        report(entry, why)
+    data = _liberty_text(src)
+    tmp = Path(tempfile.mkdtemp(dir=workdir, prefix=".lib-"))
+    try:
+        (tmp / "cells.lib").write_bytes(data)
+        seal(tmp, key)
+        publish(tmp, entry, key)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return entry / "cells.lib"
+
+
+def _liberty_text(src: Path) -> bytes:
+    """The liberty file's bytes, after a structural check (bad input, exit 2, instead of a
+    Yosys parse error after minutes of synthesis): it decompresses, starts with a
+    ``library (…)`` group, and its braces balance outside strings and comments."""
+    def bad(why: str) -> ConfigError:
+        return ConfigError("--liberty", str(src), f"not a liberty file: {why}")
+    raw = src.read_bytes()
+    if src.suffix == ".gz":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as e:
+            raise bad(f"gzip data does not decompress ({e})") from None
+    head = re.sub(rb"/\*.*?\*/|//[^\n]*", b"", raw[:1 << 16], flags=re.S)
+    if not re.match(rb"\s*library\s*\(", head):
+        raise bad("it does not start with a 'library (NAME) {' group")
+    opened, closed = raw.count(b"{"), raw.count(b"}")
+    if opened != closed:        # braces in strings or comments are rare: look closer only now
+        text = re.sub(rb'"(?:[^"\\]|\\.)*"|/\*.*?\*/|//[^\n]*', b"", raw, flags=re.S)
+        opened, closed = text.count(b"{"), text.count(b"}")
+    if opened == 0 or opened != closed:
+        raise bad(f"{opened:,} '{{' against {closed:,} '}}' (a cut or damaged file)")
+    return raw
+
+
+def _file_digest(path: Path) -> str:
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 # ABC scripts (files in the Yosys working dir). Area: one fast AIG rewrite (&dc2) and
@@ -118,6 +163,7 @@ ABC_MODES = ("auto", "fast", "yosys")   # yosys = Yosys' own default ABC script
 AUTO_FAST_CELLS = 60_000
 DEPTH_ABC_SCRIPT = "strash\nbalance\nmap\n"
 FLOW_VERSION = "5"     # bump when the flow changes in a way the script text does not show
+ENTRY_FORMAT = "sealed-1"     # the cache entries' own format (gpusched.cache one-file entries)
 
 
 def _scripts(top: str, liberty: str, lib_file: str | None,
@@ -186,13 +232,18 @@ def _cells_by_type(stats: dict) -> dict[str, int]:
     return {k: int(v) for k, v in stats.get("num_cells_by_type", {}).items() if k != "$scopeinfo"}
 
 
+def _lib_id(lib_src: Path | None) -> str:
+    """The library as a cache key: its path and the SHA-256 of its content."""
+    return "none" if lib_src is None else f"{lib_src} sha256={_file_digest(lib_src)}"
+
+
 def _index_key(spec: BlockSpec, params: dict, liberty: str, lib_src, abc: str) -> str:
     """Cache key computed without elaborating the design: block, parameters, library, flow and
     the hash of every hdl source (any hdl edit misses; the RTLIL-keyed cache then still hits if
     this block's netlist did not change)."""
     from cosim.build import hdl_fingerprint
-    parts = [spec.name, json.dumps(params, sort_keys=True), liberty, abc, str(lib_src),
-             FLOW_VERSION, AREA_ABC_SCRIPT, DEPTH_ABC_SCRIPT, hdl_fingerprint()]
+    parts = [spec.name, json.dumps(params, sort_keys=True), liberty, abc, _lib_id(lib_src),
+             FLOW_VERSION, ENTRY_FORMAT, AREA_ABC_SCRIPT, DEPTH_ABC_SCRIPT, hdl_fingerprint()]
     return hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:24]
 
 
@@ -222,43 +273,47 @@ def area(spec: BlockSpec, params: dict, liberty: str = "sky130hd", progress=None
     flat = "" if hier else "flat_"
     index = (cache_dir("area_index") / f"{spec.name}_{Path(liberty).name}_{abc}_{flat}"
              f"{_index_key(spec, params, liberty, lib_src, abc)}.json")
-    if index.exists():
-        return json.loads(index.read_text())
+    index_key = index.stem
+    found = read_json(index, index_key)
+    if found is not None:
+        return found
+    lib_path = _liberty_in(cache_dir("yosys"), lib_src) if lib_src is not None else None
     if status:
         status("amaranth", 0.0, "elaborating to RTLIL")
     text, top = rtlil_for(spec, params)
     merged_text, merged = merge_replicas(text) if hier and abc != "yosys" else (text, 0)
     key = hashlib.sha256((text + str(_scripts(top, mode, "LIB", abc, merged > 0)) + AREA_ABC_SCRIPT
-                          + DEPTH_ABC_SCRIPT + FLOW_VERSION + str(lib_src)).encode()).hexdigest()[:24]
+                          + DEPTH_ABC_SCRIPT + FLOW_VERSION + ENTRY_FORMAT + _lib_id(lib_src)
+                          ).encode()).hexdigest()[:24]
     cached = cache_dir("area") / f"{top}_{Path(liberty).name}_{abc}_{flat}{key}.json"
-    if not cached.exists():
+    result = read_json(cached, key)
+    if result is None:
         if progress is not None:
             progress(f"synthesising {top} with Yosys (seconds to minutes; cached afterwards)")
-        res = _synthesise(spec, params, liberty, text, top, lib_src, custom, abc, status,
-                          merged, merged_text)
-        _atomic_write(cached, json.dumps(res))
-    result = json.loads(cached.read_text())
-    _atomic_write(index, json.dumps(result))
+        result = _synthesise(spec, params, liberty, text, top, lib_src, lib_path, custom, abc,
+                             status, merged, merged_text)
+        write_json(cached, key, result)
+    write_json(index, index_key, result)
     return result
 
 
 def _synthesise(spec: BlockSpec, params: dict, liberty: str, text: str, top: str, lib_src,
-                custom: bool, abc: str, status: Progress | None, merged: int = 0,
-                merged_text: str = "") -> dict:
+                lib_path: Path | None, custom: bool, abc: str, status: Progress | None,
+                merged: int = 0, merged_text: str = "") -> dict:
     """Run the flow on ``text``, or hierarchically on ``merged_text`` when ``merged`` > 0 copies
     were merged and the fast ABC script runs: with Yosys' default script the hierarchical area
     was 3 % above the flattened one (cta_sched steal C=4, docs/area.md), so a design that
     ``auto`` maps with that script is synthesised flat."""
     work_root = cache_dir("yosys")
-    lib_file = _liberty_in(work_root, lib_src) if lib_src is not None else None
+    lib_file = "cells.lib" if lib_path is not None else None
     mode = "ge" if lib_src is None else "sky130hd"
     with tempfile.TemporaryDirectory(dir=work_root) as tmp:
         work = Path(tmp)
         (work / "design.il").write_text(merged_text if merged else text)
         (work / "area.abc").write_text(AREA_ABC_SCRIPT)
         (work / "depth.abc").write_text(DEPTH_ABC_SCRIPT)
-        if lib_file:  # YoWASP sees the cwd subtree only: hard-link the shared copy in
-            os.link(work_root / lib_file, work / lib_file)
+        if lib_path:  # YoWASP sees the cwd subtree only: hard-link the shared copy in
+            os.link(lib_path, work / lib_file)
         generic_ys, _ = _scripts(top, mode, lib_file, abc, merged > 0)
         start = time.monotonic()
         run_yosys({"generic": generic_ys}, work, status, start)
@@ -288,12 +343,6 @@ def _synthesise(spec: BlockSpec, params: dict, liberty: str, text: str, top: str
     return {"block": spec.name, "params": params, "liberty": liberty, "abc": abc, "cells": cells,
             "ge": round(ge, 1), "um2": None if um2 is None else round(um2, 1), "flops": flops,
             "depth": depth, "hier": merged}
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_text(text)
-    os.replace(tmp, path)
 
 
 def _parse_ltp(text: str) -> int:

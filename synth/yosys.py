@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
+from gpusched import signals
+
 BACKENDS = ("native", "yowasp")
 _NATIVE = ("import sys; from pyosys import libyosys as ys; "
            "ys.run_pass('script ' + sys.argv[1], ys.Design())")
@@ -60,27 +62,20 @@ def run_yosys(scripts: dict[str, str], workdir: Path, progress: Optional[Progres
     code = _NATIVE if kind == "native" else _YOWASP
     for name, script in scripts.items():
         (workdir / f"{name}.ys").write_text(script)
+    env = private_tmp(workdir)
     for attempt in (0, 1):
-        procs, seen, steps = {}, {}, {}
-        for name in scripts:
-            with (workdir / f"{name}.log").open("wb") as out:
-                procs[name] = subprocess.Popen([sys.executable, "-c", code, f"{name}.ys"],
-                                               cwd=workdir, stdout=out, stderr=subprocess.STDOUT)
-            seen[name], steps[name] = 0, "start"
-        while any(p.poll() is None for p in procs.values()):
-            time.sleep(0.5)
+        procs: dict[str, subprocess.Popen] = {}
+        try:
             for name in scripts:
-                new, seen[name] = _last_pass(workdir / f"{name}.log", seen[name])
-                steps[name] = new or steps[name]
-            if progress:
-                step = ", ".join(f"{n}: {s}" if len(scripts) > 1 else s for n, s in steps.items())
-                progress(f"yosys {kind}", time.monotonic() - start, step)
-        if progress:        # once more after the end: a short run may finish between polls
-            for name in scripts:
-                new, seen[name] = _last_pass(workdir / f"{name}.log", seen[name])
-                steps[name] = new or steps[name]
-            step = ", ".join(f"{n}: {s}" if len(scripts) > 1 else s for n, s in steps.items())
-            progress(f"yosys {kind}", time.monotonic() - start, step)
+                with (workdir / f"{name}.log").open("wb") as out:
+                    procs[name] = signals.popen([sys.executable, "-c", code, f"{name}.ys"],
+                                                cwd=workdir, stdout=out, stderr=subprocess.STDOUT,
+                                                env=env)
+            _wait(procs, workdir, progress, kind, start)
+        except BaseException:           # a signal, Ctrl-C or an error: no Yosys outlives us
+            for p in procs.values():
+                signals.stop(p)
+            raise
         # a signal (seen once with YoWASP: SIGBUS while another process rewrote its compiled-
         # module cache) is retried once: the run is deterministic
         if all(p.returncode >= 0 for p in procs.values()) or attempt:
@@ -90,6 +85,36 @@ def run_yosys(scripts: dict[str, str], workdir: Path, progress: Optional[Progres
             tail = (workdir / f"{name}.log").read_text(errors="replace")[-3000:]
             raise RuntimeError(f"yosys ({kind}, {name}) failed ({p.returncode}):\n{tail}")
     return time.monotonic() - start
+
+
+def private_tmp(workdir: Path, env: Optional[dict] = None) -> dict:
+    """``env`` (else this process's) with TMPDIR inside ``workdir``: a child ended by a signal
+    cannot remove its own temporary folders (YoWASP makes one per run), the caller removes
+    ``workdir`` with them."""
+    tmp = workdir / ".tmp"
+    tmp.mkdir(exist_ok=True)
+    return dict(os.environ if env is None else env, TMPDIR=str(tmp))
+
+
+def _wait(procs: dict[str, subprocess.Popen], workdir: Path, progress: Optional[Progress],
+          kind: str, start: float) -> None:
+    """Wait for every process, telling ``progress`` the pass each is in twice a second (and once
+    more after the end: a short run may finish between polls)."""
+    seen = {name: 0 for name in procs}
+    steps = {name: "start" for name in procs}
+
+    def tell() -> None:
+        for name in procs:
+            new, seen[name] = _last_pass(workdir / f"{name}.log", seen[name])
+            steps[name] = new or steps[name]
+        if progress:
+            step = ", ".join(f"{n}: {s}" if len(procs) > 1 else s for n, s in steps.items())
+            progress(f"yosys {kind}", time.monotonic() - start, step)
+    while any(p.poll() is None for p in procs.values()):
+        time.sleep(0.5)
+        tell()
+    if progress:
+        tell()
 
 
 def stderr_progress(label: str) -> Progress:

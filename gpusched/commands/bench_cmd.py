@@ -29,7 +29,10 @@ def model(as_json: bool = typer.Option(False, "--json", help="print one JSON obj
     10M-iteration Python loop on this machine (about 0.4 s on an idle desktop core); "target" is
     the speed goal (reported, not asserted). The memory model and the SM core run compiled when
     ``make setup`` could build them (``sim.accel``); the last line says which."""
+    from gpusched.limits import MAX_BENCH_REPEAT, check_count
     from sim.bench import MEMORY_KINDS, REFERENCES, bench_model
+    check_count("--repeat", repeat, 1, MAX_BENCH_REPEAT, "each repeat runs every reference in a "
+                "fresh process")
     names = [n for n in only.split(",") if n] or list(REFERENCES)
     memories = [m for m in memory.split(",") if m] or list(MEMORY_KINDS)
     rows = bench_model(names, memories, repeat)

@@ -12,6 +12,10 @@ from gpusched.blocks import block_names, get_block, parse_params
 from gpusched.config import ConfigError
 
 SIMS = ("verilator", "icarus", "amaranth")
+# lockstep speed with the Python twin as scoreboard, small blocks on this machine's cores
+# (warp_sched W=8: 4.6 k cycles/s under Verilator, 1.1 k in Amaranth's simulator)
+LOCKSTEP_CYCLES_PER_S = 5_000
+AMARANTH_CYCLES_PER_S = 1_000
 
 
 def area_cmd(block: str = typer.Argument(..., help="block name: " + ", ".join(block_names())),
@@ -63,10 +67,13 @@ def run_one(spec, params: dict, cycles: int, seed: int, sim: str, waves: str | N
     """Lockstep run on one backend; returns a LockstepReport (raises LockstepMismatch)."""
     if sim == "amaranth":
         from cosim.amaranth_backend import run_lockstep_amaranth
+        from gpusched.limits import duration
         from cosim.waves import clean_vcd, wave_format
         if waves:
             wave_format(waves, sim)
-        _progress(f"simulating {cycles:,} cycles in Amaranth's simulator (~5 k cycles/s)")
+        _progress(f"simulating {cycles:,} cycles in Amaranth's simulator (about "
+                  f"{AMARANTH_CYCLES_PER_S:,} cycles/s for a small block, slower for a large "
+                  f"one: {duration(cycles / AMARANTH_CYCLES_PER_S)} or more)")
         report = run_lockstep_amaranth(spec, params, cycles, seed, vcd=waves)
         if waves:
             clean_vcd(Path(waves), Path(waves), internal)
@@ -95,8 +102,13 @@ def cosim_cmd(block: str = typer.Argument(..., help="block name: " + ", ".join(b
     for name, value in (("--sim", sim), ("--vs", vs)):
         if value is not None and value not in SIMS:
             raise ConfigError(name, value, "allowed: " + ", ".join(SIMS))
-    if cycles < 1:
-        raise ConfigError("--cycles", cycles, "must be >= 1")
+    from gpusched.limits import MAX_COSIM_CYCLES, check_count, check_seed, duration
+    hours = duration(MAX_COSIM_CYCLES / LOCKSTEP_CYCLES_PER_S)
+    check_count("--cycles", cycles, 1, MAX_COSIM_CYCLES, f"about {hours} in lockstep with the "
+                "Python twin")
+    check_seed("--seed", seed)
+    from gpusched.paths import check_output_file
+    check_output_file(waves, "--waves")
     spec = get_block(block)
     params = parse_params(spec, param)
     from cosim.lockstep import LockstepMismatch

@@ -97,10 +97,12 @@ def prove_cmd(block: str = typer.Argument(..., help="block with invariants (see 
               vcd: Optional[str] = typer.Option(None, help="write a counterexample VCD here")):
     """Prove BLOCK's invariants (unbounded: ABC's PDR or k-induction; or BMC to --depth). Exit 1
     if an invariant fails (or, with --mutant, if the mutant is not caught)."""
-    if depth is not None and depth < 1:
-        raise ConfigError("--depth", depth, "must be >= 1")
-    if timeout <= 0:
-        raise ConfigError("--timeout", timeout, "must be > 0")
+    from gpusched.limits import MAX_BMC_DEPTH, check_count, check_seconds
+    if depth is not None:
+        check_count("--depth", depth, 1, MAX_BMC_DEPTH, "BMC to depth 40 takes minutes per case")
+    check_seconds("--timeout", timeout)
+    from gpusched.paths import check_output_file
+    check_output_file(vcd, "--vcd")
     if not prove_block(block, depth, mutant, vcd, engine, timeout):
         raise typer.Exit(1)
 

@@ -33,6 +33,8 @@ def make_report(paper: str, quick: bool, db: str | None, out: str | None, jobs: 
     grid = exp.quick if quick else exp.grid
     points = grid.check()
     db = db or default_db()
+    from gpusched.paths import check_output_dir
+    check_output_dir(out or f"reports/{exp.name}", "--out")      # before the sweep, not after
     failures = 0
     if run:
         summary = execute_points(grid.name, points, db, jobs, scheduler,

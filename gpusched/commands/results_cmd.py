@@ -32,10 +32,12 @@ def query(db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
     from gpusched.experiment.store import ResultStore, default_db
     if fmt not in FORMATS:
         raise ConfigError("--format", fmt, "expected one of " + ", ".join(FORMATS))
+    from gpusched.paths import check_output_file
+    check_output_file(output, "--output", make_parents=True)
     path = db or default_db()
     if not Path(path).is_file():
         raise ConfigError("--db", path, "no results store there: run a sweep first or pass --db")
-    with ResultStore(path) as store:
+    with ResultStore(path, read_only=True) as store:
         runs = store.runs()
     rows = filter_rows([flat_row(r) for r in runs], parse_where(where or []))
     known = columns(rows)

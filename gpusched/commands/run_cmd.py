@@ -89,6 +89,8 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
     from gpusched.commands.config_cmd import resolve_config
     from sim.run import MEMORY_KINDS, TRACE_PREFIX, Deadlock, load_workload, simulate
 
+    from gpusched.limits import check_seed
+    check_seed("--seed", seed)
     stage = [f"sm.issue={issue}"] + (["sm.ib_entries=8"] if issue == "socgpu" else [])
     chosen = [f"sm.warp_sched={warp_scheduler}"] if warp_scheduler else []
     cfg = resolve_config(preset, chosen + (stage if issue else []) + list(set_ or []))
@@ -102,6 +104,8 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
     profile = tuple(profile or ())
     if profile_plot is not None and "warp-states" not in profile:
         raise ConfigError("--profile-plot", profile_plot, "needs --profile warp-states")
+    from gpusched.paths import check_output_file
+    check_output_file(profile_plot, "--profile-plot")     # before the run, not after it
     given = [x for x in (workload, trace, program) if x is not None]
     if len(given) != 1:
         raise ConfigError("--workload/--trace/--program", given[0] if given else None,

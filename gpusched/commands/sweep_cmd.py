@@ -10,37 +10,12 @@ import typer
 from gpusched.commands import DB_HELP
 
 from gpusched.experiment.point import Point
+from gpusched.signals import Terminated, signals_raise
 from gpusched.experiment.sweep import SweepSummary
 
 JOBS_HELP = "local worker processes (default: all cores; 1 = in this process)"
 SCHEDULER_HELP = "Dask scheduler tcp://host:port, or 'local' for a LocalCluster"
 PLUGIN_HELP = "module to import first (registers runner kinds); also $GPUSCHED_PLUGINS"
-
-
-class Terminated(BaseException):
-    """SIGTERM arrived: stop like Ctrl-C (workers terminated, claims dropped), exit 143."""
-
-
-class _sigterm_raises:
-    """While a sweep runs, SIGTERM raises Terminated in the main thread instead of killing the
-    process outright (which left the pool workers running)."""
-
-    def __enter__(self):
-        import signal
-        import threading
-        self.old = None
-        if threading.current_thread() is threading.main_thread():
-            self.old = signal.signal(signal.SIGTERM, self._raise)
-        return self
-
-    @staticmethod
-    def _raise(signum, frame):
-        raise Terminated()
-
-    def __exit__(self, *exc):
-        import signal
-        if self.old is not None:
-            signal.signal(signal.SIGTERM, self.old)
 
 
 def plugin_list(plugins: list[str] | None) -> tuple[str, ...]:
@@ -58,15 +33,20 @@ def execute_points(name: str, points: list[Point], db: str, jobs: int | None,
     from gpusched.experiment.executors import make_executor
     from gpusched.experiment.store import ResultStore
     from gpusched.experiment.sweep import run_sweep
+    from gpusched.paths import check_output_file
+    check_output_file(db, "--db", make_parents=True)
     executor = make_executor(jobs, scheduler, plugins)
-    with ResultStore(db) as store, _sigterm_raises():
+    with ResultStore(db) as store, signals_raise():
         try:
             summary = run_sweep(name, points, store, executor, resume=resume,
-                                retry_failed=retry_failed, show_progress=show_progress)
+                                retry_failed=retry_failed, show_progress=show_progress,
+                                note=lambda text: typer.echo(f"sweep {name}: {text}", err=True))
         except (KeyboardInterrupt, Terminated) as e:
+            again = ("run the same command again to resume" if resume else
+                     "--no-resume reruns every point, so the same command starts over")
             typer.echo(f"{'terminated' if isinstance(e, Terminated) else 'interrupted'}: finished "
-                       f"points are saved in {db}; run the same command again to resume", err=True)
-            raise typer.Exit(143 if isinstance(e, Terminated) else 130) from None
+                       f"points are saved in {db}; {again}", err=True)
+            raise typer.Exit(e.exit_code if isinstance(e, Terminated) else 130) from None
     typer.echo(summary.line() + f" → {db}")
     for label, error in summary.failures[:5]:
         typer.echo(f"  failed: {label}: {error}", err=True)

@@ -5,8 +5,9 @@ those named), prints a line each and exits 1 if any failed. Today: the formal pr
 block (unbounded by PDR; BMC to the block's depth where PDR times out) and each block's mutant
 caught, and random lockstep soaks of
 the warp schedulers (100 000 cycles per configuration under Verilator, twin as scoreboard), and
-the long slices of the input fuzzing suite (tests/reliability/test_fuzz.py, 400 random cases per
-property or ``$GPUSCHED_FUZZ_EXAMPLES``).
+the long slices of the input fuzzing suite (tests/reliability/test_fuzz.py: inputs, cache files,
+output paths) and of the fault-injection suite (tests/reliability/test_faults.py: signals at random
+phases, injected filesystem errors), 400 random cases per property or ``$GPUSCHED_FUZZ_EXAMPLES``.
 """
 
 from __future__ import annotations
@@ -61,15 +62,16 @@ def _soak(block: str, params: dict, seed: int) -> bool:
     return report.cycles == SOAK_CYCLES and report.mismatches == 0
 
 
-def _fuzz_long() -> bool:
-    """The fuzzing suite's long slices (pytest from the repository's tests/)."""
+def _long_slices(module: str) -> bool:
+    """The long slices of a property suite in tests/reliability (pytest from the repository's
+    tests/)."""
     import subprocess
     import sys
     from pathlib import Path
     root = Path(__file__).resolve().parents[2]
-    suite = root / "tests" / "reliability" / "test_fuzz.py"
+    suite = root / "tests" / "reliability" / module
     if not suite.exists():
-        typer.echo(f"no {suite}: the fuzzing suite runs from a clone of the repository")
+        typer.echo(f"no {suite}: the property suites run from a clone of the repository")
         return False
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                            str(suite), "--runslow", "-k", "long", "-s"], cwd=root)
@@ -95,7 +97,8 @@ def _checks() -> dict[str, Callable[[], bool]]:
     for i, (block, params) in enumerate(SRTF_SOAKS):
         name = f"lockstep-{block}-" + "-".join(str(v) for v in params.values())
         checks[name] = lambda b=block, p=params, i=i: _soak(b, p, seed=9300 + i)
-    checks["fuzz-inputs"] = _fuzz_long
+    checks["fuzz-inputs"] = lambda: _long_slices("test_fuzz.py")
+    checks["faults"] = lambda: _long_slices("test_faults.py")
     return checks
 
 

@@ -99,6 +99,8 @@ def workloads_cmd(as_json: bool = typer.Option(False, "--json", help="print a JS
                   jobs: Optional[int] = typer.Option(None, "--jobs", "-j",
                                                      help="--characterize: parallel runs")):
     """List the synthetic workload catalogue (or the kernels of an Accel-Sim trace dir)."""
+    from gpusched.limits import check_seed
+    check_seed("--seed", seed)
     if programs or check is not None or characterize is not None:
         from gpusched import programs_cli
         if characterize is not None:
@@ -133,6 +135,8 @@ def workloads_cmd(as_json: bool = typer.Option(False, "--json", help="print a JS
         from sim.workload.tracegen import write_trace_dir
         if not out:
             raise ConfigError("--out", out, "a directory to write the trace into")
+        from gpusched.paths import check_output_dir
+        check_output_dir(out, "--out")
         if arch not in FAMILIES:
             raise ConfigError("--arch", arch, "allowed: " + ", ".join(FAMILIES))
         d = write_trace_dir(out, get_workload(export, seed=seed, scale=scale), family=arch,

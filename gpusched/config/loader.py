@@ -161,6 +161,11 @@ def load_toml(path: str | Path) -> GPUConfig:
                 name = data.pop(key)
                 if not isinstance(name, str):
                     raise ConfigError(key, name, "expected a preset name (a string)")
+                if name not in preset_names():
+                    raise ConfigError(key, name, "known presets: " + ", ".join(preset_names())
+                                      + f" ({key} takes a preset name" + (
+                                          ", not a file: copy that file's fields into this one)"
+                                          if name.endswith(".toml") else ")"))
                 base = get_preset(name)
         cfg = from_dict(data, base=base)
         if base is None and (missing := _missing_fields(data, GPUConfig())):
@@ -174,15 +179,18 @@ def load_toml(path: str | Path) -> GPUConfig:
 
 
 def _line_of(text: str, dotted: str) -> int:
-    """Line of ``section.field`` in a TOML text (its key inside ``[section]``, or a dotted key);
-    1 when it is not found (a rule across fields may name one the file does not set)."""
+    """Line of ``section.field`` in a TOML text (its key inside ``[section]``, a dotted key, or
+    the ``[section.field]`` header of a table); 1 when it is not found (a rule across fields may
+    name one the file does not set)."""
     *sections, key = dotted.split(".")
     section = ".".join(sections)
     current = ""
     for i, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
         if stripped.startswith("[") and not stripped.startswith("[["):
-            current = stripped.strip("[] ")
+            current = stripped.split("]", 1)[0].strip("[ ")
+            if current == dotted:
+                return i
             continue
         name = stripped.split("=", 1)[0].strip().strip('"\'') if "=" in stripped else None
         if name is not None and (name == dotted or (current == section and name == key)

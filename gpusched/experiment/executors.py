@@ -182,10 +182,13 @@ class DaskExecutor:
                     cluster.close()
 
 
+MAX_JOBS = 1024      # local worker processes (each holds a model; a larger pool only thrashes)
+
+
 def make_executor(jobs: int | None, scheduler: str | None, plugins: tuple[str, ...]) -> Executor:
     """``--scheduler`` → Dask; ``--jobs 1`` → in process; otherwise a local pool."""
-    if jobs is not None and jobs < 1:
-        raise ConfigError("--jobs", jobs, "expected at least 1")
+    if jobs is not None and not 1 <= jobs <= MAX_JOBS:
+        raise ConfigError("--jobs", jobs, f"expected 1 to {MAX_JOBS} worker processes")
     if scheduler:
         return DaskExecutor(scheduler, jobs, plugins)
     if jobs == 1:

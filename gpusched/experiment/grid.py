@@ -14,7 +14,9 @@ from pathlib import Path
 
 from gpusched.config import ConfigError
 
-from .point import Point, Scalar, flatten
+from gpusched.limits import MAX_GRID_POINTS, check_seed
+
+from .point import Point, Scalar, canonical_json, flatten
 from .runners import get_kind
 
 SWEEP_KEYS = ("name", "kind", "preset", "workloads", "seeds", "overrides", "params")
@@ -56,12 +58,18 @@ class Grid:
             kind = get_kind(self.kind)
         except ConfigError as e:
             raise self._located(e) from None
+        n = 1
+        for axis in [self.preset, self.workloads, self.seeds, *self.overrides.values(),
+                     *self.params.values()]:
+            n *= len(_as_list(axis))
+        if n > MAX_GRID_POINTS:
+            raise ConfigError(self.source or self.name, f"{n:,} points", f"a grid of at most "
+                              f"{MAX_GRID_POINTS:,} points: split it into several sweeps")
         points = self.points()
         if kind.check is not None:
             seen = set()
-            for p in points:
-                sig = (p.preset, p.workload, tuple(sorted(p.overrides.items())),
-                       tuple(sorted(p.params.items())))
+            for p in points:     # JSON: true and 1 are two values here (in Python, equal ones)
+                sig = canonical_json([p.preset, p.workload, p.overrides, p.params])
                 if sig in seen:
                     continue
                 seen.add(sig)
@@ -148,11 +156,20 @@ def load_grid(path: str | Path) -> Grid:
     seeds = _as_list(sweep.get("seeds", [0]))
     if not seeds or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds):
         fail("seeds", sweep.get("seeds"), "expected an integer or a non-empty list of integers")
+    for s in seeds:
+        try:
+            check_seed("seeds", s)
+        except ConfigError as e:
+            fail("seeds", s, e.allowed)
     axes = {}
     for table in ("overrides", "params"):
         raw = sweep.get(table, {})
         if not isinstance(raw, dict):
             fail(table, raw, f"expected a table: [sweep.{table}] with key = [values]")
+        twice = _spelled_twice(raw)
+        if twice:
+            fail(twice, None, "given twice: a quoted \"a.b\" and a dotted a.b (or [a] b) "
+                              "spell the same key; keep one")
         axes[table] = {}
         for key, value in flatten(raw).items():   # TOML dotted keys → one level
             values = _as_list(value)
@@ -167,6 +184,25 @@ def load_grid(path: str | Path) -> Grid:
     return Grid(name=name, workloads=strings("workloads", None), preset=strings("preset", ["tiny"]),
                 seeds=seeds, overrides=axes["overrides"], params=axes["params"], kind=kind,
                 source=path)
+
+
+def _spelled_twice(table: dict, prefix: str = "") -> str | None:
+    """A dotted key that two spellings of ``table`` give (``"sm.count"`` and ``sm.count``):
+    ``flatten`` would silently keep one of them."""
+    seen: set[str] = set()
+
+    def walk(node: dict, prefix: str) -> str | None:
+        for key, value in node.items():
+            full = f"{prefix}{key}"
+            if isinstance(value, dict):
+                found = walk(value, full + ".")
+            else:
+                found = full if full in seen else None
+                seen.add(full)
+            if found:
+                return found
+        return None
+    return walk(table, prefix)
 
 
 def _toml_error(path: str, text: str, e: tomllib.TOMLDecodeError) -> ConfigError:

@@ -73,13 +73,31 @@ def load_plugins(modules: list[str]) -> None:
 
 def _policy_check(kind: str):
     """A check of a policy name of ``kind`` (plain or family syntax; raises ConfigError)."""
-    def check(value) -> None:
+    def check(name: str, value) -> None:
         from sim.policies import resolve_policy
         resolve_policy(kind, str(value))
     return check
 
 
-def _check_rtl(value) -> None:
+def _typed_check(default: object):
+    """A check that a grid value has the type of the parameter's default (a config value's
+    rule: ``true`` is not a number, ``1`` is not a flag); counts (integer defaults) are >= 1."""
+    def check(name: str, value: object) -> None:
+        if isinstance(default, bool):
+            if not isinstance(value, bool):
+                raise ConfigError(name, value, "expected true or false")
+        elif isinstance(default, int):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(name, value, "expected an integer >= 1")
+        elif isinstance(default, float):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ConfigError(name, value, "expected a number > 0")
+        elif isinstance(default, str) and not isinstance(value, str):
+            raise ConfigError(name, value, "expected a string")
+    return check
+
+
+def _check_rtl(name: str, value) -> None:
     from gpusched.rtl_opts import rtl_selections
     rtl_selections(value)
 
@@ -91,15 +109,18 @@ RTL_PARAMS = {"rtl": _check_rtl, "rtl_sim": ("verilator", "amaranth", "twin"),
 
 def _model_parameters() -> dict:
     """Keyword parameters ``simulate`` accepts → their allowed names, a check raising
-    ConfigError, or None (any value)."""
+    ConfigError (called with the name and value: the type of the default, or a policy name), or
+    None (any value)."""
     import sim.run
     sig = inspect.signature(sim.run.simulate)
-    out: dict[str, tuple[str, ...] | None] = {"scale": None}
+    out: dict = {"scale": _typed_check(1.0)}
     for name, param in sig.parameters.items():
         if param.kind is param.VAR_KEYWORD:
             out.update({kind: _policy_check(kind) for kind in getattr(sim.run, "POLICIES", {})})
         elif name not in ("cfg", "workload", "seed", "progress", "blocks"):
-            out[name] = None
+            default = param.default
+            out[name] = (_typed_check(default) if isinstance(default, (bool, int, float, str))
+                         else None)
     out.update(RTL_PARAMS)
     if "memory" in out and hasattr(sim.run, "MEMORY_KINDS"):
         out["memory"] = tuple(sim.run.MEMORY_KINDS)
@@ -109,7 +130,16 @@ def _model_parameters() -> dict:
 def check_model(point: Point) -> None:
     """Preset, overrides, workload and params must be known before a sweep starts."""
     from gpusched.commands.config_cmd import resolve_config
+    from gpusched.config import from_dict
     from gpusched.config.validate import check_block_limits, check_watchdog
+    nested: dict = {}
+    for path, value in point.overrides.items():    # typed as in a config file: true is not 1
+        *heads, last = path.split(".")
+        node = nested
+        for h in heads:
+            node = node.setdefault(h, {}) if isinstance(node.get(h, {}), dict) else {}
+        node[last] = value
+    from_dict(nested, base=resolve_config(point.preset, []))
     cfg = resolve_config(point.preset, override_strings(point.overrides))
     try:
         known = _model_parameters()
@@ -121,7 +151,7 @@ def check_model(point: Point) -> None:
             raise ConfigError(name, value, "unknown model parameter; known: " + ", ".join(known))
         allowed = known[name]
         if callable(allowed):
-            allowed(value)
+            allowed(name, value)
         elif allowed is not None and value not in allowed:
             raise ConfigError(name, value, "allowed: " + ", ".join(allowed))
     load_workload(point.workload, seed=point.seed, scale=point.params.get("scale", 1.0),

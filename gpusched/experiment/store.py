@@ -12,7 +12,9 @@ older gpusched versions ignore it.
 
 A damaged file (truncated, overwritten, schema broken) raises ``StoreDamaged``, one line naming
 the file and the recovery command (``gpusched results recover``, :func:`recover`), which copies
-every row that still reads back whole into a fresh store.
+every row that still reads back whole into a fresh store. A store on a read-only or full
+filesystem is not damaged: that is an ``OSError`` naming the file and the reason (exit 1), and
+``read_only=True`` (``results query``) reads a store where nothing can be written.
 """
 
 from __future__ import annotations
@@ -145,29 +147,73 @@ class Run:
     finished_at: str
 
 
-class ResultStore:
-    """Open (creating if needed) a results file and check its schema version."""
+def resource_problem(path: Path) -> OSError | None:
+    """Why the filesystem of ``path`` cannot take a write (read-only, full, not writable), as an
+    OSError naming ``path``; None when it can: an sqlite error there is then the file's own."""
+    import errno
+    folder = path.parent
+    try:
+        st = os.statvfs(folder)
+    except OSError as e:
+        return OSError(e.errno, e.strerror, str(path))
+    if st.f_flag & os.ST_RDONLY:
+        return OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+    if st.f_bavail == 0 and st.f_blocks > 0:
+        return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return OSError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+    return None
 
-    def __init__(self, path: str | Path):
+
+class ResultStore:
+    """Open (creating if needed) a results file and check its schema version; ``read_only``
+    opens an existing store without writing anything (it may be on a read-only filesystem)."""
+
+    def __init__(self, path: str | Path, read_only: bool = False):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not read_only:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         if _empty_for_a_while(self.path):
             # sqlite would silently make a new empty store of it: it may be a store cut to
             # nothing (a file only just created is another sweep or query setting it up)
             raise ConfigError(str(self.path), "", "empty file (0 bytes), not a results store: "
                               "delete it to start a new store there, or pass another --db")
         try:
-            self.conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=NORMAL")
-            self._check_schema()
-            self.conn.execute(_CLAIMS)
+            if read_only:
+                self.conn = self._connect_read_only()
+            else:
+                self.conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+                self.conn.execute("PRAGMA journal_mode=WAL")
+                self.conn.execute("PRAGMA synchronous=NORMAL")
+            self._check_schema(read_only)
+            if not read_only:
+                self.conn.execute(_CLAIMS)
         except sqlite3.DatabaseError as e:
             if _is_busy(e):
                 raise
+            problem = None if read_only else resource_problem(self.path)
+            if problem is not None:
+                raise problem from None
             raise ConfigError(str(self.path), "", f"not a usable SQLite results store ({e}): "
                               "pass another --db, move this file away, or keep its intact rows "
                               f"with: gpusched results recover --db {self.path}") from None
+
+    def _connect_read_only(self) -> sqlite3.Connection:
+        """A connection that writes nothing: a plain one where the filesystem takes writes
+        (SQLite removes its WAL files when it closes), else ``mode=ro``, and where SQLite cannot
+        even create the shared-memory file of a WAL store (a read-only filesystem)
+        ``immutable=1``: nothing writes there."""
+        from urllib.parse import quote
+        if resource_problem(self.path) is None:
+            return sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+        uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+        try:
+            conn = sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None)
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.OperationalError:
+            return sqlite3.connect(uri + "&immutable=1", uri=True, timeout=30.0,
+                                   isolation_level=None)
 
     @contextlib.contextmanager
     def _guard(self):
@@ -177,6 +223,9 @@ class ResultStore:
         except sqlite3.DatabaseError as e:
             if _is_busy(e):
                 raise
+            problem = resource_problem(self.path)
+            if problem is not None:
+                raise problem from None
             raise StoreDamaged(self.path, str(e)) from None
         except (json.JSONDecodeError, KeyError, TypeError) as e:
             raise StoreDamaged(self.path, f"a row does not decode: {type(e).__name__}: {e}") from None
@@ -186,8 +235,11 @@ class ResultStore:
         rows = self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall()
         return {r[0] for r in rows}
 
-    def _check_schema(self) -> None:
+    def _check_schema(self, read_only: bool = False) -> None:
         tables = self._tables()
+        if not tables and read_only:
+            raise ConfigError(str(self.path), "", "not a gpusched results store (no tables): "
+                              "pass another --db")
         if not tables:
             with self._transaction():
                 for stmt in filter(str.strip, _SCHEMA.split(";")):
@@ -208,6 +260,9 @@ class ResultStore:
             raise ConfigError(str(self.path), f"schema {version}",
                               f"written by a newer gpusched (this one reads schema "
                               f"{SCHEMA_VERSION}): upgrade gpusched or pass another --db")
+        if version < SCHEMA_VERSION and read_only:
+            raise ConfigError(str(self.path), f"schema {version}", "an older store: a sweep "
+                              f"on it migrates it to schema {SCHEMA_VERSION}")
         while version < SCHEMA_VERSION:
             if version not in MIGRATIONS:
                 raise ConfigError(str(self.path), f"schema {version}",

@@ -13,13 +13,16 @@ from __future__ import annotations
 import contextlib
 import time
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Callable, Iterator
+
+from gpusched.limits import duration
 
 from .executors import Executor
 from .point import Point
 from .store import ResultStore, make_owner
 
 POLL_S = 0.5   # how often a sweep looks for points another sweep is computing
+LONG_SWEEP_POINTS = 50   # a sweep with this many points to run says what its first one took
 
 
 @dataclass
@@ -67,8 +70,10 @@ def plan(points: list[Point], statuses: dict[str, str], resume: bool = True,
 
 def run_sweep(name: str, points: list[Point], store: ResultStore, executor: Executor, *,
               resume: bool = True, retry_failed: bool = False,
-              show_progress: bool = True, poll_s: float = POLL_S) -> SweepSummary:
-    """Execute the planned points and record each outcome as it arrives."""
+              show_progress: bool = True, poll_s: float = POLL_S,
+              note: Callable[[str], None] | None = None) -> SweepSummary:
+    """Execute the planned points and record each outcome as it arrives. ``note(text)`` is
+    told, in a long sweep, how long its first point took and what that makes for all."""
     points = unique(points)
     statuses = store.statuses()
     todo = plan(points, statuses, resume, retry_failed)
@@ -98,6 +103,10 @@ def run_sweep(name: str, points: list[Point], store: ResultStore, executor: Exec
                         remaining.pop(point.key, None)
                         summary.ran += 1
                         summary.failed += outcome.status == "failed"
+                        if summary.ran == 1 and note and len(todo) >= LONG_SWEEP_POINTS:
+                            note(f"the first point took {duration(outcome.wall_s)}: about "
+                                 f"{duration(outcome.wall_s * len(todo))} of compute for the "
+                                 f"{len(todo):,} points to run, shared by the workers")
                         bar.advance(failed_before + summary.failed)
                 if remaining:
                     _wait_for_others(store, remaining, seen, owner, summary, bar, poll_s)

@@ -14,22 +14,20 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gpusched.cache import read_json, write_json
 from gpusched.config import ConfigError
 
 from ptx.host import FRONT_END_DIGEST
 
 from .kernel import Kernel, Workload
-from .program_trace import sink_factory
-from .trace_store import CompiledKernel, cache_root
+from .program_trace import launch_seal, sink_factory
+from .trace_store import CompiledKernel, cache_root, verified
 
 PROGRAM_PREFIX = "program:"
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 2        # 2: sealed (gpusched.cache), each launch with its seal key
 
 
 @dataclass
@@ -124,23 +122,18 @@ def run_program(name: str, seed: int = 0, scale: float = 1.0, family: str = "vol
     key = program_key(path, seed, scale, family)
     manifest = root / "programs" / f"{key[:40]}.json"
     label = path.stem
-    try:
-        saved = json.loads(manifest.read_text())
-        folders = [Path(f) for f in saved["launches"]]
-        if all((f / "meta.json").is_file() for f in folders):
+    saved = read_json(manifest, key)           # sealed: a damaged one reads as missing
+    if saved is not None:
+        folders = [Path(f) for f, _ in saved["launches"]]
+        if all(verified(Path(f), seal_key) for f, seal_key in saved["launches"]):
             return ProgramRun(workload_of(folders, label), {}, cached=True)
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
     module = load_module(path)
     ctx = Context(family=family, sink_factory=sink_factory(root), progress=progress)
     outputs = module.main(ctx, seed=seed, scale=scale) or {}
     if not ctx.launches:
         raise ConfigError(str(path), "no kernel launches", "expected main() to launch kernels")
     folders = [Path(r.handle) for r in ctx.launches]
-    manifest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=manifest.parent, prefix=".tmp-")
-    with os.fdopen(fd, "w") as f:
-        json.dump({"program": str(path), "seed": seed, "scale": scale, "family": family,
-                   "launches": [str(x) for x in folders]}, f)
-    os.replace(tmp, manifest)
+    write_json(manifest, key, {"program": str(path), "seed": seed, "scale": scale,
+                               "family": family, "launches": [
+                                   [str(r.handle), launch_seal(r.info.key)] for r in ctx.launches]})
     return ProgramRun(workload_of(folders, label), outputs)

@@ -1,7 +1,8 @@
 """A PTX launch's recorded streams → the compiled-trace folder that ``--trace`` runs read
 (``trace_compile``'s form: meta.json, index.bin, stream.bin), in the trace cache under the
 launch's key (hash of PTX, launch arguments and input data), so every later run, sweep point
-and worker reads it instead of executing again.
+and worker reads it instead of executing again. A folder is sealed for its key and published
+atomically (``trace_store.seal``/``publish``); a damaged one is reported and written again.
 
 Static ids follow the trace compiler: one per (PTX instruction, next pc, last in the warp), so
 a branch's direction is in its static; a partial ``exit`` the warp continues after is a control
@@ -12,7 +13,6 @@ uses (``opcodes.classify``), so ``write_trace`` + ``--trace`` runs exactly what 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -22,11 +22,16 @@ import numpy as np
 from .kernel import Op
 from .opcodes import classify
 from .trace_compile import CHUNK_INSTS, FORMAT_VERSION, LISTED
-from .trace_store import cache_root
+from .trace_store import cache_root, problem, publish, report, seal
 
 
 def launch_folder(key: str, root: Path | None = None) -> Path:
     return (cache_root() if root is None else root) / "ptx" / f"{key[:40]}-v{FORMAT_VERSION}"
+
+
+def launch_seal(key: str) -> str:
+    """The key a launch's folder is sealed for."""
+    return f"ptx-launch sha256={key} format={FORMAT_VERSION}"
 
 
 class CachedSink:
@@ -200,21 +205,21 @@ class TraceSink:
                                  st.target, st.line] for st in info.statics]}
         (self.tmp / "meta.json").write_text(json.dumps(meta))
         try:
-            os.rename(self.tmp, self.folder)
-        except OSError:              # written meanwhile by another process: theirs is the same
-            if not (self.folder / "meta.json").is_file():
-                raise
+            seal(self.tmp, launch_seal(info.key))
+            return publish(self.tmp, self.folder, launch_seal(info.key))
         finally:
             shutil.rmtree(self.tmp, ignore_errors=True)
-        return self.folder
 
 
 def sink_factory(root: Path | None = None):
     """For ``ptx.host.Context``: write each launch's folder unless it is cached already."""
     def make(info):
         folder = launch_folder(info.key, root)
-        if (folder / "meta.json").is_file():
-            return CachedSink(folder)
+        if folder.exists():
+            why = problem(folder, launch_seal(info.key))
+            if why is None:
+                return CachedSink(folder)
+            report(folder, why)
         return TraceSink(info, root)
     return make
 

@@ -27,7 +27,7 @@ from .kernel import Op
 from .opcodes import FAMILY_OF_VERSION, NO_UNIT, base_opcode, classify
 from .trace_line import LISTED, parse_instruction
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2              # 2: entries sealed (gpusched.cache); the partial-EXIT note
 CHUNK_INSTS = 4096
 MAX_THREADS_PER_BLOCK = 1024     # CUDA limit
 KNOWN_HEADERS = ("kernel name", "kernel id", "grid dim", "block dim", "shmem", "nregs",
@@ -101,6 +101,7 @@ class TraceCompiler:
         self.no_unit: dict[str, int] = {}      # texture / tensor opcodes → dynamic count
         self.memo: dict[bytes, tuple] = {}     # non-memory line → (static core, mask)
         self.op_memo: dict[str, tuple[Op, bool]] = {}
+        self.lanes_not_exited: list = []       # [warps, first (line, warp, exit mask, lanes)]
 
     def where(self, lineno: int) -> str:
         return f"{self.path}:{lineno}"
@@ -259,6 +260,13 @@ class TraceCompiler:
             raise ConfigError(self.where(self.header_lines["grid dim"]), self.headers["grid dim"],
                               f"expected all {gx * gy * gz} thread blocks of the grid in the file, "
                               f"found {len(seen_ctas)}")
+        if self.lanes_not_exited:
+            count, (line, warp, exited, lanes) = self.lanes_not_exited
+            self.notes.append(["exit", self.where(line), f"{count:,} warp(s) have lanes that "
+                               f"never execute EXIT (first: warp {warp} here, EXIT lanes "
+                               f"{exited:#010x} of {lanes:#010x}); the model ends such a warp "
+                               "at its last instruction, Accel-Sim would wait for the other "
+                               "lanes forever"])
         missing = gx * gy * gz * wpc - len(index) // 4
         if missing:
             self.notes.append(["warps", str(self.path), f"{missing} of {gx * gy * gz * wpc} warps "
@@ -279,6 +287,7 @@ class TraceCompiler:
         pending = None          # (static core, mask, mem) waiting for the next pc
         written, got, lineno = 0, 0, at
         memo, add = self.memo, self.w.add
+        exited = 0              # the lanes some EXIT line covers
         while got < n:
             item = next(lines, None)
             if item is None:
@@ -292,6 +301,8 @@ class TraceCompiler:
             if hit is None:
                 hit = self._parse(s, lineno, n, got, at, warp)
             got += 1
+            if hit[0][1] == Op.EXIT:
+                exited |= hit[1]
             if pending is not None:
                 add(self._sid(pending[0], hit[0][5], False), pending[1], pending[2])
                 written += 1
@@ -301,6 +312,8 @@ class TraceCompiler:
             self.w.flush()
             return written + 1, lineno
         core, mask, mem = pending
+        if exited:
+            self._check_lanes_exit(exited, warp, lineno)
         add(self._sid(core, core[5] + 8, True), mask, mem)
         written += 1
         if core[1] != Op.EXIT:                               # the model needs a final EXIT
@@ -308,6 +321,16 @@ class TraceCompiler:
             written += 1
         self.w.flush()                                       # a warp's chunks are its own
         return written, lineno
+
+    def _check_lanes_exit(self, exited: int, warp: int, lineno: int) -> None:
+        """Every thread of the warp must pass an EXIT (a predicated EXIT's mask covers its
+        whole active mask); note a warp whose EXIT lines leave some of its lanes out."""
+        bx, by, bz = self.block
+        lanes = (1 << min(32, bx * by * bz - 32 * warp)) - 1
+        if exited & lanes != lanes:
+            if not self.lanes_not_exited:
+                self.lanes_not_exited = [0, (lineno, warp, exited, lanes)]
+            self.lanes_not_exited[0] += 1
 
     def _parse(self, s: bytes, lineno: int, n: int, got: int, at: int, warp: int) -> tuple:
         text = self._text(s, lineno).strip()

@@ -2,15 +2,28 @@
 named by the SHA-256 of its content and the format version, and reused by every later run,
 sweep point and worker; ``CompiledKernel`` streams warps from it.
 
-Location: ``$GPUSCHED_TRACE_CACHE``, else ``$XDG_CACHE_HOME/gpusched/traces``, else
-``~/.cache/gpusched/traces``. A run hashes a trace file only when its size, mtime or inode
-changed since the last run (a small stat record per path); compilation writes a temporary
-folder and renames it into place, so an interrupted or concurrent compile never leaves a
-half-written entry. Deleting the folder is always safe.
+Location: ``$GPUSCHED_TRACE_CACHE``, else ``traces/`` of the gpusched cache
+(``$GPUSCHED_CACHE``, else ``$XDG_CACHE_HOME/gpusched``, else ``~/.cache/gpusched``). A run
+hashes a trace file only when its size, mtime or inode changed since the last run (a small
+sealed stat record per path). Deleting the folder is always safe.
+
+Sealed entries (``gpusched.cache``; the API every writer of a compiled folder uses — the
+Accel-Sim compiler here, and any front end that caches its executions in this form):
+
+- ``seal(folder, key)``: after writing ``meta.json``, ``index.bin`` and ``stream.bin`` into a
+  temporary folder, write its ``SEAL`` (the key, each file's size and SHA-256);
+- ``publish(tmp, entry, key)``: rename the sealed folder into place atomically (an unsound entry
+  in the way is replaced; a sound one another process published first is kept);
+- ``verified(folder, key)`` / ``problem(folder, key)``: whether an entry may be read, or why not.
+
+``compiled`` reads an entry only when it is sealed for its key and every file matches its
+checksum (hashed once per process, then checked by ``stat``); a damaged, truncated, foreign or
+partial entry is reported in one stderr line and compiled again.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -19,8 +32,14 @@ from itertools import chain
 from pathlib import Path
 from typing import Iterator
 
+from gpusched.cache import cache_root as gpusched_cache_root
+from gpusched.cache import problem, publish, read_json, report, seal, verified, write_json
+
 from .kernel import Instr, Op
 from .trace_compile import FORMAT_VERSION, LISTED, TraceCompiler
+
+__all__ = ["cache_root", "compiled", "content_digest", "CompiledKernel", "seal", "publish",
+           "verified", "problem"]
 
 SHARED_LIMIT = 1 << 16          # shared (static id, mask) → Instr objects kept per kernel
 TEMPLATE_LIMIT = 1 << 18        # instructions of the chunk templates kept per kernel (~4 MB)
@@ -29,71 +48,60 @@ BATCH = 64                      # instructions a warp's stream builds at a time 
 
 def cache_root() -> Path:
     env = os.environ.get("GPUSCHED_TRACE_CACHE")
-    if env:
-        return Path(env)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "gpusched" / "traces"
+    return Path(env) if env else gpusched_cache_root() / "traces"
 
 
 def content_digest(path: Path, root: Path) -> str:
-    """SHA-256 of the file, remembered per (path, size, mtime, inode)."""
+    """SHA-256 of the file, remembered per (path, size, mtime, inode) in a sealed record."""
     st = path.stat()
+    where = str(path.resolve())
     stamp = [st.st_size, st.st_mtime_ns, st.st_ino]
-    record = root / "stat" / hashlib.sha1(str(path.resolve()).encode()).hexdigest()
-    try:
-        saved = json.loads(record.read_text())
-        if saved["stamp"] == stamp:
-            return saved["sha256"]
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
+    record = root / "digests" / hashlib.sha1(where.encode()).hexdigest()
+    saved = read_json(record, where)
+    if isinstance(saved, dict) and saved.get("stamp") == stamp and isinstance(saved.get("sha256"), str):
+        return saved["sha256"]
     h = hashlib.sha256()
     with open(path, "rb") as f:
         while block := f.read(1 << 20):
             h.update(block)
     digest = h.hexdigest()
-    _write_atomic(record, json.dumps({"stamp": stamp, "sha256": digest}))
-    return digest
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    import tempfile     # here, not at the top: start-up time (a run rarely writes a record)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
+        write_json(record, where, {"stamp": stamp, "sha256": digest})
     except OSError:
         pass                         # a read-only cache only costs a re-hash next time
+    return digest
 
 
 def compiled(path: Path, root: Path | None = None) -> Path:
     """The compiled folder of trace file ``path``, compiling it first if needed."""
     root = cache_root() if root is None else root
-    entry = root / f"{content_digest(path, root)}-v{FORMAT_VERSION}"
-    if (entry / "meta.json").is_file():
-        return entry
+    digest = content_digest(path, root)
+    entry = root / f"{digest}-v{FORMAT_VERSION}"
+    key = f"accelsim-trace sha256={digest} format={FORMAT_VERSION}"
+    if entry.exists():
+        why = problem(entry, key)
+        if why is None:
+            return entry
+        report(entry, why)
     import shutil
     import tempfile
     root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=root, prefix=".compiling-"))
     try:
         TraceCompiler(path, tmp).run()
-        try:
-            os.rename(tmp, entry)
-        except OSError:              # another process finished the same entry first
-            if not (entry / "meta.json").is_file():
-                raise
+        seal(tmp, key)
+        return publish(tmp, entry, key)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return entry
 
 
-def _read(fd: int, n: int, pos: int) -> bytes:
-    """``n`` bytes at ``pos`` (EOFError when the file is shorter: a damaged cache entry)."""
+def _read(fd: int, n: int, pos: int, path: Path) -> bytes:
+    """``n`` bytes at ``pos``. A shorter file was cut after it was verified (``compiled``):
+    an OSError naming it (an EOFError would read as end of input to the command line)."""
     data = os.pread(fd, n, pos)
     if len(data) != n:
-        raise EOFError(f"compiled trace: {n} bytes expected at {pos}, {len(data)} read")
+        raise OSError(errno.EIO, f"compiled trace changed while in use ({n} bytes expected at "
+                      f"{pos}, {len(data)} read); run again to rebuild it", str(path))
     return data
 
 
@@ -147,10 +155,10 @@ class CompiledKernel:
         while left > 0:
             fd = os.open(self.stream_path, os.O_RDONLY)     # no buffered file object: one
             try:                                            # warp's chunk is read in two reads
-                head = array("Q", _read(fd, 24, pos))
+                head = array("Q", _read(fd, 24, pos, self.stream_path))
                 n, n_mem, n_listed = head
                 size = 24 + 8 * n + 16 * n_mem + 8 * n_listed
-                body = memoryview(_read(fd, size - 24, pos + 24))
+                body = memoryview(_read(fd, size - 24, pos + 24, self.stream_path))
             finally:
                 os.close(fd)
             sids, masks = _array("I", body[:4 * n]), _array("I", body[4 * n:8 * n])

@@ -3,6 +3,7 @@ in ``gpusched`` subprocesses), a subprocess runner (the in-process
 ``cli`` fixture is in tests/conftest.py)."""
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +23,13 @@ def cli_env() -> dict:
     for name in ("GPUSCHED_DB", "GPUSCHED_PLUGINS", "TOY_FLAKY_FAILS"):
         env.pop(name, None)
     return env
+
+
+def sigint_default() -> None:
+    """``preexec_fn`` of a child a test interrupts: SIGINT's default disposition, as a foreground
+    job has it. A shell running the suite in the background (``make test &``, ``nohup``) ignores
+    SIGINT, the child would inherit that, and rightly keep ignoring it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def gpusched(*args, **kw) -> subprocess.CompletedProcess:

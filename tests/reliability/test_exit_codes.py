@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from .conftest import CLI, SIM_TESTS, cli_env, gpusched, one_line_error
+from .conftest import CLI, SIM_TESTS, cli_env, gpusched, one_line_error, sigint_default
 
 TOY_GRID = """\
 [sweep]
@@ -161,7 +161,8 @@ def _interrupt_after(args, ready, tmp_path, procs=None) -> subprocess.CompletedP
     the group (what Ctrl-C in a terminal does)."""
     import os
     proc = subprocess.Popen([*CLI, *map(str, args)], env=cli_env(), start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=sigint_default)
     if procs is not None:
         procs.append(proc)
     start = time.monotonic()
@@ -206,3 +207,18 @@ def test_run_interrupted_exits_130(tmp_path):
     r = _interrupt_after(["run", "--preset", "gtx480", "--workload", "mem_stream", "--scale", "5"],
                          lambda: procs and _cpu_seconds(procs[0].pid) > 1.5, tmp_path, procs)
     assert r.returncode == 130 and "Traceback" not in r.stderr, r.stderr
+
+
+def test_interrupt_tests_pass_when_the_suite_runs_in_the_background(tmp_path):
+    """``make test &`` or ``nohup make test``: the shell ignores SIGINT for the whole suite. The
+    interrupting tests set their child's disposition themselves (before: the child inherited the
+    ignored SIGINT, ran to its end and exited 0)."""
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        procs = []
+        r = _interrupt_after(["run", "--preset", "gtx480", "--workload", "mem_stream", "--scale",
+                              "5"], lambda: procs and _cpu_seconds(procs[0].pid) > 1.0, tmp_path,
+                             procs)
+    finally:
+        signal.signal(signal.SIGINT, old)
+    assert r.returncode == 130, r.stderr[-500:]

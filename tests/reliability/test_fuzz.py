@@ -323,3 +323,185 @@ test_traces_fast, test_traces_long = both(_traces, mutated_trace(), fast_example
 def test_the_long_slices_run_in_gpusched_verify():
     from gpusched.commands.verify_cmd import _checks
     assert "fuzz-inputs" in _checks()
+
+
+# ---- cache files: a damaged entry is reported and rebuilt, never read -----------------------
+
+_CLEAN: dict = {}
+
+
+def _clean_cache() -> tuple[Path, tuple[int, int]]:
+    """A compiled-trace cache of the fuzz trace and the run's (cycles, warp insts) from it."""
+    if not _CLEAN:
+        d = Path(tempfile.mkdtemp(prefix="gpusched-fuzz-cache-"))
+        for n, data in _trace_files().items():
+            (d / "trace").mkdir(exist_ok=True)
+            (d / "trace" / n).write_bytes(data)
+        _CLEAN["dir"] = d
+        _CLEAN["result"] = _cached_run(d / "trace", d / "cache")[0]
+    return _CLEAN["dir"], _CLEAN["result"]
+
+
+def _cached_run(trace: Path, cache: Path) -> tuple[tuple[int, int], str]:
+    old = os.environ.get("GPUSCHED_TRACE_CACHE")
+    os.environ["GPUSCHED_TRACE_CACHE"] = str(cache)
+    try:
+        code, out, err = gpusched("run", "--preset", "tiny", "--trace", trace, "--memory",
+                                  "fixed", "--json")
+    finally:
+        if old is None:
+            os.environ.pop("GPUSCHED_TRACE_CACHE")
+        else:
+            os.environ["GPUSCHED_TRACE_CACHE"] = old
+    assert code == 0 and "Traceback" not in err, err
+    res = json.loads(out)
+    return (res["cycles"], res["warp_insts"]), err
+
+
+CACHE_FILES = ["meta.json", "index.bin", "stream.bin", "SEAL"]
+
+
+@st.composite
+def cache_damage(draw) -> tuple:
+    """Which kernel's entry, which file, and how: bytes flipped, cut, grown, replaced, removed,
+    or the whole entry swapped with another kernel's."""
+    op = draw(st.sampled_from(["flip", "cut", "grow", "replace", "remove", "swap", "json"]))
+    return (draw(st.integers(0, 4)), draw(st.sampled_from(CACHE_FILES)), op,
+            draw(st.integers(0, 1 << 16)), draw(st.binary(min_size=1, max_size=16)))
+
+
+def _damage(entry: Path, others: list[Path], name: str, op: str, at: int, data: bytes) -> bool:
+    """Apply one damage; False when it left the entry as it was (cut at its own length)."""
+    import shutil
+    path = entry / name
+    old = path.read_bytes()
+    if op == "swap":
+        other = next((o for o in others if o != entry and o.name != entry.name), None)
+        if other is None or (other / "stream.bin").read_bytes() == (entry / "stream.bin").read_bytes():
+            return False
+        shutil.rmtree(entry)
+        shutil.copytree(other, entry)
+        return True
+    if op == "remove":
+        path.unlink()
+        return True
+    if op == "flip":
+        buf = bytearray(old)
+        if not buf:
+            return False
+        for i, b in enumerate(data):
+            buf[(at + 131 * i) % len(buf)] ^= b or 1
+        new = bytes(buf)
+    elif op == "cut":
+        new = old[:at % (len(old) + 1)]
+    elif op == "grow":
+        new = old + data
+    elif op == "json":
+        new = json.dumps({"statics": [], "key": data.hex(), "files": {}}).encode()
+    else:
+        new = data
+    path.write_bytes(new)
+    return new != old
+
+
+def _caches(damage):
+    import shutil
+    which, name, op, at, data = damage
+    src, clean = _clean_cache()
+    with tempfile.TemporaryDirectory() as d:
+        cache = Path(d) / "cache"
+        shutil.copytree(src / "cache", cache)
+        entries = sorted(e for e in cache.iterdir() if e.is_dir() and e.name != "digests")
+        changed = _damage(entries[which % len(entries)], entries, name, op, at, data)
+        got, err = _cached_run(src / "trace", cache)
+        reports = [line for line in err.splitlines() if line.startswith("gpusched: cache:")]
+        assert got == clean, (damage, err)            # the clean run's numbers, always
+        assert len(reports) == (1 if changed else 0), (damage, err)
+        kind = f"{op} {name}: " + ("reported, rebuilt" if reports else "unchanged")
+        OUTCOMES[("cache files", kind)] += 1
+        got, err = _cached_run(src / "trace", cache)
+        assert got == clean and "gpusched: cache:" not in err   # sound again
+
+
+test_caches_fast, test_caches_long = both(_caches, cache_damage(), fast_examples=8)
+
+
+@st.composite
+def one_file_entry(draw) -> bytes:
+    value = {"cells": 35, "ge": 48.0, "flops": 2, "depth": 9}
+    from gpusched.cache import _json_digest
+    good = json.dumps({"key": "k", "sha256": _json_digest("k", value), "value": value}).encode()
+    op = draw(st.sampled_from(["flip", "cut", "insert", "random"]))
+    at = draw(st.integers(0, len(good)))
+    if op == "flip":
+        i = at % len(good)
+        return good[:i] + bytes([good[i] ^ draw(st.integers(1, 255))]) + good[i + 1:]
+    if op == "cut":
+        return good[:at]
+    if op == "insert":
+        return good[:at] + draw(st.binary(min_size=1, max_size=4)) + good[at:]
+    return draw(st.binary(max_size=64))
+
+
+def _one_file_entries(content):
+    """A one-file entry (area results) reads back as what was written, or as missing with one
+    report line; never as another value."""
+    import io
+    from gpusched.cache import read_json
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "e.json"
+        path.write_bytes(content)
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            got = read_json(path, "k")
+    assert got in (None, {"cells": 35, "ge": 48.0, "flops": 2, "depth": 9}), got
+    assert len(err.getvalue().splitlines()) == (1 if got is None else 0), err.getvalue()
+    OUTCOMES[("one-file cache entries", "read back whole" if got else "reported, rebuilt")] += 1
+
+
+test_one_file_entries_fast, test_one_file_entries_long = both(_one_file_entries,
+                                                              one_file_entry(), fast_examples=30)
+
+
+# ---- output paths on the command line ---------------------------------------------------------
+
+PARTS = ["adir", "afile", "missing", "..", ".", "x.csv", "é ü.csv", "a" * 300, "", "adir/",
+         "afile/x.csv", "missing/x.csv", "adir/x.csv"]
+
+
+@st.composite
+def output_path(draw) -> str:
+    return "/".join(draw(st.lists(st.sampled_from(PARTS), min_size=1, max_size=3)))
+
+
+_STORE: dict = {}
+
+
+def _paths(rel):
+    """``results query -o PATH`` for any path shape: written (exit 0), or one line naming the
+    path: exit 2 for a path named wrongly, 1 for a resource."""
+    import toy_kinds  # noqa: F401
+    if not _STORE:
+        d = Path(tempfile.mkdtemp(prefix="gpusched-fuzz-store-"))
+        g = d / "g.toml"
+        g.write_text(GRID)
+        gpusched("sweep", g, "--plugin", "toy_kinds", "--db", d / "r.sqlite", "--jobs", "1", "-q")
+        _STORE["db"] = d / "r.sqlite"
+    with tempfile.TemporaryDirectory() as d:
+        (Path(d) / "adir").mkdir()
+        (Path(d) / "afile").write_text("x")
+        path = str(Path(d) / rel) if rel else ""
+        code, out, err = gpusched("results", "query", "--db", _STORE["db"], "-o", path,
+                                  "--format", "csv")
+        assert "Traceback" not in err and code in (0, 1, 2), (code, err)
+        if code:
+            lines = err.strip().splitlines()
+            assert len(lines) == 1 and lines[0].startswith("gpusched: error:"), err
+            kind = f"exit {code}: " + re.sub(r".*: ", "", lines[0])[:40]
+        else:
+            assert Path(path).is_file() and Path(path).read_text().startswith("key,")
+            kind = "exit 0: written"
+        OUTCOMES[("output paths", kind)] += 1
+
+
+test_paths_fast, test_paths_long = both(_paths, output_path(), fast_examples=12)

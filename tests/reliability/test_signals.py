@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import CLI, cli_env
+from .conftest import CLI, cli_env, sigint_default
 
 GRID = """\
 [sweep]
@@ -69,7 +69,7 @@ def start_sweep(g, db, jobs=2, env=None) -> subprocess.Popen:
     return subprocess.Popen([*CLI, "sweep", str(g), "--plugin", "toy_kinds", "--db", str(db),
                              "--jobs", str(jobs), "-q"], env=env or cli_env(),
                             start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, preexec_fn=sigint_default)
 
 
 def wait_rows(proc, db, n, limit=30.0):

@@ -39,7 +39,7 @@ def test_compiled_once_then_reused_by_content(tmp_path, monkeypatch, trace_cache
     shutil.copytree(d, tmp_path / "b")                       # same content elsewhere: same entry
     assert [key(i) for i in read_trace_dir(tmp_path / "b").kernels[0].stream(2, 1)] == first
     assert len(calls) == 1
-    entries = [p for p in trace_cache.iterdir() if p.name != "stat"]
+    entries = [p for p in trace_cache.iterdir() if p.name != "digests"]
     assert len(entries) == 1
     f = tmp_path / "b" / "kernel-1.traceg"                   # changed content: compiled again
     f.write_text(f.read_text().replace("-nregs = ", "-nregs = 1"))
