@@ -81,8 +81,11 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
     profile = tuple(profile or ())
     if profile_plot is not None and "warp-states" not in profile:
         raise ConfigError("--profile-plot", profile_plot, "needs --profile warp-states")
-    if (workload is None) == (trace is None):
-        raise ConfigError("--workload/--trace", workload or trace, "give exactly one of them")
+    if workload is None and trace is None:
+        raise typer.BadParameter("no workload: give --workload NAME (the catalogue: gpusched "
+                                 "workloads; or module:function, file.py:function) or --trace DIR")
+    if workload is not None and trace is not None:
+        raise ConfigError("--trace", trace, f"give --workload ({workload!r}) or --trace, not both")
     from sim.workload.accelsim import trace_warnings_to_stderr
     with trace_warnings_to_stderr():
         name = TRACE_PREFIX + trace if trace is not None else workload
