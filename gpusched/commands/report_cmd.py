@@ -86,7 +86,7 @@ def make_designspace(db: str | None, out: str | None, quiet: bool) -> None:
         raise ConfigError("--db", db, "no results store there: reproduce a paper first "
                                       "(gpusched reproduce socgpu --quick) or pass --db")
     with ResultStore(db) as store:
-        rows = collect(store, synth_area(resolve_liberty("auto"), progress=say))
+        rows = collect(store, synth_area(resolve_liberty("auto"), progress=say), progress=say)
     files = write(rows, out or f"reports/{DESIGNSPACE}")
     reproduced = sum(r.grid != "" for r in rows)
     typer.echo(f"report {DESIGNSPACE}: {files[0]}, {files[1]}, {len(files) - 2} plots "

@@ -171,10 +171,14 @@ def synth_area(liberty: str, progress=None) -> AreaFn:
     return price
 
 
-def collect(store, price: AreaFn, mechanisms=MECHANISMS) -> list[Row]:
+def collect(store, price: AreaFn, mechanisms=MECHANISMS, progress=None) -> list[Row]:
+    """One row per mechanism; ``progress(text)`` hears ``N/M name`` before each (synthesis of
+    a block not priced yet takes up to a minute)."""
     from .registry import get_experiment
     out = []
-    for mech in mechanisms:
+    for i, mech in enumerate(mechanisms, 1):
+        if progress is not None:
+            progress(f"designspace {i}/{len(mechanisms)}: {mech.name}")
         exp = get_experiment(mech.experiment)
         preset = str(exp.grid.preset[0])
         cfg = get_preset(preset)

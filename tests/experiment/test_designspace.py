@@ -87,3 +87,12 @@ def test_concurrent_kernels_are_priced_with_one_core_row_per_sm():
     cfg = get_preset("thesis_ch5")
     assert block_params(mech.cost[0], cfg) == {"NC": cfg.sm.count, "policy": "interleaved"}
     assert block_params(mech.replaces[0], cfg)["policy"] == "sequential"
+
+
+def test_collect_says_n_of_m_before_each_mechanism(tmp_path):
+    heard, fake_price.asked = [], []
+    toys = (TOY, Mechanism("toy again", *[getattr(TOY, f) for f in
+                                             ("experiment", "metric", "better", "cost", "page")]))
+    with ResultStore(tmp_path / "empty.sqlite") as store:
+        collect(store, fake_price, toys, progress=heard.append)
+    assert heard == ["designspace 1/2: toy GTO", "designspace 2/2: toy again"]
