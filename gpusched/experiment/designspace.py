@@ -192,7 +192,8 @@ def collect(store, price: AreaFn, mechanisms=MECHANISMS, progress=None) -> list[
             paper, unit = declared.paper, declared.unit
             note = f"not reproduced: gpusched reproduce {mech.experiment} --quick"
         else:
-            unit, note = head["unit"], head["note"] if ours is None else ""
+            unit, note = head["unit"], head["note"] if ours is None else (head.get("caveat")
+                                                                           or "")
         out.append(Row(mech, preset, label, ours, paper, unit,
                        gain_percent(ours, mech.better), gain_percent(paper, mech.better),
                        ge, um2, 100 * ge / sm_estimate_ge(cfg), ge - replaced, note))
