@@ -364,4 +364,5 @@ EXPERIMENT = Experiment(
                       "means ≥ 1.4×"),
     ],
     labels={"scheme": "scheme", "workload": "workload"},
+    names={"scheme": LABELS},
 )

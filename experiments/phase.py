@@ -230,4 +230,7 @@ EXPERIMENT = Experiment(
                               "([THESIS §1.11]); mean over the class's kernels")],
     headline=_headline(),
     labels={AXIS: "warp scheduler", "workload": "kernel"},
+    names={AXIS: {"lrr": "RR", "gto": "GTO", "phase": "phase-aware", "tlrr": "TLRR",
+                  "tlgto": "TLGTO", "tlphase": "two-level phase-aware",
+                  "tlphase_rr": "two-level phase-aware, RR inside"}},
 )

@@ -70,10 +70,9 @@ def markdown(rows: list[dict]) -> str:
 
 def plot(series: dict[str, list[dict]], path: Path) -> None:
     """Log–log scatter of ours vs Accel-Sim cycles per series, with y = x and the ±10 % band."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(5.5, 5.2), dpi=130)
+    from gpusched.experiment import plotstyle
+    plt = plotstyle.pyplot()
+    fig, (ax,) = plotstyle.figure(plt, size=(5.8, 5.6))
     lo = min(min(r["accelsim"], r["ours"]) for rows in series.values() for r in rows) / 1.5
     hi = max(max(r["accelsim"], r["ours"]) for rows in series.values() for r in rows) * 1.5
     ax.plot([lo, hi], [lo, hi], color="black", lw=1, label="y = x")
@@ -82,25 +81,30 @@ def plot(series: dict[str, list[dict]], path: Path) -> None:
         s = summary(rows)
         ax.scatter([r["accelsim"] for r in rows], [r["ours"] for r in rows], marker=marker, s=28,
                    label=f"{label}: MAE {100 * s['mae']:.0f} %, r = {s['pearson_log']:.2f}")
-    for r in list(series.values())[-1]:
-        ax.annotate(r["case"], (r["accelsim"], r["ours"]), fontsize=6, xytext=(3, -3),
-                    textcoords="offset points")
     ax.set(xscale="log", yscale="log", xlim=(lo, hi), ylim=(lo, hi),
            xlabel="Accel-Sim cycles (SM6_TITANX)", ylabel="gpusched cycles",
            title=f"Parity suite, {len(list(series.values())[0])} traces")
+    ax.grid(True, which="major", axis="both", alpha=0.3)
     ax.legend(fontsize=7, loc="upper left")
-    fig.tight_layout()
+    *others, last = series.values()
+    plotstyle.label_points(ax, [(r["accelsim"], r["ours"], r["case"]) for r in last],
+                           obstacles=[(r["accelsim"], r["ours"]) for rows in others for r in rows])
     fig.savefig(path)
+    plt.close(fig)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("preset", nargs="+", help="preset name(s); each becomes a series")
+    ap.add_argument("preset", nargs="*", help="preset name(s); each becomes a series")
     ap.add_argument("--set", action="append", default=[], help="override for every preset")
     ap.add_argument("--plot", help="write the correlation plot here")
     ap.add_argument("--json", help="write the rows here")
+    ap.add_argument("--from-json", help="plot rows written by --json instead of measuring")
     a = ap.parse_args()
-    series = {p: measure(p, PARITY_OVERRIDES + a.set) for p in a.preset}
+    if a.from_json:
+        series = json.loads(Path(a.from_json).read_text())
+    else:
+        series = {p: measure(p, PARITY_OVERRIDES + a.set) for p in a.preset}
     for p, rows in series.items():
         print(f"### {p}\n\n{markdown(rows)}\n")
     if a.plot:
