@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
 
-.PHONY: setup demo test test-all bench clean
+.PHONY: setup demo test test-all bench clean ptx
 
 setup: $(STAMP)
 	@# Compile the memory model and SM core with mypyc (~25 s, only when their sources changed; optional).
@@ -29,6 +29,11 @@ test: setup
 
 test-all: setup
 	$(BIN)/python -m pytest -n $(JOBS) -q --runslow
+
+# Regenerate the committed PTX (and ptxas register counts) of every .cu: needs nvcc
+# (pip install nvidia-cuda-nvcc, or a system CUDA) and gcc; runs and tests never do.
+ptx: $(STAMP)
+	$(BIN)/python -m ptx.nvcc workloads tests/ptx docs/example
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info .accel

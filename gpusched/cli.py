@@ -134,6 +134,9 @@ def main(argv: list[str] | None = None) -> None:
         print("gpusched: interrupted", file=sys.stderr)
         sys.exit(EXIT_INTERRUPTED)
     except Exception as e:
+        if type(e).__module__ == "ptx.errors":    # the PTX front end: bad input 2, deadlock 3
+            print(f"gpusched: error: {e}", file=sys.stderr)
+            sys.exit(e.exit_code)                   # type: ignore[attr-defined]
         kind = _click_kind(e)
         if kind == "help":  # bare `gpusched` or `gpusched config`: the help, then one error line
             typer.echo(str(e.format_message()))  # type: ignore[attr-defined]

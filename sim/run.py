@@ -57,14 +57,20 @@ def trace_dir_of(name: str) -> Path | None:
 
 def load_workload(name: str, seed: int = 0, scale: float = 1.0,
                   preset: str | None = None) -> Workload:
-    """A catalogue workload by name; ``module:function`` / ``path/file.py:function`` returning a
-    Workload (called with ``seed`` and ``scale``), e.g. hand-written kernels; or an Accel-Sim
+    """A catalogue workload by name; ``program:NAME`` / ``program:FILE.py``, a CUDA program on
+    the PTX front end (sim.workload.program); ``module:function`` / ``path/file.py:function``
+    returning a Workload (called with ``seed`` and ``scale``), e.g. hand-written kernels; or an Accel-Sim
     trace directory (``trace:DIR`` or a directory with ``kernelslist.g``; seed and scale do not
     apply; ``preset`` names the GPU for the architecture check). One name form for ``gpusched
     run --workload``, sweep grids and experiments."""
     if (trace := trace_dir_of(name)) is not None:
         from sim.workload.accelsim import read_trace_dir
         return read_trace_dir(trace, preset=preset)
+    if name.startswith("program:"):
+        from sim.workload.opcodes import FAMILY_OF_PRESET
+        from sim.workload.program import run_program
+        return run_program(name, seed=seed, scale=scale,
+                           family=FAMILY_OF_PRESET.get(preset or "", "volta")).workload
     if ":" in name:
         mod, _, fn = name.rpartition(":")
         try:

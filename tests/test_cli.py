@@ -120,4 +120,7 @@ def test_run_without_a_workload_says_what_to_give():
     r = gpusched("run", "--preset", "tiny")
     assert r.returncode == 2 and "None" not in r.stderr
     assert r.stderr.startswith("gpusched run: error: no workload: give --workload NAME")
-    assert "--trace DIR" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert "--trace DIR" in r.stderr and "--program" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    both = gpusched("run", "--preset", "tiny", "--workload", "alpha", "--trace", "d")
+    assert both.returncode == 2 and "not --workload and --trace" in both.stderr

@@ -57,5 +57,42 @@ def model(as_json: bool = typer.Option(False, "--json", help="print one JSON obj
                             else "plain Python (build it with `python -m sim.accel build`)"))
 
 
+@bench_app.command("ptx")
+def ptx(as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+        only: str = typer.Option("", "--only", help="comma-separated kernel names"),
+        repeat: int = typer.Option(1, "--repeat", help="runs per kernel; the fastest is shown"),
+        scale: float = typer.Option(1.0, "--scale", help="size factor of every kernel")):
+    """Speed of the PTX front end: example kernels executed and recorded for the model.
+
+    Warp instructions (those the trace holds) per CPU second of the launches, each kernel in a
+    fresh process; targets (issue 32, reported, not asserted): >= 300k/s memory-light, >= 100k/s
+    scattered memory. Peak RSS is the process's."""
+    from gpusched.config import ConfigError
+    from workloads.kernels.bench import CASES, bench
+    names = [n for n in only.split(",") if n] or list(CASES)
+    for n in names:
+        if n not in CASES:
+            raise ConfigError("--only", n, "allowed: " + ", ".join(CASES))
+    if not 1 <= repeat <= 20:
+        raise ConfigError("--repeat", repeat, "must be 1..20")
+    if not 0 < scale <= 10:
+        raise ConfigError("--scale", scale, "must be in (0, 10]")
+    rows = bench(names, repeat, scale)
+    if as_json:
+        typer.echo(jsonout.dumps({"results": rows}, sort_keys=True))
+        return
+    from gpusched.commands import stdout_console
+    from rich.table import Table
+    table = Table(title=f"PTX front end speed (execute + record, one core, best of {repeat})")
+    for col in ("kernel", "kind", "warp insts", "CPU s", "insts/CPU-s", "target", "RSS MB", "check"):
+        table.add_column(col, justify="right")
+    for r in rows:
+        t = r["target_warp_insts_per_s"]
+        table.add_row(r["kernel"], r["kind"], f"{r['warp_insts']:,}", f"{r['cpu_seconds']:.2f}",
+                      f"{r['warp_insts_per_s']:,.0f}", f"≥{t:,}" if t else "",
+                      f"{r['peak_rss_mb']:.0f}", r["check"])
+    stdout_console().print(table)
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(bench_app, name="bench")

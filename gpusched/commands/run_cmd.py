@@ -34,6 +34,10 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
                                                help="catalogue name, module:function / file.py:function, or an "
                                                "Accel-Sim trace directory (as in sweep grids)"),
         trace: Optional[str] = typer.Option(None, "--trace", help="Accel-Sim trace directory"),
+        program: Optional[str] = typer.Option(None, "--program", metavar="NAME|FILE.py",
+                                              help="a CUDA program run on the PTX front end: a suite "
+                                              "program (gpusched workloads --programs) or a host "
+                                              "program file with main(ctx, seed, scale) (docs/ptx.md)"),
         set_: Optional[List[str]] = typer.Option(None, "--set", help="section.field=value"),
         issue: Optional[str] = typer.Option(None, "--issue",
                                             help="issue stage: inorder | socgpu (N = 8, the "
@@ -81,14 +85,21 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
     profile = tuple(profile or ())
     if profile_plot is not None and "warp-states" not in profile:
         raise ConfigError("--profile-plot", profile_plot, "needs --profile warp-states")
-    if workload is None and trace is None:
+    given = {flag: x for flag, x in (("--workload", workload), ("--trace", trace),
+                                     ("--program", program)) if x is not None}
+    if not given:
         raise typer.BadParameter("no workload: give --workload NAME (the catalogue: gpusched "
-                                 "workloads; or module:function, file.py:function) or --trace DIR")
-    if workload is not None and trace is not None:
-        raise ConfigError("--trace", trace, f"give --workload ({workload!r}) or --trace, not both")
+                                 "workloads; or module:function, file.py:function), --trace DIR "
+                                 "or --program NAME|FILE.py")
+    if len(given) > 1:
+        flags = list(given)
+        raise ConfigError(flags[1], given[flags[1]],
+                          f"give one of --workload, --trace, --program, not {' and '.join(flags)}")
     from sim.workload.accelsim import trace_warnings_to_stderr
+    from sim.workload.program import PROGRAM_PREFIX
     with trace_warnings_to_stderr():
-        name = TRACE_PREFIX + trace if trace is not None else workload
+        name = TRACE_PREFIX + trace if trace is not None else \
+            PROGRAM_PREFIX + program if program is not None else workload
         wl = load_workload(name, seed=seed, scale=scale, preset=cfg.name)
     import gc
     gc.freeze()     # modules, config, workload: long-lived, the collector need not scan them

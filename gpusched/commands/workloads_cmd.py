@@ -81,13 +81,42 @@ def workloads_cmd(as_json: bool = typer.Option(False, "--json", help="print a JS
                                                        "tracer does not)"),
                   phases: Optional[str] = typer.Option(
                       None, "--phases", help="phase table of this catalogue entry's kernels "
-                      "([THESIS §1.4]); with --trace DIR give any value, e.g. --phases all")):
+                      "([THESIS §1.4]); program:NAME for a CUDA program's kernels (their PTX code); "
+                      "with --trace DIR give any value, e.g. --phases all"),
+                  programs: bool = typer.Option(False, "--programs",
+                                                help="list the program suite (real CUDA programs)"),
+                  check: Optional[str] = typer.Option(
+                      None, "--check", metavar="NAME|all", help="run suite programs functionally "
+                      "and compare their outputs with numpy (exit 1 on a mismatch); --scale "
+                      "defaults to each program's own"),
+                  characterize: Optional[str] = typer.Option(
+                      None, "--characterize", metavar="NAME", help="model runs of a suite program "
+                      "(RR with OWL's profile, GTO, Perfect-L1/L2, CTA limits 1-8; stored and "
+                      "resumable) → IPC, occupancy, PMEM, Perfect-L2, CINV, misses, row sharing, "
+                      "phases, GTO/RR class, ch.4 type"),
+                  preset: Optional[str] = typer.Option(None, "--preset", help="--characterize: "
+                                                       "the GPU (default: its first paper's)"),
+                  jobs: Optional[int] = typer.Option(None, "--jobs", "-j",
+                                                     help="--characterize: parallel runs")):
     """List the synthetic workload catalogue (or the kernels of an Accel-Sim trace dir)."""
+    if programs or check is not None or characterize is not None:
+        from gpusched import programs_cli
+        if characterize is not None:
+            return programs_cli.characterize(characterize, preset, None if scale == 1.0 else scale,
+                                             seed, jobs, as_json)
+        if check is not None:
+            return programs_cli.check(check, seed, None if scale == 1.0 else scale)
+        programs_cli.show(as_json)
+        return
     if phases is not None:
         if trace is not None:
             from sim.workload.accelsim import read_trace_dir, trace_warnings_to_stderr
             with trace_warnings_to_stderr():
                 kernels = read_trace_dir(trace).kernels
+        elif phases.startswith("program:"):           # a CUDA program: each kernel once
+            from sim.workload.program import run_program
+            run = run_program(phases, seed=seed, scale=scale)
+            kernels = list({k.name: k for k in run.workload.kernels}.values())
         else:
             from sim.workload.catalogue import get_workload
             kernels = get_workload(phases, seed=seed, scale=scale).kernels

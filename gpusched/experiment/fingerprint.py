@@ -7,7 +7,9 @@ through project modules — where the roots are:
 
 - the module of its runner kind (``model``: gpusched/experiment/runners.py, which reaches
   ``sim.run`` and all the GPU model; an experiment's kind: that experiment's module);
-- the module of a ``module:function`` workload, or a ``file.py:function`` workload's file;
+- the module of a ``module:function`` workload, a ``file.py:function`` workload's file, or a
+  CUDA program's host file (``program:``; the front end, ``ptx/``, is reached through
+  ``sim.workload.program``);
 - the policy modules the registries discover (sim/policies/discover.py) that the point selects:
   a family named by one of its inputs (``sm.warp_sched = "youngest"``, ``cta_scheduler =
   "…"``, any override or parameter value) or by its configuration's ``sm.warp_sched``.
@@ -173,7 +175,14 @@ def kind_root(kind: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def workload_root(workload: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The module or file a ``module:function`` / ``file.py:function`` workload comes from."""
+    """The module or file a ``module:function`` / ``file.py:function`` workload comes from, or
+    a CUDA program's host file (``program:NAME|FILE.py``: what it imports counts too)."""
+    if workload.startswith("program:"):
+        try:
+            from sim.workload.program import program_path
+            return (), (str(program_path(workload)),)
+        except Exception:                   # a bad name: the grid check reports it
+            return (), ()
     if workload.startswith("trace:") or ":" not in workload:
         return (), ()
     mod = workload.rpartition(":")[0]

@@ -21,9 +21,16 @@ Scalar = str | int | float | bool
 
 def workload_digest(name: str) -> str | None:
     """Content hash of a workload that lives in files (so editing it does not reuse old results):
-    the ``.py`` of ``file.py:function``, or an Accel-Sim trace directory's ``kernelslist.g`` and
-    kernel files (their hashes remembered per file stamp). None for catalogue names and modules
-    (their code is in the point's model fingerprint)."""
+    the ``.py`` of ``file.py:function``, a CUDA program's files (``program:``), or an Accel-Sim
+    trace directory's ``kernelslist.g`` and kernel files (their hashes remembered per file
+    stamp). None for catalogue names and modules (their code is in the point's model
+    fingerprint)."""
+    if name.startswith("program:"):              # a CUDA program: its files and the front end
+        from sim.workload.program import files_digest, program_path
+        try:
+            return files_digest(program_path(name))
+        except Exception:                        # a bad name: the grid check reports it
+            return None
     mod = name.rpartition(":")[0]
     if not name.startswith("trace:") and mod.endswith(".py"):
         path = Path(mod)

@@ -105,7 +105,15 @@ def analyse(code: Iterable[Instr]) -> PhaseInfo:
 
 
 def static_code(kernel: Kernel) -> list[Instr]:
-    """The kernel's static instructions, by PC (see the module docstring)."""
+    """The kernel's static instructions, by PC (see the module docstring). A kernel of a CUDA
+    program (the PTX front end) gives its whole code, every path, branch targets from its
+    control-flow graph."""
+    ptx = kernel.meta.get("ptx_statics")
+    if ptx:
+        from .opcodes import classify
+        return [Instr(classify(opcode)[0], tuple(dst), tuple(src), pc=pc,
+                      next_pc=target if target >= 0 else pc + 8)
+                for pc, opcode, dst, src, _, target, _ in ptx]
     owner = getattr(kernel.stream, "__self__", None)
     compiled = getattr(owner, "compiled", None)
     if compiled is not None:                       # an Accel-Sim trace kernel

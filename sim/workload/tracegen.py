@@ -47,13 +47,15 @@ def opcode_of(ins: Instr) -> str:
     return name
 
 
-def format_line(ins: Instr, address_format: str | int = "auto", predicates: bool = True) -> str:
-    """One instruction as a trace-v4 line (``predicates=False``: without P registers)."""
+def format_line(ins: Instr, address_format: str | int = "auto", predicates: bool = True,
+                opcode: str | None = None) -> str:
+    """One instruction as a trace-v4 line (``predicates=False``: without P registers;
+    ``opcode``: the SASS opcode to write instead of the op class's)."""
     dst, src = ins.dst, ins.src
     if not predicates:
         dst, src = tuple(r for r in dst if r < 256), tuple(r for r in src if r < 256)
     t = [f"{ins.pc:04x}", f"{ins.mask:08x}", str(len(dst)), *map(reg_name, dst),
-         opcode_of(ins), str(len(src)), *map(reg_name, src)]
+         opcode or opcode_of(ins), str(len(src)), *map(reg_name, src)]
     if ins.addrs is None:
         t.append("0")
         return " ".join(t)
@@ -74,10 +76,15 @@ def format_line(ins: Instr, address_format: str | int = "auto", predicates: bool
     return " ".join(t)
 
 
+SHMEM_BASE, LOCAL_BASE = 0x00007F0000000000, 0x00007F1000000000
+
+
 def write_kernel(path: Path, kernel: Kernel, kernel_id: int, address_format: str | int = "auto",
                  ctas: Iterable[int] | None = None, family: str = "volta",
-                 predicates: bool = True) -> None:
-    """Write one ``kernel-N.traceg`` (all CTAs unless ``ctas`` is given)."""
+                 predicates: bool = True, opcodes: dict[int, str] | None = None,
+                 windows: tuple[int, int] = (SHMEM_BASE, LOCAL_BASE)) -> None:
+    """Write one ``kernel-N.traceg`` (all CTAs unless ``ctas`` is given). ``opcodes``: the SASS
+    opcode of each pc (else the op class's); ``windows``: the shared and local base addresses."""
     gx, gy, gz = kernel.grid
     bx, by, bz = kernel.block
     with open(path, "w") as f:
@@ -85,14 +92,16 @@ def write_kernel(path: Path, kernel: Kernel, kernel_id: int, address_format: str
                 f"-grid dim = ({gx},{gy},{gz})\n-block dim = ({bx},{by},{bz})\n"
                 f"-shmem = {kernel.smem_per_cta}\n-nregs = {kernel.regs_per_thread}\n"
                 f"-binary version = {VERSION_OF_FAMILY[family]}\n-cuda stream id = 0\n"
-                "-shmem base_addr = 0x00007f0000000000\n-local mem base_addr = 0x00007f1000000000\n"
+                f"-shmem base_addr = {windows[0]:#018x}\n-local mem base_addr = {windows[1]:#018x}\n"
                 "-nvbit version = 1.5.5\n-accelsim tracer version = 4\n-enable lineinfo = 0\n\n"
                 f"{TRACE_FORMAT_COMMENT}\n\n")
         for cta in (range(kernel.n_ctas) if ctas is None else ctas):
             x, y, z = kernel.cta_dim3(cta)
             f.write(f"#BEGIN_TB\n\nthread block = {x},{y},{z}\n\n")
             for w in range(kernel.warps_per_cta()):
-                lines = [format_line(ins, address_format, predicates) for ins in kernel.stream(cta, w)]
+                lines = [format_line(ins, address_format, predicates,
+                                     opcodes.get(ins.pc) if opcodes else None)
+                         for ins in kernel.stream(cta, w)]
                 f.write(f"warp = {w}\ninsts = {len(lines)}\n")
                 f.write("\n".join(lines))
                 f.write("\n\n")

@@ -1,0 +1,96 @@
+"""``gpusched workloads --programs`` and ``--check NAME|all``: the program suite from the command
+line (workloads/programs, docs/workloads.md)."""
+
+from __future__ import annotations
+
+import time
+
+import typer
+
+from gpusched import jsonout
+from gpusched.config import ConfigError
+
+
+def rows() -> list[dict]:
+    from workloads import programs
+    out = []
+    for name in programs.names():
+        info = programs.load(name).INFO
+        out.append({"name": name, "title": info.get("title", ""), "suite": info.get("suite", ""),
+                    "papers": info.get("papers", {}), "kernels": list(info.get("kernels", ())),
+                    "default_scale": info.get("default_scale", 1.0),
+                    "quick_scale": info.get("quick_scale"), "inputs": info.get("inputs", "")})
+    return out
+
+
+def show(as_json: bool) -> None:
+    table = rows()
+    if as_json:
+        typer.echo(jsonout.dumps(table))
+        return
+    if not table:
+        typer.echo("no programs installed")
+        return
+    width = max(len(r["name"]) for r in table)
+    typer.echo(f"{'name':{width}}  {'suite':10}  {'papers (their names)':40}  kernels  scale")
+    for r in table:
+        papers = ", ".join(f"{k} {v}" for k, v in sorted(r["papers"].items()))
+        typer.echo(f"{r['name']:{width}}  {r['suite'][:10]:10}  {papers[:40]:40}  "
+                   f"{len(r['kernels']):>7}  {r['default_scale']:g}")
+
+
+def check(target: str, seed: int, scale: float | None) -> int:
+    """Run the programs functionally and compare with numpy; exit status 1 on a mismatch."""
+    from workloads import programs
+    names = programs.names() if target == "all" else [target]
+    for n in names:
+        if n not in programs.names():
+            raise ConfigError("--check", n, "a suite program (" + ", ".join(programs.names()) + ") or all")
+    failed = 0
+    for n in names:
+        t = time.time()
+        bad = programs.check(n, seed=seed, scale=scale)
+        status = "ok" if not bad else "MISMATCH: " + "; ".join(bad)
+        typer.echo(f"{n}: {status} ({time.time() - t:.1f} s)")
+        failed += bool(bad)
+    if len(names) > 1:
+        typer.echo(f"{len(names) - failed}/{len(names)} programs match numpy")
+    return 1 if failed else 0
+
+
+def characterize(name: str, preset: str | None, scale: float | None, seed: int,
+                 jobs: int | None, as_json: bool) -> int:
+    """Run the characterisation points of program ``name`` (stored and resumable, like a
+    sweep) and print its row beside the paper's values where INFO gives them."""
+    from experiments import characterize as ch
+    from gpusched.commands.sweep_cmd import execute_points
+    from gpusched.experiment.store import ResultStore, default_db
+    from workloads import programs
+    if name not in programs.names():
+        raise ConfigError("--characterize", name, "a suite program (" + ", ".join(programs.names()) + ")")
+    info = programs.load(name).INFO
+    papers = list(info.get("papers", {}))
+    preset = preset or next((ch.PAPER_PRESET[p] for p in papers if p in ch.PAPER_PRESET), "gtx480")
+    scale = info["default_scale"] if scale is None else scale
+    points = ch.points(name, preset, scale, seed)
+    db = default_db()
+    summary = execute_points(f"characterize-{name}", points, db, jobs, None,
+                             ("experiments.characterize",), show_progress=not as_json)
+    if summary.failures:
+        return 1
+    with ResultStore(db) as store:
+        runs = {r.point.params["variant"]: r.stats for r in store.runs([p.key for p in points])}
+    row = ch.summarise(runs)
+    row.update(program=name, preset=preset, scale=scale)
+    if as_json:
+        typer.echo(jsonout.dumps(row))
+        return 0
+    for key, value in row.items():
+        if key == "phases":
+            for k, (n, lo, hi) in value.items():
+                typer.echo(f"  phases {k}: {n} phases, longest {lo}, shortest {hi}")
+        else:
+            typer.echo(f"  {key}: {value:.4g}" if isinstance(value, float) else f"  {key}: {value}")
+    for paper, values in info.get("paper_values", {}).items():
+        typer.echo(f"  paper {paper}: " + ", ".join(f"{k} {v}" for k, v in values.items()))
+    return 0

@@ -1,0 +1,1 @@
+"""The example kernels (``examples.cu``) and their host code (``examples.py``)."""

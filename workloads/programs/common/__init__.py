@@ -1,0 +1,1 @@
+"""Input generators shared by the suite's programs (seeded, never downloaded)."""
