@@ -368,7 +368,7 @@ keys `--format accelsim` prints as `key = value` lines; the results store keeps 
 and `gpusched results query` flattens it to dotted column names such as `memory.l1.hit_rate`,
 with `warp_sched` as the column `sm.warp_sched`). Generated from `sim/stats_reference.py` by
 `python -m sim.stats_reference`; `tests/sim/test_stats_reference.py` runs `gpusched run` for a
-run of every kind (catalogue, trace, fixed memory, issue stages, policies with reports,
+run of every kind (catalogue, trace, CUDA program, fixed memory, issue stages, policies with reports,
 profilers, `--json` and `--format accelsim`) and fails when a key it prints is missing here, a
 key here is printed by none of them, or this file is stale.
 

@@ -23,6 +23,7 @@ RUNS: dict[str, tuple[str, ...]] = {
     "catalogue": SMALL,
     "catalogue, fixed memory": (*SMALL, "--memory", "fixed"),
     "trace (Accel-Sim .traceg)": ("--trace", "{trace}"),
+    "program (PTX front end)": ("--program", "{program}", "--scale", "0.01"),
     "SOCGPU issue stage": (*SMALL, "--issue", "socgpu"),
     "dual issue, no L1 misses": ("--workload", "compute_only", "--scale", "0.2", "--issue",
                                  "inorder_issue", "--set", "sm.dual_issue=true"),
@@ -45,7 +46,13 @@ def make_trace(tmp_path) -> str:
                                                                  seed=1)]))
 
 
-INPUTS = {"trace": make_trace}
+def example_program(tmp_path) -> str:
+    """The worked example of docs/ptx.md, a CUDA vector add (host program + PTX)."""
+    from pathlib import Path
+    return str(Path(__file__).parents[2] / "docs" / "example" / "vecadd.py")
+
+
+INPUTS = {"trace": make_trace, "program": example_program}
 
 
 def gpusched(*args: str) -> str:
