@@ -6,7 +6,9 @@ module, at top level or inside a function, and ``importlib.import_module("litera
 through project modules — where the roots are:
 
 - the module of its runner kind (``model``: gpusched/experiment/runners.py, which reaches
-  ``sim.run`` and all the GPU model; an experiment's kind: that experiment's module);
+  ``sim.run`` and all the GPU model; an experiment's kind: its module, e.g.
+  experiments/owl_runs.py, kept apart from the report so editing tables and plots re-runs
+  nothing);
 - the module of a ``module:function`` workload, a ``file.py:function`` workload's file, or a
   CUDA program's host file (``program:``; the front end, ``ptx/``, is reached through
   ``sim.workload.program``);
