@@ -129,7 +129,8 @@ def draw_knobs(exp, results: ResultSet, plt):
         ys = changes[metric]
         bars = ax.bar(range(len(shown)), ys, 0.6,
                       color=[plotstyle.COLOURS[i] for i in range(len(shown))])
-        ax.bar_label(bars, [f"{y:+.1f} %" for y in ys], fontsize=7, padding=2)
+        ax.bar_label(bars, [f"{y:+.1f} %" if round(y, 1) else "0.0 %" for y in ys], fontsize=7,
+                     padding=2)
         ax.axhline(0.0, color="black", lw=0.8)
         ax.set_ylim(-top, top)
         ax.set_title(title)
