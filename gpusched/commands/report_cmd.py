@@ -46,7 +46,8 @@ def make_report(paper: str, quick: bool, db: str | None, out: str | None, jobs: 
         # Keys include a fingerprint of the model code: after a code change nothing matches, and
         # rendering would replace an existing report with an empty one.
         raise ConfigError("--no-run", exp.name, f"none of the {len(points)} points is stored for "
-                          f"the current code (changed since the sweep?); {out}/ left as it is")
+                          f"the current code (changed since the sweep?); {out}/ left as it is "
+                          "(rows of other models: gpusched results query --all-models)")
     say = None if quiet else (lambda text: typer.echo(f"… {text}", err=True))
     files = write_report(exp, points, runs, out, quick, progress=say)
     typer.echo(f"report {exp.name}: {files.markdown}, {files.headline}, {len(files.images)} plots")
