@@ -203,7 +203,7 @@ EXPERIMENT = Experiment(
                                               "alu_load", "mem_load", "dec_compute_only",
                                               "dec_memory_only", "dec_overlap", "dec_idle")],
     plots=[Plot("speed", "speedup.png", series=AXIS, normalize="lrr", mean=("geo",),
-                title="Speedup over RR (single-level: lrr gto phase; two-level: tl*)"),
+                title="Speedup over RR (single-level: RR, GTO, phase-aware; the rest two-level)"),
            Plot("idle", "idle.png", series=AXIS, normalize="lrr", mean=("arith",),
                 title="Scheduler idle time (states 1-3), normalised to RR"),
            Plot("state2", "operand_wait.png", series=AXIS,
