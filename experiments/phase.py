@@ -219,6 +219,5 @@ EXPERIMENT = Experiment(
     headline=_headline(),
     labels={AXIS: "warp scheduler", "workload": "kernel"},
     names={AXIS: {"lrr": "RR", "gto": "GTO", "phase": "phase-aware", "tlrr": "TLRR",
-                  "tlgto": "TLGTO", "tlphase": "two-level phase-aware",
-                  "tlphase_rr": "two-level phase-aware, RR inside"}},
+                  "tlgto": "TLGTO", "tlphase": "TL-phase", "tlphase_rr": "TL-phase (RR inside)"}},
 )
