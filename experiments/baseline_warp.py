@@ -39,12 +39,12 @@ EXPERIMENT = Experiment(
                overrides={"sm.warp_sched": POLICIES},
                params={"memory": ["hierarchy"], "scale": [0.5]}, source=__file__),
     metrics=[
-        Metric("ipc", "IPC", "warp instructions/cycle"),
+        Metric("ipc", "warp IPC", "warp instructions/cycle"),
         Metric("cycles", "Run time", "core cycles"),
         Metric("l1_hit", "L1 hit rate", "%", stat="memory.l1.hit_rate", scale=100),
     ],
     tables=[Table("ipc"), Table("cycles"), Table("l1_hit")],
-    plots=[Plot("ipc", "ipc.png", title="IPC under LRR and GTO", normalize="lrr", mean=("geo",)),
+    plots=[Plot("ipc", "ipc.png", title="Warp IPC under LRR and GTO", normalize="lrr", mean=("geo",)),
            Plot("cycles", "cycles.png", title="Run time under LRR and GTO", normalize="lrr",
                 mean=("geo",))],
     headline=[Headline("GTO/LRR IPC, geometric mean over workloads", "×", _speedup(None),
@@ -52,4 +52,5 @@ EXPERIMENT = Experiment(
     + [Headline(f"GTO/LRR IPC, {w}", "×", _speedup(w), note="baseline (no paper number)")
        for w in WORKLOADS],
     labels={"sm.warp_sched": "warp scheduler", "workload": "workload"},
+    names={"sm.warp_sched": {"lrr": "LRR", "gto": "GTO"}},
 )

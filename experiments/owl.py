@@ -25,20 +25,18 @@ Type-1 archetypes with the arithmetic (the paper's default), harmonic and geomet
   busy LD/ST unit), NoWarpCycles and RBL as a mean over banks (demand, and with prefetches).
   Prefetch accuracy and coverage for the OWL variants. The Table 4 row profile (consecutive-CTA
   row sharing, CTAs per row) of each archetype is a property of its addresses, not of a run:
-  ``row_table`` (sim/workload/row_profile.py).
+  ``row_table`` (sim/workload/row_profile.py). The runner kind lives in experiments/owl_runs.py.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
-from gpusched.config import ConfigError
+from experiments.owl_runs import (KIND, SCHEMES, check_point,  # noqa: F401 (registers the kind)
+                                  run_point)
 from gpusched.experiment.grid import Grid
-from gpusched.experiment.point import Point
 from gpusched.experiment.query import ResultSet, geomean
 from gpusched.experiment.registry import Experiment, Headline, Metric, Plot, Table
-from gpusched.experiment.runners import check_model, register_kind, run_model
 
 PRESET = "owl"
 TYPE1 = ["owl_t_reuse", "owl_t_stream_shared", "owl_t_stream_private", "owl_t_irregular",
@@ -47,70 +45,10 @@ TYPE2 = ["owl_t_compute", "owl_t_small"]
 IRREGULAR = ["owl_t_irregular"]
 
 
-_OWL = {"sm.warp_sched": "owl_blp", "dram.prefetch": "owl_b"}
-SCHEMES: dict[str, dict] = {
-    "rr": {"sm.warp_sched": "lrr"},
-    "tl": {"sm.warp_sched": "tl_narasiman"},
-    "cta": {"sm.warp_sched": "owl_cta"},
-    "locality": {"sm.warp_sched": "owl_locality"},
-    "blp": {"sm.warp_sched": "owl_blp"},
-    "owl": _OWL,
-    # prefetch ablations: scheme A (stop on a conflicting demand, [OWL §7.4]) and scheme B with
-    # [OWL §7.6]'s priority order (prefetch above row-miss demands) instead of the lowest
-    "owl_a": {**_OWL, "dram.prefetch": "owl_a"},
-    "owl_b_hi": {**_OWL, "dram.prefetch_priority": "above_misses"},
-    # [OWL §12] A3 (b): the rotating head instead of slot-static groups
-    "locality_rot": {"sm.warp_sched": "owl_locality_rot"},
-    "blp_rot": {"sm.warp_sched": "owl_blp_rot"},
-    "perfect_l2": {"sm.warp_sched": "lrr", "l2.perfect": True},
-    "perfect_l1": {"sm.warp_sched": "lrr", "l1.perfect": True},
-}
 LABELS = {"rr": "RR", "tl": "TL", "cta": "CTA-Aware", "locality": "+Locality", "blp": "+BLP",
           "owl": "OWL", "owl_a": "OWL (scheme A)", "owl_b_hi": "OWL (§7.6 order)",
           "perfect_l2": "Perfect-L2", "perfect_l1": "Perfect-L1",
           "locality_rot": "+Locality (A3 b)", "blp_rot": "+BLP (A3 b)"}
-
-
-def _point_overrides(point: Point) -> Point:
-    scheme = point.params.get("scheme")
-    if scheme not in SCHEMES:
-        raise ConfigError("scheme", scheme, "one of " + ", ".join(SCHEMES))
-    params = {k: v for k, v in point.params.items() if k != "scheme"}
-    return dataclasses.replace(point, overrides={**point.overrides, **SCHEMES[scheme]},
-                               params=params, kind="model")
-
-
-def run_point(point: Point) -> dict:
-    """The model run of the point's scheme with the OWL metrics profiler (``--profile owl``:
-    exact CINV, MemoryBlockCycles, NoWarpCycles and per-bank RBL), with ``scheme`` recorded in
-    the stats."""
-    model = _point_overrides(point)
-    model = dataclasses.replace(model, params={**model.params, "profile": ("owl",)})
-    stats = run_model(model)
-    stats["scheme"] = point.params["scheme"]
-    if stats["scheme"] == "rr":
-        stats["row_profile"] = row_table(model)
-    return stats
-
-
-def row_table(model: Point) -> dict:
-    """[OWL §10] Table 4 metrics of the point's workload under its DRAM address map:
-    ``cons_cta_row_sharing`` and ``ctas_per_row`` (sim/workload/row_profile.py)."""
-    from gpusched.commands.config_cmd import resolve_config
-    from gpusched.experiment.point import override_strings
-    from sim.run import load_workload
-    from sim.workload.row_profile import row_sharing
-    cfg = resolve_config(model.preset, override_strings(model.overrides))
-    workload = load_workload(model.workload, seed=model.seed,
-                             scale=float(model.params.get("scale", 1.0)), preset=cfg.name)
-    return row_sharing(workload, cfg.dram, cfg.l2.line_bytes, cfg.sm.warp_size)
-
-
-def check_point(point: Point) -> None:
-    check_model(_point_overrides(point))
-
-
-register_kind("owl", run_point, check_point)
 
 
 # ---- metrics -----------------------------------------------------------------------------------
@@ -237,7 +175,7 @@ QUARTER = {"sm.count": 7, "dram.channels": 2, "l2.slices": 2, "dram.bank_bit": 1
 
 def _grid(name: str, workloads: list[str], schemes: list[str], scale: float,
           overrides: dict | None = None) -> Grid:
-    return Grid(name=name, kind="owl", preset=[PRESET], workloads=workloads, seeds=[0],
+    return Grid(name=name, kind=KIND, preset=[PRESET], workloads=workloads, seeds=[0],
                 overrides={k: [v] for k, v in (overrides or {}).items()},
                 params={"scheme": schemes, "scale": [scale], "memory": ["hierarchy"]},
                 source=__file__)
@@ -364,4 +302,5 @@ EXPERIMENT = Experiment(
                       "means ≥ 1.4×"),
     ],
     labels={"scheme": "scheme", "workload": "workload"},
+    names={"scheme": LABELS},
 )

@@ -29,15 +29,12 @@ both (overlap) or neither (idle) in flight, as % of the run (docs/stats.md
 
 from __future__ import annotations
 
-import dataclasses
-
 from experiments.phase_figures import draw_decomposition
+from experiments.phase_runs import KIND, run_profiled  # noqa: F401 (registers the kind)
 from gpusched.experiment.grid import Grid
 from gpusched.experiment.plots import FigurePlot
-from gpusched.experiment.point import Point
 from gpusched.experiment.query import ResultSet, geomean
 from gpusched.experiment.registry import Experiment, Headline, Metric, Plot, Table
-from gpusched.experiment.runners import check_model, register_kind, run_model
 
 PRESET = "thesis_ch3"
 RODINIA = ["bp_k1_like", "bp_k2_like", "btree_like", "heartwall_like", "km_like", "lud_like",
@@ -109,15 +106,6 @@ def class_idle(sched: str, level: str, kind: str):
     return ours
 
 
-def run_profiled(point: Point) -> dict:
-    """The ``model`` run of ``point`` with the warp-state profiler attached."""
-    return run_model(dataclasses.replace(point, params={**point.params,
-                                                        "profile": ("warp-states",)}))
-
-
-register_kind("phase", run_profiled, check_model)
-
-
 def load_per_sm(column: str):
     """Average ``column`` (``alu_load`` / ``mem_load``) per SM per cycle, over the run's kernels
     (each ch.3 workload is one kernel)."""
@@ -153,7 +141,7 @@ QUICK_KERNELS = ["bp_k2_like", "km_like", "srad_like", "cfd_like", "dwt_like", "
 def _grid(name: str, scale: float, seeds: list[int], kernels: list[str] = KERNELS) -> Grid:
     return Grid(name=name, preset=[PRESET], workloads=kernels, seeds=seeds,
                 overrides={AXIS: SCHEDULERS},
-                params={"memory": ["hierarchy"], "scale": [scale]}, kind="phase",
+                params={"memory": ["hierarchy"], "scale": [scale]}, kind=KIND,
                 source=__file__)
 
 
@@ -215,7 +203,7 @@ EXPERIMENT = Experiment(
                                               "alu_load", "mem_load", "dec_compute_only",
                                               "dec_memory_only", "dec_overlap", "dec_idle")],
     plots=[Plot("speed", "speedup.png", series=AXIS, normalize="lrr", mean=("geo",),
-                title="Speedup over RR (single-level: lrr gto phase; two-level: tl*)"),
+                title="Speedup over RR (single-level: RR, GTO, phase-aware; the rest two-level)"),
            Plot("idle", "idle.png", series=AXIS, normalize="lrr", mean=("arith",),
                 title="Scheduler idle time (states 1-3), normalised to RR"),
            Plot("state2", "operand_wait.png", series=AXIS,
@@ -230,4 +218,6 @@ EXPERIMENT = Experiment(
                               "([THESIS §1.11]); mean over the class's kernels")],
     headline=_headline(),
     labels={AXIS: "warp scheduler", "workload": "kernel"},
+    names={AXIS: {"lrr": "RR", "gto": "GTO", "phase": "phase-aware", "tlrr": "TLRR",
+                  "tlgto": "TLGTO", "tlphase": "TL-phase", "tlphase_rr": "TL-phase (RR inside)"}},
 )

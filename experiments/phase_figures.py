@@ -30,7 +30,7 @@ def stack(results: ResultSet, kernels: list[str], sched: str, rr: str) -> list[f
 
 def draw_decomposition(exp, results: ResultSet, plt):
     """Two panels (single-level, two-level): stacked bars per class and scheduler."""
-    from experiments.phase import LEVELS, SINGLE, TWO_LEVEL, classify
+    from experiments.phase import AXIS, LEVELS, SINGLE, TWO_LEVEL, classify
     fig, axes = plotstyle.figure(plt, 2, size=(4.2, 3.4), sharey=True)
     handles = []
     for ax, (level, scheds) in zip(axes, (("single", SINGLE), ("two", TWO_LEVEL))):
@@ -40,7 +40,7 @@ def draw_decomposition(exp, results: ResultSet, plt):
         for kind in ("A", "B"):
             for sched in scheds:
                 parts = stack(results, classes[kind], sched, rr)
-                labels.append(f"{kind}: {sched}")
+                labels.append(f"{kind}: {exp.display(AXIS, sched)}")
                 bottom = 0.0
                 for i, value in enumerate(parts or []):
                     bar = ax.bar(x, value, bottom=bottom, color=plotstyle.COLOURS[i], width=0.7)

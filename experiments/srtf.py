@@ -365,7 +365,8 @@ EXPERIMENT = Experiment(
                       draw=draw_check, caption="Check pairs at per-block work × 0.1."),
            FigurePlot("stp", "knobs.png", title="Knob ablations against the defaults",
                       draw=knobs.draw_knobs, caption="Geometric means over the same pairs at "
-                      "+100 cycles, each variant / its defaults.")],
+                      "+100 cycles: each variant's change from its defaults in %, bars from 0 "
+                      "(no change).")],
     headline=_headline(),
     labels={"policy": "kernel scheduler"},
     description=__doc__,

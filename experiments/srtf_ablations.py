@@ -114,19 +114,26 @@ TABLES = [Table("stp_knob", rows="workload", columns="policy",
 
 
 def draw_knobs(exp, results: ResultSet, plt):
-    """Each variant's geometric-mean STP, ANTT and StrictF relative to its defaults on the same
-    pairs (1 = no change; above 1 is better for STP and StrictF, below 1 for ANTT)."""
+    """Each variant's geometric-mean STP, ANTT and StrictF as a change in % from its defaults on
+    the same pairs: bars from 0 (= no change), so a bar's length is the change itself (a ratio
+    axis cut near 1 would make a 1 % change look like a tenfold one). Higher is better for STP
+    and StrictF, lower for ANTT."""
     from gpusched.experiment import plotstyle
-    fig, axes = plotstyle.figure(plt, 3, size=(4.2, 3.4))
+    fig, axes = plotstyle.figure(plt, 3, size=(4.2, 3.4), sharey=True)
     shown = [(v, b) for v, b, _ in VARIANTS if _rows(results, v) and _rows(results, b)]
-    for ax, (metric, label) in zip(axes, [("stp", "STP / defaults"), ("antt", "ANTT / defaults"),
-                                          ("fairness", "StrictF / defaults")]):
-        ys = [change(v, b, metric)(results) for v, b in shown]
-        ax.bar(range(len(shown)), ys, 0.6, color=[plotstyle.COLOURS[i] for i in range(len(shown))])
-        ax.axhline(1.0, color="black", lw=0.8)
-        lo, hi = min(ys + [1.0]), max(ys + [1.0])
-        pad = max(0.02, (hi - lo) * 0.15)
-        ax.set_ylim(lo - pad, hi + pad)
+    panels = [("stp", "STP (higher is better)"), ("antt", "ANTT (lower is better)"),
+              ("fairness", "StrictF (higher is better)")]
+    changes = {m: [100 * (change(v, b, m)(results) - 1) for v, b in shown] for m, _ in panels}
+    top = max([1.0] + [abs(y) for ys in changes.values() for y in ys if y == y]) * 1.35
+    for ax, (metric, title) in zip(axes, panels):
+        ys = changes[metric]
+        bars = ax.bar(range(len(shown)), ys, 0.6,
+                      color=[plotstyle.COLOURS[i] for i in range(len(shown))])
+        ax.bar_label(bars, [f"{y:+.1f} %" if round(y, 1) else "0.0 %" for y in ys], fontsize=7,
+                     padding=2)
+        ax.axhline(0.0, color="black", lw=0.8)
+        ax.set_ylim(-top, top)
+        ax.set_title(title)
         plotstyle.category_axis(ax, [LABEL[v] for v, _ in shown])
-        ax.set_ylabel(label)
+    plotstyle.set_ylabel(axes[0], "change from the defaults (%)")
     return fig

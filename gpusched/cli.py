@@ -102,13 +102,32 @@ def usage_line(e: BaseException, argv: list[str]) -> str:
     if raw is not None:
         message = re.sub(r"^Invalid value for '[^']*': ", "", message)
         message = f"{opts[-1]} = {raw!r}: {message}"
+    message = re.sub(r"^Invalid value: ", "", message)     # a command's own BadParameter
     return f"{path}: error: {message} (see '{path} --help')"
+
+
+def show_flags_without_a_type() -> None:
+    """In ``--help``, print no type for a flag: typer 0.29 shows ``--json <bool>``, which reads
+    as an option taking a value (``--json true`` is then an extra argument). Idempotent."""
+    try:
+        from typer.core import TyperOption
+    except ImportError:
+        return
+    shown = TyperOption.display_type_rich
+    if getattr(shown, "flags_without_type", False):
+        return
+
+    def display_type_rich(self, ctx):
+        return None if self.is_flag and self.metavar is None else shown(self, ctx)
+    display_type_rich.flags_without_type = True         # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich   # type: ignore[method-assign]
 
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app and turn every outcome into one of the documented exit codes."""
     args = list(sys.argv[1:] if argv is None else argv)
     use_light_coercion()
+    show_flags_without_a_type()
     try:
         with signals_raise():
             _register(args)

@@ -1,8 +1,10 @@
-"""The reference of every key in a run's statistics (``gpusched run --json``, ``sim.stats.collect``).
+"""The reference of every key in a run's statistics (``gpusched run --json`` and ``--format
+accelsim``; ``sim.stats.collect``).
 
-``python -m sim.stats_reference`` writes docs/stats.md from ``STATS``; a test runs the model in
-several configurations and checks that every key it emits is listed here, that every listed key
-is emitted by one of them, and that docs/stats.md is the current rendering.
+``python -m sim.stats_reference`` writes docs/stats.md from ``STATS``;
+tests/sim/test_stats_reference.py runs the CLI for a run of every kind (a table of command
+lines) and checks that every key it prints is listed here, that every listed key is printed by
+one of them, and that docs/stats.md is the current rendering.
 
 Key paths: ``a.b`` is key ``b`` of object ``a``; ``a[]`` is every element of list ``a``.
 """
@@ -32,6 +34,7 @@ ISSUE, ENERGY = "issue stage (sim/issue/)", "energy (sim/memory/energy.py, sim/s
 RUN = "run (sim/run.py)"
 PREFETCH = "OWL prefetcher (sim/memory/prefetch.py)"
 PROF = "warp-state profiler (sim/profile/warp_states.py)"
+ACCEL = "Accel-Sim statistics (sim/workload/trace_stats.py)"
 OWLPROF = "OWL metrics profiler (sim/profile/owl_metrics.py)"
 
 _REASONS = {
@@ -89,7 +92,8 @@ STATS: list[Stat] = [
     # ---- whole GPU ----------------------------------------------------------------------------
     Stat("cycles", "core cycles", "cycle of the last completion + 1 (the run's length)", GPU),
     Stat("warp_insts", "warp instructions", "warp instructions issued, all SMs (dual issue counts 2)", GPU),
-    Stat("ipc", "warp instructions / cycle", "`warp_insts / cycles` (whole GPU, not per SM)", GPU),
+    Stat("ipc", "warp instructions / cycle", "warp IPC: `warp_insts / cycles` (whole GPU, not per SM; "
+         "Accel-Sim's `accelsim.total.gpu_tot_ipc` counts thread instructions)", GPU),
     *_issue("issue", "all schedulers", SUB),
     # ---- per kernel ---------------------------------------------------------------------------
     Stat("kernels[].name", "", "kernel name", KER),
@@ -338,6 +342,31 @@ STATS: list[Stat] = [
         ("overlap", "cycles with both"))],
     Stat("warp_states.decomposition.per_sm", "rows", "per SM: [sm, idle, compute, memory, overlap] "
          "in core cycles", PROF),
+    # ---- Accel-Sim's names (--json and --format accelsim; docs/validation.md) -----------------
+    *[Stat(f"accelsim.kernels[].{k}", u, d, ACCEL) for k, u, d in (
+        ("kernel_name", "", "kernel name"),
+        ("kernel_launch_uid", "", "launch order, from 1"),
+        ("gpu_sim_cycle", "core cycles", "the kernel's `cycles`"),
+        ("gpu_sim_insn", "thread instructions", "active lanes of every warp instruction of the "
+                                                "kernel, EXIT included"),
+        ("gpu_ipc", "thread instructions / cycle", "`gpu_sim_insn / gpu_sim_cycle`, 4 decimals "
+                                                   "(thread IPC, not the warp IPC `ipc`)"),
+        ("gpu_tot_sim_cycle", "core cycles", "the kernel's `end + 1`: cycles from the run's start"),
+        ("gpu_tot_sim_insn", "thread instructions", "`gpu_sim_insn` summed up to this kernel"))],
+    *[Stat(f"accelsim.total.{k}", u, d + " (whole run)", ACCEL) for k, u, d in (
+        ("gpu_tot_sim_cycle", "core cycles", "`cycles`"),
+        ("gpu_tot_sim_insn", "thread instructions", "thread instructions of every kernel"),
+        ("gpu_tot_ipc", "thread instructions / cycle", "`gpu_tot_sim_insn / gpu_tot_sim_cycle`"),
+        ("gpgpu_n_tot_w_icount", "warp instructions", "`warp_insts`"),
+        ("L1D_total_cache_accesses", "line accesses", "L1 lookups of global loads: `l1.hits + "
+         "l1.misses + l1.merges`; 0 when the preset's global loads bypass the L1"),
+        ("L1D_total_cache_misses", "line accesses", "`l1.misses`; 0 when global loads bypass the L1"),
+        ("L2_total_cache_accesses", "sectors", "32 B sectors read by or written to the L2 from the "
+         "SMs: `(traffic.l2_to_l1_bytes + traffic.l1_to_l2_bytes) / 32`"),
+        ("L2_total_cache_misses", "sectors", "sectors the L2 read from DRAM: `dram.bytes_read / 32`"),
+        ("total dram reads", "sectors", "`dram.bytes_read / 32` (the name has spaces, as "
+                                        "Accel-Sim prints it)"),
+        ("total dram writes", "sectors", "`dram.bytes_written / 32`"))],
     # ---- energy -------------------------------------------------------------------------------
     *[Stat(f"energy.{k}", "pJ", d + " (hierarchy only; docs/energy.md)", ENERGY) for k, d in (
         ("l1_pj", "`l1.sector_accesses × l1_access_pj`"),
@@ -356,11 +385,14 @@ STATS: list[Stat] = [
 
 HEADER = """# Run statistics reference
 
-Every key of `gpusched run --json` (the dict `sim.run.simulate` returns; the results store keeps
-the same dict per run, and `gpusched results query` flattens it to dotted column names such as
-`memory.l1.hit_rate`). Generated from `sim/stats_reference.py` by
-`python -m sim.stats_reference`; `tests/sim/test_stats_reference.py` fails when a key is missing
-here or this file is stale.
+Every key of `gpusched run --json` (the dict `sim.run.simulate` returns, plus `accelsim`, whose
+keys `--format accelsim` prints as `key = value` lines; the results store keeps the dict per run,
+and `gpusched results query` flattens it to dotted column names such as `memory.l1.hit_rate`,
+with `warp_sched` as the column `sm.warp_sched`). Generated from `sim/stats_reference.py` by
+`python -m sim.stats_reference`; `tests/sim/test_stats_reference.py` runs `gpusched run` for a
+run of every kind (catalogue, trace, CUDA program, fixed memory, issue stages, policies with reports,
+profilers, `--json` and `--format accelsim`) and fails when a key it prints is missing here, a
+key here is printed by none of them, or this file is stale.
 
 Shape: nested JSON objects throughout. `a.b` below is key `b` of object `a`; `a[]` is each
 element of list `a`. One *slot* is one scheduler in one cycle; `issue.issued` counts slots, so

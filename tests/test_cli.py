@@ -102,3 +102,25 @@ def test_light_coercion_passes_only_unchanged_values():
     assert _unchanged(List[str], ("a", "b")) == (True, ["a", "b"])
     assert not _unchanged(int, "3")[0] and not _unchanged(float, 1)[0] and not _unchanged(int, True)[0]
     assert not _unchanged(List[int], ("1",))[0] and not _unchanged(Optional[int], 3)[0]
+
+
+def test_help_shows_flags_without_a_value_type():
+    """``--json`` takes no value: the help must not read ``--json <bool>``."""
+    import os
+    r = subprocess.run([sys.executable, "-c", "from gpusched.cli import main; main()", "run",
+                        "--help"], capture_output=True, text=True,
+                       env={**os.environ, "COLUMNS": "150"})
+    lines = {line.split()[1]: line for line in r.stdout.splitlines()
+             if len(line.split()) > 1 and line.split()[1].startswith("--")}
+    assert "<bool>" not in lines["--json"] and "print one JSON object" in lines["--json"]
+    assert "<int>" in lines["--seed"]
+
+
+def test_run_without_a_workload_says_what_to_give():
+    r = gpusched("run", "--preset", "tiny")
+    assert r.returncode == 2 and "None" not in r.stderr
+    assert r.stderr.startswith("gpusched run: error: no workload: give --workload NAME")
+    assert "--trace DIR" in r.stderr and "--program" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    both = gpusched("run", "--preset", "tiny", "--workload", "alpha", "--trace", "d")
+    assert both.returncode == 2 and "not --workload and --trace" in both.stderr

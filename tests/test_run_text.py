@@ -39,3 +39,18 @@ def test_the_run_bar_knows_the_cta_total_before_the_first_cta():
     from sim.run import load_workload
     wl = load_workload("rnn_like", scale=0.2)
     assert _cta_total(wl) == sum(k.grid[0] * k.grid[1] * k.grid[2] for k in wl.kernels) > 0
+
+
+def test_warp_ipc_is_called_so_and_empty_caches_have_no_hit_rate():
+    """IPC counts warp instructions (Accel-Sim's gpu_ipc counts threads); a cache nothing looked
+    up, or one the loads bypass, has no hit rate (0 % would say every access missed)."""
+    out = run_text()
+    assert re.search(r"warp instructions, warp IPC [\d.]+$", out.splitlines()[0])
+    assert re.search(r"L1 hit rate \d+\.\d%", out)
+    bypassed = run_text("--set", "l1.bypass_global_loads=true")
+    assert "L1 hit rate bypassed, L2 hit rate " in bypassed
+    none = subprocess.run([sys.executable, "-c", "from gpusched.cli import main; main()", "run",
+                           "--preset", "tiny", "--workload", "compute_only", "--scale", "0.05"],
+                          capture_output=True, text=True, env={"COLUMNS": "200", "PATH": ""})
+    assert "L1 hit rate n/a (no loads), L2 hit rate n/a (no loads)" in none.stdout
+    assert "row-hit rate n/a" in none.stdout

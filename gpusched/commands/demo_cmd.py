@@ -18,11 +18,12 @@ from gpusched.commands import DB_HELP
 
 def demo(jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="worker processes (default: all cores)"),
          db: Optional[str] = typer.Option(None, "--db", help=DB_HELP)):
-    """LRR vs GTO on three catalogue workloads (gtx480, quick sizes): IPC table and report."""
+    """LRR vs GTO on three catalogue workloads (gtx480, quick sizes): warp IPC table and report."""
     from gpusched.commands import stdout_console
     from rich.table import Table
 
     from gpusched.commands.report_cmd import make_report
+    from gpusched.commands.run_cmd import hit_rate_text
     from gpusched.experiment.registry import get_experiment
     from gpusched.experiment.store import ResultStore, default_db
 
@@ -34,14 +35,14 @@ def demo(jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="worker p
         runs = {(r.point.workload, r.point.overrides["sm.warp_sched"]): r
                 for r in store.runs([p.key for p in points])}
     table = Table(title="LRR vs GTO on gtx480 (memory hierarchy, quick sizes)")
-    for col in ("workload", "IPC lrr", "IPC gto", "GTO/LRR", "L1 hit lrr", "L1 hit gto"):
+    for col in ("workload", "warp IPC lrr", "warp IPC gto", "GTO/LRR", "L1 hit lrr", "L1 hit gto"):
         table.add_column(col, justify="right")
     for workload in dict.fromkeys(p.workload for p in points):
         lrr, gto = runs.get((workload, "lrr")), runs.get((workload, "gto"))
         if not (lrr and gto and lrr.stats and gto.stats):
             table.add_row(workload, "failed", "failed", "", "", "")
             continue
-        hit = lambda r: f"{100 * r.stats['memory']['l1']['hit_rate']:.1f}%"
+        hit = lambda r: hit_rate_text(r.stats["memory"]["l1"])
         table.add_row(workload, f"{lrr.stats['ipc']:.2f}", f"{gto.stats['ipc']:.2f}",
                       f"{gto.stats['ipc'] / lrr.stats['ipc']:.3f}", hit(lrr), hit(gto))
     stdout_console().print(table)

@@ -48,7 +48,8 @@ def make_report(paper: str, quick: bool, db: str | None, out: str | None, jobs: 
         # Keys include a fingerprint of the model code: after a code change nothing matches, and
         # rendering would replace an existing report with an empty one.
         raise ConfigError("--no-run", exp.name, f"none of the {len(points)} points is stored for "
-                          f"the current code (changed since the sweep?); {out}/ left as it is")
+                          f"the current code (changed since the sweep?); {out}/ left as it is "
+                          "(rows of other models: gpusched results query --all-models)")
     say = None if quiet else (lambda text: typer.echo(f"… {text}", err=True))
     files = write_report(exp, points, runs, out, quick, progress=say)
     typer.echo(f"report {exp.name}: {files.markdown}, {files.headline}, {len(files.images)} plots")
@@ -88,7 +89,7 @@ def make_designspace(db: str | None, out: str | None, quiet: bool) -> None:
         raise ConfigError("--db", db, "no results store there: reproduce a paper first "
                                       "(gpusched reproduce socgpu --quick) or pass --db")
     with ResultStore(db) as store:
-        rows = collect(store, synth_area(resolve_liberty("auto"), progress=say))
+        rows = collect(store, synth_area(resolve_liberty("auto"), progress=say), progress=say)
     files = write(rows, out or f"reports/{DESIGNSPACE}")
     reproduced = sum(r.grid != "" for r in rows)
     typer.echo(f"report {DESIGNSPACE}: {files[0]}, {files[1]}, {len(files) - 2} plots "

@@ -1,5 +1,7 @@
-"""``gpusched results query [--db PATH] [--where col=value ...] [--format table|csv|json]`` and
-``gpusched results recover [--db PATH]`` (rebuild a damaged store from its intact rows)."""
+"""``gpusched results query [--db PATH] [--where col=value ...] [--format table|csv|json]
+[--all-models]``, ``gpusched results prune [--db PATH] [--dry-run]`` (drop the rows of other
+models) and ``gpusched results recover [--db PATH]`` (rebuild a damaged store from its intact
+rows)."""
 
 from __future__ import annotations
 
@@ -24,28 +26,44 @@ def query(db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
           fmt: str = typer.Option("table", "--format", help="table | csv | json"),
           output: Optional[str] = typer.Option(None, "--output", "-o", help="write to this file"),
           cols: Optional[str] = typer.Option(None, "--columns",
-                                             help="comma-separated columns to keep")):
-    """Stored runs as flat rows: inputs, overrides, params and every stat as its own column
-    (the table shows inputs and top-level stats unless --columns says otherwise)."""
-    from gpusched.experiment.query import (TAIL_COLUMNS, columns, filter_rows, flat_row,
-                                           parse_where, to_csv, to_json)
-    from gpusched.experiment.store import ResultStore, default_db
+                                             help="comma-separated columns to keep"),
+          all_models: bool = typer.Option(
+              False, "--all-models", help="also the rows of other models (another model "
+              "fingerprint, version or input file than the current code's), with a column "
+              "current = true/false"),
+          plugins: Optional[List[str]] = typer.Option(
+              None, "--plugin", help="module registering the runner kind of some rows")):
+    """Stored runs of the current model as flat rows: inputs, overrides, params and every stat
+    as its own column (the table shows inputs and top-level stats unless --columns says
+    otherwise). Rows computed by other code are left out unless --all-models."""
+    from gpusched.experiment.query import (TAIL_COLUMNS, columns, current_keys, filter_rows,
+                                           flat_row, parse_where, to_csv, to_json)
+    from gpusched.experiment.runners import load_plugins
     if fmt not in FORMATS:
         raise ConfigError("--format", fmt, "expected one of " + ", ".join(FORMATS))
     from gpusched.paths import check_output_file
     check_output_file(output, "--output", make_parents=True)
-    path = db or default_db()
-    if not Path(path).is_file():
-        raise ConfigError("--db", path, "no results store there: run a sweep first or pass --db")
-    with ResultStore(path, read_only=True) as store:
-        runs = store.runs()
-    rows = filter_rows([flat_row(r) for r in runs], parse_where(where or []))
+    load_plugins(list(plugins or []))
+    runs = _read_runs(db)
+    current, unknown = current_keys(runs)
+    flat = []
+    for r in runs:
+        if all_models:
+            flat.append({**flat_row(r), "current": r.key in current if r.point.kind not in
+                         unknown else None})
+        elif r.key in current:
+            flat.append(flat_row(r))
+    hidden = len(runs) - len(current)
+    if hidden and not all_models:
+        typer.echo(_hidden_note(runs, current, unknown), err=True)
+    rows = filter_rows(flat, parse_where(where or []))
     known = columns(rows)
     if cols:
         chosen = [c.strip() for c in cols.split(",")]
     elif fmt == "table":  # a terminal is narrow: inputs and top-level numbers only
         inputs = {k for r in runs for k in (*r.point.overrides, *r.point.params)}
-        chosen = [c for c in known if c in inputs or c in ("wall_s", "error")
+        shown = ("wall_s", "error", "sm.warp_sched") + (("model", "current") if all_models else ())
+        chosen = [c for c in known if c in inputs or c in shown
                   or ("." not in c and c not in TAIL_COLUMNS
                       and not any(isinstance(r.get(c), (list, dict)) for r in rows))]
     else:
@@ -65,6 +83,61 @@ def query(db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
         typer.echo(f"{len(rows)} rows → {output}", err=True)
     else:
         typer.echo(text, nl=False)
+
+
+@results_app.command("prune")
+def prune(db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
+          dry_run: bool = typer.Option(False, "--dry-run", help="count, drop nothing"),
+          plugins: Optional[List[str]] = typer.Option(
+              None, "--plugin", help="module registering the runner kind of some rows")):
+    """Drop the rows of other models: every row the current code would not reuse (another
+    model fingerprint, version or input file). Rows of a runner kind no module registers here
+    are kept (load it with --plugin)."""
+    from gpusched.experiment.query import current_keys
+    from gpusched.experiment.runners import load_plugins
+    from gpusched.experiment.store import ResultStore
+    load_plugins(list(plugins or []))
+    runs = _read_runs(db)
+    current, unknown = current_keys(runs)
+    stale = [r.key for r in runs if r.key not in current and r.point.kind not in unknown]
+    kept_unknown = sum(r.point.kind in unknown for r in runs)
+    if not dry_run and stale:
+        with ResultStore(db or _default()) as store:
+            store.delete(stale)
+    verb = "would drop" if dry_run else "dropped"
+    line = f"{verb} {len(stale)} rows of other models; {len(current)} rows of the current model kept"
+    if kept_unknown:
+        line += (f"; {kept_unknown} rows of unknown kinds ({', '.join(sorted(unknown))}) kept: "
+                 "load their module with --plugin")
+    typer.echo(line)
+
+
+def _default() -> str:
+    from gpusched.experiment.store import default_db
+    return default_db()
+
+
+def _read_runs(db: Optional[str]) -> list:
+    from gpusched.experiment.store import ResultStore
+    path = db or _default()
+    if not Path(path).is_file():
+        raise ConfigError("--db", path, "no results store there: run a sweep first or pass --db")
+    with ResultStore(path, read_only=True) as store:
+        return store.runs()
+
+
+def _hidden_note(runs: list, current: set, unknown: set) -> str:
+    """One stderr line: how many rows of other models the query leaves out, and why."""
+    other = sum(r.key not in current and r.point.kind not in unknown for r in runs)
+    parts = []
+    if other:
+        parts.append(f"{other} rows of other models left out (--all-models shows them, "
+                     "gpusched results prune drops them)")
+    if unknown:
+        n = sum(r.point.kind in unknown for r in runs)
+        parts.append(f"{n} rows of runner kinds no module registers here ("
+                     f"{', '.join(sorted(unknown))}) left out: --plugin MODULE")
+    return "; ".join(parts)
 
 
 @results_app.command("recover")

@@ -106,10 +106,16 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
         raise ConfigError("--profile-plot", profile_plot, "needs --profile warp-states")
     from gpusched.paths import check_output_file
     check_output_file(profile_plot, "--profile-plot")     # before the run, not after it
-    given = [x for x in (workload, trace, program) if x is not None]
-    if len(given) != 1:
-        raise ConfigError("--workload/--trace/--program", given[0] if given else None,
-                          "give exactly one of them")
+    given = {flag: x for flag, x in (("--workload", workload), ("--trace", trace),
+                                     ("--program", program)) if x is not None}
+    if not given:
+        raise typer.BadParameter("no workload: give --workload NAME (the catalogue: gpusched "
+                                 "workloads; or module:function, file.py:function), --trace DIR "
+                                 "or --program NAME|FILE.py")
+    if len(given) > 1:
+        flags = list(given)
+        raise ConfigError(flags[1], given[flags[1]],
+                          f"give one of --workload, --trace, --program, not {' and '.join(flags)}")
     from sim.workload.accelsim import trace_warnings_to_stderr
     from sim.workload.program import PROGRAM_PREFIX
     with trace_warnings_to_stderr():
@@ -144,7 +150,7 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
         typer.echo(format_accelsim(result["accelsim"], {"seconds": seconds,
                                                          "core_clock_mhz": cfg.core_clock_mhz}))
     else:
-        _print_summary(result)
+        _print_summary(result, l1_bypassed=cfg.l1.bypass_global_loads)
 
 
 def _check_limits(cfg, policies: dict, watchdog: int) -> None:
@@ -191,12 +197,13 @@ class _progress_bar:
         return self.bar.__exit__(*exc) if self.bar is not None else None
 
 
-def _print_summary(r: dict) -> None:
+def _print_summary(r: dict, l1_bypassed: bool = False) -> None:
     from gpusched.commands import stdout_console
     from rich.table import Table
     console = stdout_console()
     console.print(f"[bold]{r['workload']}[/] on {r['preset']} ({r['memory']['kind']} memory, seed {r['seed']}): "
-                  f"{r['cycles']:,} cycles, {r['warp_insts']:,} warp instructions, IPC {r['ipc']:.3f}")
+                  f"{r['cycles']:,} cycles, {r['warp_insts']:,} warp instructions, "
+                  f"warp IPC {r['ipc']:.3f}")
     if "sampling" in r:
         s = r["sampling"]
         err = s["estimated_error"]
@@ -206,10 +213,11 @@ def _print_summary(r: dict) -> None:
                       "estimated; estimated error " + (f"{err:.1%}" if err is not None else
                                                        "n/a (no group with two representatives)")
                       + "; other statistics are of the simulated launches", highlight=False)
-    for line in summary_lines(r):
+    for line in summary_lines(r, l1_bypassed):
         console.print(line, highlight=False, soft_wrap=True)
     kt = Table(title="kernels")
-    for col in ("#", "name", "start", "end", "cycles", "warp insts", "IPC", "CTAs", "CTAs/SM", "limited by"):
+    for col in ("#", "name", "start", "end", "cycles", "warp insts", "warp IPC", "CTAs", "CTAs/SM",
+                "limited by"):
         kt.add_column(col, justify="right")
     for k in r["kernels"]:
         kt.add_row(str(k["index"]), k["name"], f"{k['start']:,}", f"{k['end']:,}", f"{k['cycles']:,}",
@@ -235,7 +243,17 @@ def _print_summary(r: dict) -> None:
                   "here). Definitions: docs/stats.md", highlight=False, soft_wrap=True)
 
 
-def summary_lines(r: dict) -> list[str]:
+def hit_rate_text(cache: dict, bypassed: bool = False) -> str:
+    """A cache's hit rate for people: "bypassed" when global loads skip it, "n/a" when nothing
+    looked it up (0 % would claim every access missed)."""
+    if bypassed:
+        return "bypassed"
+    if cache["hits"] + cache["misses"] + cache["merges"] == 0:
+        return "n/a (no loads)"
+    return f"{cache['hit_rate']:.1%}"
+
+
+def summary_lines(r: dict, l1_bypassed: bool = False) -> list[str]:
     """Policies in force, a memory summary and total energy, one line each (docs/stats.md)."""
     pol = r["policies"]         # class names: a registered name may be a variant of a class
     lines = [f"policies: warp scheduler {r['warp_sched']} · issue stage {r['issue_stage']['kind']} · "
@@ -246,9 +264,12 @@ def summary_lines(r: dict) -> list[str]:
         d = m["dram"]
         bw = (d["bytes_read"] + d["bytes_written"]) / cycles
         peak = d["peak_bytes_per_cycle"]
-        lines.append(f"memory: L1 hit rate {m['l1']['hit_rate']:.1%}, L2 hit rate {m['l2']['hit_rate']:.1%}, "
+        accesses = d["row_hits"] + d["row_closed"] + d["row_conflicts"]
+        row_hits = f"{d['row_hit_rate']:.1%}" if accesses else "n/a (no accesses)"
+        lines.append(f"memory: L1 hit rate {hit_rate_text(m['l1'], l1_bypassed)}, "
+                     f"L2 hit rate {hit_rate_text(m['l2'])}, "
                      f"DRAM {bw:.1f} B/cycle ({bw / peak:.0%} of peak {peak:.1f}), "
-                     f"DRAM row-hit rate {d['row_hit_rate']:.1%}")
+                     f"DRAM row-hit rate {row_hits}")
     elif "bytes" in m:
         bw = m["bytes"] / cycles
         lines.append(f"memory: fixed latency {m['latency']} cycles, {bw:.1f} B/cycle "

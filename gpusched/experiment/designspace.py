@@ -132,6 +132,7 @@ class Row:
     sm_share: float | None        # % of the SM estimate
     net_ge_per_sm: float | None   # minus the baseline blocks it replaces (may be negative)
     note: str = ""
+    replaced_ge_per_sm: float = 0.0   # the baseline blocks it replaces
 
 
 def headline_of(mech: Mechanism, store) -> tuple[str, dict | None]:
@@ -171,10 +172,14 @@ def synth_area(liberty: str, progress=None) -> AreaFn:
     return price
 
 
-def collect(store, price: AreaFn, mechanisms=MECHANISMS) -> list[Row]:
+def collect(store, price: AreaFn, mechanisms=MECHANISMS, progress=None) -> list[Row]:
+    """One row per mechanism; ``progress(text)`` hears ``N/M name`` before each (synthesis of
+    a block not priced yet takes up to a minute)."""
     from .registry import get_experiment
     out = []
-    for mech in mechanisms:
+    for i, mech in enumerate(mechanisms, 1):
+        if progress is not None:
+            progress(f"designspace {i}/{len(mechanisms)}: {mech.name}")
         exp = get_experiment(mech.experiment)
         preset = str(exp.grid.preset[0])
         cfg = get_preset(preset)
@@ -188,11 +193,23 @@ def collect(store, price: AreaFn, mechanisms=MECHANISMS) -> list[Row]:
             paper, unit = declared.paper, declared.unit
             note = f"not reproduced: gpusched reproduce {mech.experiment} --quick"
         else:
-            unit, note = head["unit"], head["note"] if ours is None else ""
+            unit, note = head["unit"], head["note"] if ours is None else (head.get("caveat")
+                                                                           or "")
+        if ge - replaced < 0:
+            note = "; ".join(filter(None, [note, costlier_baseline(mech, cfg, ge, replaced)]))
         out.append(Row(mech, preset, label, ours, paper, unit,
                        gain_percent(ours, mech.better), gain_percent(paper, mech.better),
-                       ge, um2, 100 * ge / sm_estimate_ge(cfg), ge - replaced, note))
+                       ge, um2, 100 * ge / sm_estimate_ge(cfg), ge - replaced, note, replaced))
     return out
+
+
+def costlier_baseline(mech: Mechanism, cfg: GPUConfig, ge: float, replaced: float) -> str:
+    """Why the net cost is negative, in numbers: the baseline blocks it replaces cost more per
+    SM than the mechanism's own (SOCGPU: the in-order stage's scoreboard CAMs, docs/socgpu.md)."""
+    blocks = " + ".join(f"{p.block} per {p.per}" for p in mech.replaces)
+    return (f"negative net: the replaced {blocks} costs {replaced / 1e6:.2f} M GE per SM "
+            f"({100 * replaced / sm_estimate_ge(cfg):.0f} % of the SM storage estimate), "
+            f"more than this mechanism's {ge / 1e6:.2f} M (docs/mechanisms/{mech.page}.md)")
 
 
 def cost_per_sm(blocks: tuple[Priced, ...], cfg: GPUConfig,
@@ -227,32 +244,47 @@ def table_md(rows: list[Row]) -> list[str]:
     return lines
 
 
+SHAPES = "osD^vP*Xph<>"       # one marker shape per mechanism (12), so no two look alike
+
+
 def plot(rows: list[Row], png: Path) -> list[Path]:
     """Gain (%) against GE per SM (log x: costs span four decades); ours filled, the paper's
-    claim hollow, joined by a thin line. Past the palette's length the marker shape changes,
-    so no two mechanisms look alike."""
+    claim hollow, joined by a thin line. Each mechanism has its own marker shape and a number
+    beside its point (placed clear of the others; the legend names it), since colours must
+    repeat past eight and some points sit at almost the same cost. A negative net cost (the
+    replaced baseline costs more) is said in the legend."""
     from . import plotstyle
     plt = plotstyle.pyplot()
-    fig, (ax,) = plotstyle.figure(plt, size=(7.0, 4.2))
-    shapes = "os^D"
+    fig, (ax,) = plotstyle.figure(plt, size=(7.4, 4.6))
+    numbers, markers = [], []
+    colours = [c for c in plotstyle.COLOURS if c != "#F0E442"]    # yellow: too faint for a marker
     for i, r in enumerate(rows):
         if r.ge_per_sm is None or r.ge_per_sm <= 0:
             continue
-        colour = plotstyle.COLOURS[i % len(plotstyle.COLOURS)]
-        shape = shapes[(i // len(plotstyle.COLOURS)) % len(shapes)]
+        colour = colours[i % len(colours)]
+        shape = SHAPES[i % len(SHAPES)]
+        name = f"{i + 1}  {r.mechanism.name}"
+        if r.net_ge_per_sm is not None and r.net_ge_per_sm < 0:
+            name += f"\n    (net {r.net_ge_per_sm / 1e6:+.2f} M GE/SM: replaces a costlier baseline)"
+        ys = [y for y in (r.gain, r.paper_gain) if y is not None]
         if r.gain is not None:
-            ax.plot([r.ge_per_sm], [r.gain], shape, color=colour, label=r.mechanism.name)
+            ax.plot([r.ge_per_sm], [r.gain], shape, color=colour, ms=6, label=name)
         if r.paper_gain is not None:
-            ax.plot([r.ge_per_sm], [r.paper_gain], shape, mfc="none", color=colour,
-                    label=None if r.gain is not None else r.mechanism.name)
-        if r.gain is not None and r.paper_gain is not None:
-            ax.plot([r.ge_per_sm] * 2, [r.gain, r.paper_gain], "-", lw=0.8, color=colour)
+            ax.plot([r.ge_per_sm], [r.paper_gain], shape, mfc="none", color=colour, ms=6,
+                    label=None if r.gain is not None else name)
+        if len(ys) == 2:
+            ax.plot([r.ge_per_sm] * 2, ys, "-", lw=0.8, color=colour)
+        if ys:
+            numbers.append((r.ge_per_sm, ys[0], str(i + 1)))
+            markers += [(r.ge_per_sm, y) for y in ys[1:]]
     ax.set_xscale("log")
     ax.axhline(0, color="grey", lw=0.8, ls="--")
     ax.set_xlabel("cost: NAND2 equivalents per SM (Yosys; log scale)")
     plotstyle.set_ylabel(ax, "headline gain over the paper's baseline (%)")
     ax.set_title("Gain against gates (filled: ours, hollow: the paper)")
+    ax.margins(x=0.12, y=0.12)
     plotstyle.legend_right(ax)
+    plotstyle.label_points(ax, numbers, fontsize=7, marker_pt=4.5, obstacles=markers)
     return plotstyle.save(fig, png)
 
 

@@ -65,8 +65,8 @@ def caption(exp: Experiment, spec: Plot, results: ResultSet) -> str:
     metric = exp.metric(spec.metric)
     parts = []
     if spec.normalize is not None:
-        parts.append(f"{metric.label} relative to {exp.label(spec.series)} = {spec.normalize} "
-                     "(dashed line: 1.0)")
+        parts.append(f"{metric.label} relative to {exp.label(spec.series)} = "
+                     f"{exp.display(spec.series, spec.normalize)} (dashed line: 1.0)")
     elif spec.reference is not None:
         parts.append(f"dashed line at {spec.reference:g}")
     if spec.mean:
@@ -90,13 +90,16 @@ def render(exp: Experiment, spec: Plot, results: ResultSet, out_dir: Path) -> Pa
         return path
     metric = exp.metric(spec.metric)
     xs, series, value, error, _ = _bar_values(exp, spec, results)
-    ylabel = (f"{metric.label} / {spec.normalize}" if spec.normalize is not None
-              else metric.axis_label())
+    ylabel = (f"{metric.label} / {exp.display(spec.series, spec.normalize)}"
+              if spec.normalize is not None else metric.axis_label())
+    shown = [exp.display(spec.x, x) for x in xs]       # the paper's names on the axis
     groups = len(xs) + len(spec.mean)
     width = max(plotstyle.PANEL[0], 0.45 * groups * max(1, len(series)) ** 0.6 + 1.2)
     fig, (ax,) = plotstyle.figure(plt, size=(min(width, 11.0), plotstyle.PANEL[1]))
     if spec.style == "bar":
-        handles = plotstyle.bars(ax, xs, series, value, error, mean=spec.mean,
+        value = {(exp.display(spec.x, x), s): v for (x, s), v in value.items()}
+        error = {(exp.display(spec.x, x), s): v for (x, s), v in error.items()}
+        handles = plotstyle.bars(ax, shown, series, value, error, mean=spec.mean,
                                  reference=1.0 if spec.normalize is not None else spec.reference,
                                  ylabel=ylabel, xlabel=exp.label(spec.x))
     else:
@@ -113,9 +116,10 @@ def render(exp: Experiment, spec: Plot, results: ResultSet, out_dir: Path) -> Pa
         if spec.log_y:
             ax.set_yscale("log")
         plotstyle.set_ylabel(ax, ylabel)
-        plotstyle.category_axis(ax, xs, exp.label(spec.x))
+        plotstyle.category_axis(ax, shown, exp.label(spec.x))
     fig.suptitle(spec.title or f"{metric.label} by {exp.label(spec.x)}")
     if spec.series:
-        plotstyle.legend_below(fig, handles, [str(s) for s in series], title=exp.label(spec.series))
+        plotstyle.legend_below(fig, handles, [exp.display(spec.series, s) for s in series],
+                               title=exp.label(spec.series))
     plotstyle.save(fig, path)
     return path

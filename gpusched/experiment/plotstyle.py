@@ -138,6 +138,68 @@ def legend_below(fig, handles: list, labels: Sequence[str] | None = None, title:
                frameon=False, title=title or None)
 
 
+def label_points(ax, points: Sequence[tuple[float, float, str]], fontsize: float = 6.5,
+                 marker_pt: float = 4.0,
+                 obstacles: Sequence[tuple[float, float]] = ()) -> None:
+    """Name each point (x, y, text) beside it without two names overlapping each other or
+    another point's marker: the first free place, trying right of the point, then left, each
+    nearer first and stepping up and down by a line; a name moved off its point gets a thin
+    leader line; ``obstacles`` are other markers (x, y) to keep clear of. Call once the axes'
+    limits and scales are final."""
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    to_px = ax.transData.transform
+    scale = fig.dpi / 72.0                          # points → pixels
+    centres = [to_px((x, y)) for x, y, _ in points] + [to_px(p) for p in obstacles]
+    r = marker_pt * scale
+    placed: list = []
+    line = fontsize * 1.25
+    steps = [0] + [k * sign for k in range(1, 10) for sign in (-1, 1)]
+    frame = ax.get_window_extent(renderer)
+
+    def clear(box, own: int) -> bool:
+        if any(box.overlaps(b) for b in placed):
+            return False
+        if not (frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0
+                and box.y1 <= frame.y1):
+            return False
+        return not any(i != own and box.x0 - r < cx < box.x1 + r and box.y0 - r < cy < box.y1 + r
+                       for i, (cx, cy) in enumerate(centres))
+
+    order = sorted(range(len(points)), key=lambda i: (-centres[i][1], centres[i][0]))
+    for i in order:
+        x, y, text = points[i]
+        chosen = None
+        for side in (1, -1):
+            for k in steps:
+                dx, dy = 4 * side, -3 + k * line
+                t = ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points",
+                                fontsize=fontsize, ha="left" if side > 0 else "right",
+                                va="center")
+                box = t.get_window_extent(renderer)
+                if clear(box, i):
+                    chosen = (t, box, k != 0)
+                    break
+                t.remove()
+            if chosen:
+                break
+        if chosen is None:                           # crowded everywhere: the default place
+            t = ax.annotate(text, (x, y), xytext=(4, -3), textcoords="offset points",
+                            fontsize=fontsize, va="center")
+            chosen = (t, t.get_window_extent(renderer), False)
+        t, box, moved = chosen
+        placed.append(box)
+        if moved:
+            t.arrow_patch = None
+            t.remove()
+            dx, dy = t.xyann
+            ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points",
+                        fontsize=fontsize, ha=t.get_ha(), va="center",
+                        arrowprops={"arrowstyle": "-", "lw": 0.4, "color": "0.45",
+                                    "shrinkA": 0, "shrinkB": 2})
+
+
 def save(fig, png: Path) -> list[Path]:
     """Write ``png`` and its vector twin (same stem, .pdf); close the figure; return both paths."""
     png = Path(png)

@@ -1,13 +1,14 @@
 """A run point: one simulation (or other runner call) and its stable content key.
 
 The key is what makes sweeps resumable: two points with the same inputs under the same package
-version and the same model code share a key, so a result already in the store is never computed
-twice, and a result computed by older model code is never silently reused.
+version and the same code share a key, so a result already in the store is never computed twice,
+and a result computed by other code is never silently reused. "The code" is the point's model
+fingerprint (fingerprint.py): the modules the point executes, so adding a policy in its own file
+leaves every other point's key as it was.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -18,29 +19,12 @@ import gpusched
 Scalar = str | int | float | bool
 
 
-MODEL_CODE_DIRS = ("sim", "hdl", "gpusched/config", "gpusched/experiment/runners.py")
-
-
-@functools.lru_cache(maxsize=1)
-def model_code_fingerprint() -> str:
-    """Hash of the sources that decide a point's stats (the GPU model, the RTL, the configs and
-    the runner kinds' defaults)."""
-    root = Path(__file__).resolve().parents[2]
-    h = hashlib.sha256()
-    for d in MODEL_CODE_DIRS:
-        path = root / d
-        for p in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
-            h.update(str(p.relative_to(root)).encode())
-            h.update(p.read_bytes())
-    return h.hexdigest()[:16]
-
-
 def workload_digest(name: str) -> str | None:
     """Content hash of a workload that lives in files (so editing it does not reuse old results):
     the ``.py`` of ``file.py:function``, a CUDA program's files (``program:``), or an Accel-Sim
     trace directory's ``kernelslist.g`` and kernel files (their hashes remembered per file
-    stamp). None for catalogue names and modules
-    (their code is in the model fingerprint or versioned with the package)."""
+    stamp). None for catalogue names and modules (their code is in the point's model
+    fingerprint)."""
     if name.startswith("program:"):              # a CUDA program: its files and the front end
         from sim.workload.program import files_digest, program_path
         try:
@@ -111,12 +95,18 @@ class Point:
                    kind=data.get("kind", "model"))
 
     @property
+    def model(self) -> str:
+        """The model fingerprint: a hash of the code this point executes (fingerprint.py)."""
+        from .fingerprint import point_fingerprint
+        return point_fingerprint(self)
+
+    @property
     def key(self) -> str:
-        """sha256 over the canonical inputs, the package version, the model-code fingerprint and,
-        when the preset is a config file, that file's content (editing either must not reuse old
-        results)."""
+        """sha256 over the canonical inputs, the package version, the model fingerprint and,
+        when the preset is a config file or the workload lives in files, their content (editing
+        any of them must not reuse old results)."""
         material = {"inputs": self.inputs(), "version": gpusched.__version__,
-                    "model_code": model_code_fingerprint()}
+                    "model_code": self.model}
         if self.preset.endswith(".toml") and Path(self.preset).is_file():
             material["preset_sha256"] = hashlib.sha256(Path(self.preset).read_bytes()).hexdigest()
         if (digest := workload_digest(self.workload)) is not None:

@@ -3,7 +3,12 @@
 Column names: ``key status kind preset workload seed``, then each config override by its
 dotted path (``sm.warp_sched``), each runner param by name, each stat by its dotted path
 (``l1.hit_rate``; a stat whose name clashes with an input becomes ``stats.<name>``), then
-``wall_s host version sweep finished_at error``. Lists stay lists (JSON text in CSV).
+``wall_s host version model sweep finished_at error``. Lists stay lists (JSON text in CSV).
+The statistic ``warp_sched`` (the warp scheduler in force) is the column ``sm.warp_sched``: one
+column whether or not the grid overrides it.
+
+``model`` is the model fingerprint a row ran on (fingerprint.py); ``current_keys`` tells which rows
+the current code would reuse — what ``gpusched results query`` shows unless ``--all-models``.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from .point import flatten
 from .store import Run
 
 LEAD_COLUMNS = ("key", "status", "kind", "preset", "workload", "seed")
-TAIL_COLUMNS = ("wall_s", "host", "version", "sweep", "finished_at", "error")
+TAIL_COLUMNS = ("wall_s", "host", "version", "model", "sweep", "finished_at", "error")
 
 
 def flat_row(run: Run) -> dict:
@@ -32,11 +37,33 @@ def flat_row(run: Run) -> dict:
            "workload": p.workload, "seed": p.seed}
     row.update(p.overrides)
     row.update(p.params)
-    for name, value in flatten(run.stats or {}).items():
+    stats = flatten(run.stats or {})
+    if "warp_sched" in stats:       # the policy in force: the config's own column
+        row["sm.warp_sched"] = stats.pop("warp_sched")
+    for name, value in stats.items():
         row[f"stats.{name}" if name in row or name in TAIL_COLUMNS else name] = value
     row.update({"wall_s": run.wall_s, "host": run.host, "version": run.version,
-                "sweep": run.sweep, "finished_at": run.finished_at, "error": run.error})
+                "model": run.model, "sweep": run.sweep, "finished_at": run.finished_at,
+                "error": run.error})
     return row
+
+
+def current_keys(runs: list[Run]) -> tuple[set[str], set[str]]:
+    """(keys of the rows the current code would reuse: the key their inputs make now is the
+    stored one, so model fingerprint, version and input files all match; kinds no module
+    registers here, whose rows cannot be judged)."""
+    from .runners import ensure_kinds
+    unknown = ensure_kinds({r.point.kind for r in runs})
+    current = set()
+    for r in runs:
+        if r.point.kind in unknown:
+            continue
+        try:
+            if r.point.key == r.key:
+                current.add(r.key)
+        except (ConfigError, OSError, ValueError):
+            pass            # inputs that no longer resolve: not the current model's row
+    return current, unknown
 
 
 def cell_text(value: object) -> str:

@@ -82,14 +82,17 @@ def read_intact_rows(path: Path) -> tuple[list[tuple], int, int]:
 
 def _read_rows(path: Path) -> tuple[list[tuple], int, int]:
     conn = sqlite3.connect(path, timeout=30.0)
-    cols = ", ".join(RUN_COLUMNS)
+    present = _columns(conn)            # an older schema lacks the later columns (model)
+    cols = ", ".join(present)
     found: dict[int, tuple] = {}
     dropped, failed, skipped = 0, 0, []
 
     def take(r: tuple) -> None:
         nonlocal dropped
-        if _whole(r[1:]):
-            found[r[0]] = r[1:]
+        row = dict(zip(present, r[1:]))
+        whole = tuple(row.get(c) for c in RUN_COLUMNS)
+        if _whole(whole):
+            found[r[0]] = whole
         else:
             dropped += 1
     try:
@@ -123,6 +126,15 @@ def _read_rows(path: Path) -> tuple[list[tuple], int, int]:
     finally:
         conn.close()
     return [found[k] for k in sorted(found)], dropped, failed
+
+
+def _columns(conn: sqlite3.Connection) -> list[str]:
+    """The columns of RUN_COLUMNS the file's runs table has (all of them if unreadable)."""
+    try:
+        have = {r[1] for r in conn.execute("PRAGMA table_info(runs)")}
+    except sqlite3.DatabaseError:
+        return list(RUN_COLUMNS)
+    return [c for c in RUN_COLUMNS if c in have] if have else list(RUN_COLUMNS)
 
 
 def recover(path: str | Path) -> Recovery:

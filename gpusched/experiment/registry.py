@@ -99,12 +99,14 @@ class Headline:
     ours: Callable[[ResultSet], float]
     paper: float | None = None
     note: str = ""
+    caveat: Callable[[ResultSet], str] | None = None   # what the runs say about this number
 
 
 @dataclass(frozen=True)
 class Experiment:
     """Everything a paper's module declares. ``labels`` names dimensions for humans
-    (``{"sm.warp_sched": "warp scheduler"}``)."""
+    (``{"sm.warp_sched": "warp scheduler"}``), ``names`` their values as the paper does, for
+    legends, axes and table headers (``{"cta_scheduler": {"ikra_rr": "G"}}``)."""
     name: str
     title: str
     grid: Grid
@@ -114,6 +116,7 @@ class Experiment:
     plots: list[Plot] = field(default_factory=list)
     headline: list[Headline] = field(default_factory=list)
     labels: dict[str, str] = field(default_factory=dict)
+    names: dict[str, dict[str, str]] = field(default_factory=dict)
     description: str = ""
     module: str = ""  # set by get_experiment; workers import it so its runner kinds exist
 
@@ -130,6 +133,10 @@ class Experiment:
 
     def label(self, dimension: str) -> str:
         return self.labels.get(dimension, dimension)
+
+    def display(self, dimension: str | None, value) -> str:
+        """How the paper names ``value`` of ``dimension`` (the value itself if not declared)."""
+        return self.names.get(dimension or "", {}).get(str(value), str(value))
 
 
 def experiment_names() -> list[str]:

@@ -1,5 +1,6 @@
 """Render an experiment's results: ``report.md`` (tables, plots, headline) and
-``headline.json`` (``[{"metric", "paper", "ours", "unit", "note"}]``)."""
+``headline.json`` (``[{"metric", "paper", "ours", "unit", "note", "caveat"}]``; ``caveat``: what
+the runs say about the number, e.g. that a mechanism never acted, also at the end of ``note``)."""
 
 from __future__ import annotations
 
@@ -83,8 +84,11 @@ def headline_rows(exp: Experiment, results: ResultSet, quick: bool = False) -> l
             if ours is None:        # NaN: no runs to average over
                 why = _not_computable(exp, results, h.metric, ValueError("no runs to compute it from"), quick)
                 note = f"{note} ({why})".strip()
+        caveat = h.caveat(results) if h.caveat is not None and results.rows else ""
+        if caveat:
+            note = f"{note}; {caveat}" if note else caveat
         rows.append({"metric": h.metric, "paper": h.paper, "ours": ours, "unit": h.unit,
-                     "note": note})
+                     "note": note, "caveat": caveat or None})
     return rows
 
 
@@ -94,11 +98,12 @@ def _table_md(exp: Experiment, spec: Table, results: ResultSet) -> list[str]:
     unit = f" ({metric.unit})" if metric.unit else ""
     title = spec.title or f"{metric.label}{unit}, mean over seeds"
     lines = [f"### {title}", "",
-             "| " + " | ".join([exp.label(spec.rows)] + [str(c) for c in cols]) + " |",
+             "| " + " | ".join([exp.label(spec.rows)] + [exp.display(spec.columns, c) for c in cols])
+             + " |",
              "|" + "---|" * (len(cols) + 1)]
     for r in results.levels(spec.rows):
         cells = [_num(results.mean(metric.name, {spec.rows: r, spec.columns: c})) for c in cols]
-        lines.append("| " + " | ".join([str(r)] + cells) + " |")
+        lines.append("| " + " | ".join([exp.display(spec.rows, r)] + cells) + " |")
     return lines + [""]
 
 

@@ -60,6 +60,27 @@ def plugins_from_env() -> list[str]:
     return [m.strip() for m in os.environ.get("GPUSCHED_PLUGINS", "").split(",") if m.strip()]
 
 
+def ensure_kinds(names: set[str]) -> set[str]:
+    """Import what registers the kinds ``names`` (for reading stored rows of any kind): the
+    plugins of ``GPUSCHED_PLUGINS``, then the modules of the ``experiments`` package that call
+    ``register_kind``. Returns the names still unknown."""
+    missing = set(names) - set(_KINDS)
+    if missing:
+        load_plugins(plugins_from_env())
+        missing -= set(_KINDS)
+    if missing:
+        import pkgutil
+        from pathlib import Path
+
+        import experiments
+        for info in pkgutil.iter_modules(experiments.__path__):
+            path = Path(info.module_finder.path) / f"{info.name}.py"   # type: ignore[union-attr]
+            if path.is_file() and "register_kind(" in path.read_text():
+                importlib.import_module(f"experiments.{info.name}")
+        missing -= set(_KINDS)
+    return missing
+
+
 def load_plugins(modules: list[str]) -> None:
     """Import plugin modules so they register their kinds (idempotent)."""
     for name in modules:

@@ -34,7 +34,7 @@ from gpusched.config import ConfigError
 from .point import Point
 from .runners import Outcome
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DEFAULT_DB = "results/gpusched.sqlite"
 
 _SCHEMA = """
@@ -52,20 +52,22 @@ CREATE TABLE runs (
     wall_s      REAL NOT NULL,
     host        TEXT NOT NULL,
     version     TEXT NOT NULL,              -- gpusched.__version__ of the run
+    model       TEXT,                       -- the point's model fingerprint (fingerprint.py)
     sweep       TEXT,                       -- name of the sweep that last wrote the row
     finished_at TEXT NOT NULL               -- ISO-8601 UTC
 );
 CREATE INDEX runs_status ON runs (status);
 """
 
-# from_version -> SQL that brings a store to from_version + 1 (none yet: schema 1 is the first).
-MIGRATIONS: dict[int, str] = {}
+# from_version -> SQL that brings a store to from_version + 1. Rows of schema 1 keep model NULL:
+# their keys were made by the older key formula, so no sweep reuses them and queries hide them.
+MIGRATIONS: dict[int, str] = {1: "ALTER TABLE runs ADD COLUMN model TEXT"}
 
 _CLAIMS = """CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, owner TEXT NOT NULL,
     pid INTEGER NOT NULL, host TEXT NOT NULL, claimed_at REAL NOT NULL)"""
 CLAIM_TTL_S = 6 * 3600.0   # a claim from another host older than this is stale (choice)
 RUN_COLUMNS = ("key", "kind", "preset", "workload", "seed", "inputs", "status", "stats", "error",
-               "wall_s", "host", "version", "sweep", "finished_at")
+               "wall_s", "host", "version", "sweep", "finished_at", "model")
 
 
 class StoreDamaged(ConfigError):
@@ -145,6 +147,7 @@ class Run:
     version: str
     sweep: str | None
     finished_at: str
+    model: str | None = None      # the model fingerprint it ran on (None: schema-1 rows)
 
 
 def resource_problem(path: Path) -> OSError | None:
@@ -333,20 +336,21 @@ class ResultStore:
                 self.conn.execute("DELETE FROM claims WHERE key=? AND owner=?", (point.key, owner[0]))
             self.conn.execute(
                 """INSERT INTO runs (key, kind, preset, workload, seed, inputs, status, stats,
-                                     error, wall_s, host, version, sweep, finished_at)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                     error, wall_s, host, version, sweep, finished_at, model)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                    ON CONFLICT (key) DO UPDATE SET
                      status=excluded.status, stats=excluded.stats, error=excluded.error,
                      wall_s=excluded.wall_s, host=excluded.host, version=excluded.version,
-                     sweep=excluded.sweep, finished_at=excluded.finished_at""",
+                     sweep=excluded.sweep, finished_at=excluded.finished_at,
+                     model=excluded.model""",
                 (point.key, point.kind, point.preset, point.workload, point.seed,
                  json.dumps(point.inputs(), sort_keys=True), outcome.status, stats, outcome.error,
-                 outcome.wall_s, outcome.host, _version(), sweep, now))
+                 outcome.wall_s, outcome.host, _version(), sweep, now, point.model))
 
     def runs(self, keys: list[str] | None = None) -> list[Run]:
         """All rows (or the rows of ``keys``), oldest first."""
         sql = ("SELECT key, inputs, status, stats, error, wall_s, host, version, sweep, "
-               "finished_at FROM runs")
+               "finished_at, model FROM runs")
         with self._guard():
             if keys is None:
                 rows = self.conn.execute(sql + " ORDER BY rowid").fetchall()
@@ -355,7 +359,13 @@ class ResultStore:
                 rows = [r for r in self.conn.execute(sql + " ORDER BY rowid") if r[0] in wanted]
             return [Run(r[0], Point.from_inputs(json.loads(r[1])), r[2],
                         json.loads(r[3]) if r[3] is not None else None, r[4], r[5], r[6], r[7],
-                        r[8], r[9]) for r in rows]
+                        r[8], r[9], r[10]) for r in rows]
+
+    def delete(self, keys: list[str]) -> int:
+        """Drop the rows of ``keys`` (``gpusched results prune``); the number dropped."""
+        with self._guard(), self._transaction():
+            return sum(self.conn.execute("DELETE FROM runs WHERE key=?", (k,)).rowcount
+                       for k in keys)
 
     def close(self) -> None:
         self.conn.close()

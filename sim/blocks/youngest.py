@@ -7,6 +7,7 @@ no state beyond the launch ages its base class already tracks.
 from __future__ import annotations
 
 from sim.blocks.warp_sched import WarpSchedulerTwin
+from sim.policies.names import Family
 
 
 class YoungestTwin(WarpSchedulerTwin):
@@ -22,3 +23,9 @@ class YoungestTwin(WarpSchedulerTwin):
                 best = w
             ready ^= low
         return best
+
+
+# discovered by sim/policies/discover.py: ``--warp-scheduler youngest``, ``sm.warp_sched``
+POLICY_FAMILIES = {"warp_scheduler": [
+    Family("youngest", lambda n_slots, a: YoungestTwin(n_slots),
+           "youngest ready warp first (model only; the docs' worked example)")]}

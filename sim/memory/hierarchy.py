@@ -419,8 +419,8 @@ class MemoryHierarchy:
                     total[k] = max(total.get(k, 0), v) if k.startswith("max") else total.get(k, 0) + v
             for k, v in total.items():
                 out[f"{prefix}.{k}"] = v
-        l1_miss = out.pop("l1.miss_count")
-        out["l1.miss_latency_mean"] = out.pop("l1.miss_latency_sum") / l1_miss if l1_miss else 0.0
+        l1_miss, l1_miss_cycles = out.pop("l1.miss_count"), out.pop("l1.miss_latency_sum")
+        out["l1.miss_latency_mean"] = l1_miss_cycles / l1_miss if l1_miss else 0.0
         for name in ("l1", "l2"):
             acc = out[f"{name}.hits"] + out[f"{name}.misses"] + out[f"{name}.merges"]
             out[f"{name}.hit_rate"] = out[f"{name}.hits"] / acc if acc else 0.0

@@ -30,9 +30,9 @@ def _config_text(cfg: GPUConfig) -> str:
 
 def cache_key(member: str, cfg: GPUConfig, mode: str, seed: int, scale: float,
               kernel_scheduler: str, memory: str, timing: dict | None = None) -> str:
-    from gpusched.experiment.point import model_code_fingerprint
+    from gpusched.experiment.fingerprint import whole_model_fingerprint
     text = json.dumps([member, _config_text(cfg), mode, seed, float(scale), kernel_scheduler,
-                       memory, model_code_fingerprint(), timing or {}], sort_keys=True)
+                       memory, whole_model_fingerprint(), timing or {}], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 

@@ -21,7 +21,8 @@ and grids: ``ctas_<n>`` = ``fixed:<n>`` (cta_limit), ``active_<n>`` = ``fixed:<n
 
 ``make_policy(kind, spec, cfg)`` accepts a registered name, a class / factory taking ``cfg``, or
 a ready instance. New policies are added to ``POLICIES`` (plain names) or ``FAMILIES`` (names
-with parameters).
+with parameters), or declared in ``POLICY_FAMILIES`` of their own module (discover.py), which
+changes no file that other policies' runs execute.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from .fixed_active import FixedActive
 from .fixed_limit import FixedLimit
 from .ikra_cta import IKRA_CTA_SCHEDULERS
 from .kernel_sched import FIFOKernelScheduler, SMPartitionKernelScheduler
+from .discover import families as discovered_families
 from .names import Arg, Family, parse
 from .onac_ctrl import OnacController, SeqDetController
 from .perf_sat_limit import PerfSatLimit
@@ -72,6 +74,8 @@ FAMILIES: dict[str, dict[str, Family]] = {
                         args=(Arg("N", lo=1),)),
     },
 }
+for _kind in FAMILIES:
+    FAMILIES[_kind].update(discovered_families(_kind))
 # names of earlier versions (stored results, grids): regex → family form
 ALIASES: dict[str, list[tuple[str, str]]] = {
     "cta_limit": [(r"ctas_(\d+)", r"fixed:\1")],

@@ -3,8 +3,8 @@
 ``every_cycle`` marks a policy whose state moves every cycle (hdl/params/warp_sched.py); ``rtl``
 names the ``warp_sched`` block policy that implements it in hardware (None: model only).
 
-A new policy is a twin (a ``WarpSchedulerTwin`` subclass) and one entry here
-(docs/adding-a-scheduler.md).
+A new policy is a twin (a ``WarpSchedulerTwin`` subclass) whose module declares its family in
+``POLICY_FAMILIES`` (sim/policies/discover.py; docs/adding-a-scheduler.md): no entry here.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from sim.blocks.phase_queues import TwoLevelQueuesTwin
 from sim.blocks.phase_select import PhaseAwareSelectTwin
 from sim.blocks.two_level import TwoLevelActiveTwin
 from sim.blocks.warp_sched import WarpSchedTwin
-from sim.blocks.youngest import YoungestTwin
+from sim.policies.discover import families as discovered_families
 from sim.policies.names import Arg, Family, describe, parse
 
 
@@ -61,8 +61,6 @@ WARP_SCHEDULERS: dict[str, Family] = {f.name: f for f in (
                  Arg("outer", words=("srr",), aliases={"1": "srr"}, default="srr",
                      doc="outer level: srr (GPGPU-Sim 1); the only one GPGPU-Sim implements")),
            extra={"rtl": "two_level", "every_cycle": True}),
-    Family("youngest", lambda n_slots, a: YoungestTwin(n_slots),
-           "youngest ready warp first (model only; the docs' worked example)"),
     *(Family(name, _owl(name), doc, args=_OWL_ARGS, extra={"rtl": name}) for name, doc in (
         ("owl_cta", "OWL CTA-aware: groups along CTA boundaries, sticky group, RR in and across "
                     "groups ([OWL §4])"),
@@ -87,6 +85,7 @@ WARP_SCHEDULERS: dict[str, Family] = {f.name: f for f in (
     _queues("tlphase_rr", "two-level phase-aware with RR inside the ready queue: active queue "
             "as tlphase, loose round-robin issue ([THESIS §9.1]'s alternative)"),
 )}
+WARP_SCHEDULERS.update(discovered_families("warp_scheduler"))
 MAX_SLOTS = 64      # warp slots per scheduler the twins and the RTL take (hdl/params/warp_sched.py)
 
 

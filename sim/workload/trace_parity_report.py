@@ -72,10 +72,9 @@ def markdown(rows: list[dict]) -> str:
 
 def plot(series: dict[str, list[dict]], path: Path) -> None:
     """Log–log scatter of ours vs Accel-Sim cycles per series, with y = x and the ±10 % band."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(5.5, 5.2), dpi=130)
+    from gpusched.experiment import plotstyle
+    plt = plotstyle.pyplot()
+    fig, (ax,) = plotstyle.figure(plt, size=(5.8, 5.6))
     lo = min(min(r["accelsim"], r["ours"]) for rows in series.values() for r in rows) / 1.5
     hi = max(max(r["accelsim"], r["ours"]) for rows in series.values() for r in rows) * 1.5
     ax.plot([lo, hi], [lo, hi], color="black", lw=1, label="y = x")
@@ -84,29 +83,35 @@ def plot(series: dict[str, list[dict]], path: Path) -> None:
         s = summary(rows)
         ax.scatter([r["accelsim"] for r in rows], [r["ours"] for r in rows], marker=marker, s=28,
                    label=f"{label}: MAE {100 * s['mae']:.0f} %, r = {s['pearson_log']:.2f}")
-    for r in list(series.values())[-1]:
-        ax.annotate(r["case"], (r["accelsim"], r["ours"]), fontsize=6, xytext=(3, -3),
-                    textcoords="offset points")
     ax.set(xscale="log", yscale="log", xlim=(lo, hi), ylim=(lo, hi),
            xlabel="Accel-Sim cycles", ylabel="gpusched cycles",
            title=f"Parity suite, {len(list(series.values())[0])} traces")
+    ax.grid(True, which="major", axis="both", alpha=0.3)
     ax.legend(fontsize=7, loc="upper left")
-    fig.tight_layout()
+    *others, last = series.values()
+    plotstyle.label_points(ax, [(r["accelsim"], r["ours"], r["case"]) for r in last],
+                           obstacles=[(r["accelsim"], r["ours"]) for rows in others for r in rows])
     fig.savefig(path)
+    plt.close(fig)
 
 
 def main() -> None:
     from sim.workload.trace_parity import PARITY
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("config", nargs="+", choices=sorted(PARITY), help="configuration(s); each a series")
+    ap.add_argument("config", nargs="*", choices=sorted(PARITY), help="configuration(s); each a series")
     ap.add_argument("--set", action="append", default=[], help="override for every configuration")
     ap.add_argument("--preset", help="run this preset instead of each configuration's own")
     ap.add_argument("--plot", help="write the correlation plot here")
     ap.add_argument("--json", help="write the rows here")
+    ap.add_argument("--from-json", help="plot rows written by --json instead of measuring")
     a = ap.parse_args()
-    series = {c: measure(c, a.set, a.preset) for c in a.config}
+    if a.from_json:
+        series = json.loads(Path(a.from_json).read_text())
+    else:
+        series = {c: measure(c, a.set, a.preset) for c in a.config}
     for c, rows in series.items():
-        print(f"### {c} (Accel-Sim {PARITY[c].accelsim})\n\n{markdown(rows)}\n")
+        where = f" (Accel-Sim {PARITY[c].accelsim})" if c in PARITY else ""
+        print(f"### {c}{where}\n\n{markdown(rows)}\n")
     if a.plot:
         plot(series, Path(a.plot))
     if a.json:

@@ -87,3 +87,28 @@ def test_concurrent_kernels_are_priced_with_one_core_row_per_sm():
     cfg = get_preset("thesis_ch5")
     assert block_params(mech.cost[0], cfg) == {"NC": cfg.sm.count, "policy": "interleaved"}
     assert block_params(mech.replaces[0], cfg)["policy"] == "sequential"
+
+
+def test_collect_says_n_of_m_before_each_mechanism(tmp_path):
+    heard, fake_price.asked = [], []
+    toys = (TOY, Mechanism("toy again", *[getattr(TOY, f) for f in
+                                             ("experiment", "metric", "better", "cost", "page")]))
+    with ResultStore(tmp_path / "empty.sqlite") as store:
+        collect(store, fake_price, toys, progress=heard.append)
+    assert heard == ["designspace 1/2: toy GTO", "designspace 2/2: toy again"]
+
+
+def test_a_negative_net_cost_says_the_replaced_baseline_costs_more(tmp_path):
+    """SOCGPU's case: the in-order stage it replaces is priced above it; the row says so with
+    both numbers instead of leaving a bare negative."""
+    fake_price.asked = []
+    costly = Mechanism("toy cheap", "toy_paper", "GTO/LRR IPC", "higher",
+                       (Priced("warp_sched", {"policy": "lrr"}, "subcore"),), "baselines",
+                       replaces=(Priced("onac", {}, "sm"),))
+    with ResultStore(tmp_path / "empty.sqlite") as store:
+        (row,) = collect(store, fake_price, (costly,))
+    cfg = get_preset("tiny")
+    assert row.net_ge_per_sm == pytest.approx(GE["lrr"] * cfg.sm.subcores - GE["onac"])
+    assert row.net_ge_per_sm < 0
+    assert "negative net: the replaced onac per sm costs 0.00 M GE per SM" in row.note
+    assert row.replaced_ge_per_sm == GE["onac"]

@@ -22,7 +22,7 @@ def test_grids_check_and_cover_every_kernel_and_scheduler():
 
 def _run(workload: str, sched: str) -> dict:
     from gpusched.experiment.point import Point
-    from experiments.phase import run_profiled
+    from experiments.phase_runs import run_profiled
     return run_profiled(Point(preset="thesis_ch3", workload=workload, seed=0,
                            overrides={"sm.warp_sched": sched},
                            params={"memory": "hierarchy", "scale": 0.1}))

@@ -105,3 +105,28 @@ def test_whiskers_of_normalised_bars_are_scaled_by_the_baseline(tmp_path, monkey
     gto = [c for c in ax.containers if c.get_label() == "gto"][0]
     segs = gto.errorbar.lines[2][0].get_segments()
     assert segs[0][1][1] - segs[0][0][1] == pytest.approx(2 * math.sqrt(4.5) / lrr_alpha)
+
+
+def test_point_labels_overlap_neither_each_other_nor_other_markers():
+    """Crowded points (as the parity plot's lat_l2 / lat_dram and occ / occ4): every name
+    placed, none overlapping another or another point's marker."""
+    from gpusched.experiment import plotstyle
+    plt = plotstyle.pyplot()
+    fig, (ax,) = plotstyle.figure(plt, size=(4.0, 4.0))
+    pts = [(1000, 1000, "alu_full"), (1040, 1010, "diverge"), (17000, 17200, "lat_l2"),
+           (17600, 16600, "lat_dram"), (11400, 11300, "occ"), (11600, 11500, "occ4"),
+           (11000, 10700, "sg_bfs")]
+    ax.scatter([p[0] for p in pts], [p[1] for p in pts])
+    ax.set(xscale="log", yscale="log", xlim=(500, 40000), ylim=(500, 40000))
+    plotstyle.label_points(ax, pts)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    texts = [t for t in ax.texts]
+    assert sorted(t.get_text() for t in texts) == sorted(p[2] for p in pts)
+    from matplotlib.text import Text
+    boxes = [Text.get_window_extent(t, renderer) for t in texts]     # the text, not its leader
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    centres = {p[2]: ax.transData.transform(p[:2]) for p in pts}
+    for t, box in zip(texts, boxes):
+        assert not any(name != t.get_text() and box.contains(*xy) for name, xy in centres.items())
+    plt.close(fig)

@@ -1,5 +1,6 @@
 """Point keys: stable (documented canonical form, independent of order and process) and
-sensitive to every input, the package version and a preset file's content."""
+sensitive to every input, the package version and a preset file's content (the code they cover:
+test_fingerprint.py)."""
 
 import hashlib
 import json
@@ -7,7 +8,8 @@ import subprocess
 import sys
 
 import gpusched
-from gpusched.experiment.point import Point, model_code_fingerprint
+from gpusched.experiment.fingerprint import point_fingerprint
+from gpusched.experiment.point import Point
 
 BASE = Point(preset="gtx480", workload="kmeans", seed=3,
              overrides={"sm.warp_sched": "gto", "sm.count": 4}, params={"scale": 0.5})
@@ -17,32 +19,9 @@ def test_key_is_sha256_of_documented_canonical_inputs():
     material = {"inputs": {"kind": "model", "preset": "gtx480", "workload": "kmeans", "seed": 3,
                            "overrides": {"sm.count": 4, "sm.warp_sched": "gto"},
                            "params": {"scale": 0.5}},
-                "version": gpusched.__version__, "model_code": model_code_fingerprint()}
+                "version": gpusched.__version__, "model_code": point_fingerprint(BASE)}
     text = json.dumps(material, sort_keys=True, separators=(",", ":"))
     assert BASE.key == hashlib.sha256(text.encode()).hexdigest()
-
-
-def test_model_code_change_changes_the_key(tmp_path, monkeypatch):
-    """A result computed by other model code must not be reused: the fingerprint covers sim/."""
-    import gpusched.experiment.point as point
-    before = point.model_code_fingerprint()
-    root = tmp_path / "repo"
-    for d in point.MODEL_CODE_DIRS:
-        if d.endswith(".py"):
-            (root / d).parent.mkdir(parents=True, exist_ok=True)
-            (root / d).write_text("B = 1\n")
-        else:
-            (root / d).mkdir(parents=True, exist_ok=True)
-            (root / d / "x.py").write_text("A = 1\n")
-    monkeypatch.setattr(point, "__file__", str(root / "gpusched" / "experiment" / "point.py"))
-    point.model_code_fingerprint.cache_clear()
-    one = point.model_code_fingerprint()
-    (root / "sim" / "x.py").write_text("A = 2\n")
-    point.model_code_fingerprint.cache_clear()
-    two = point.model_code_fingerprint()
-    monkeypatch.undo()
-    point.model_code_fingerprint.cache_clear()
-    assert one != two and point.model_code_fingerprint() == before
 
 
 def test_key_ignores_dict_order_and_is_equal_in_another_process():

@@ -86,3 +86,38 @@ def test_baseline_warp_is_declared_against_the_model_api():
     assert exp.metric("ipc").value(stats) == 1.5
     assert exp.metric("l1_hit").value(stats) == 25.0        # memory → "l1.hit_rate", in %
     assert exp.metric("l1_hit").value({"cycles": 1}) is None  # fixed memory: no L1 stats
+
+
+def test_names_and_caveats_reach_tables_legends_and_headlines(tmp_path, monkeypatch):
+    """``Experiment.names`` replaces raw values in table headers, legends and the normalised
+    axis; a headline's ``caveat`` ends its note and is kept in headline.json."""
+    import dataclasses
+    import json
+
+    from gpusched.experiment import plotstyle
+    from gpusched.experiment.executors import SerialExecutor
+    from gpusched.experiment.registry import Headline, Plot, get_experiment
+    from gpusched.experiment.report import write_report
+    from gpusched.experiment.store import ResultStore
+    from gpusched.experiment.sweep import run_sweep
+    base = get_experiment("toy_paper")
+    exp = dataclasses.replace(
+        base, names={"sm.warp_sched": {"lrr": "LRR (baseline)", "gto": "GTO"}},
+        plots=[Plot("ipc", "ipc.png", normalize="lrr")],
+        headline=[dataclasses.replace(base.headline[0], caveat=lambda r: "said by the runs"),
+                  Headline("plain", "×", lambda r: 1.0)])
+    points = exp.quick.check()
+    with ResultStore(tmp_path / "r.sqlite") as store:
+        run_sweep("q", points, store, SerialExecutor(("toy_kinds",)), show_progress=False)
+        runs = store.runs()
+    legends = []
+    monkeypatch.setattr(plotstyle, "legend_below",
+                        lambda fig, handles, labels=None, title="": legends.append(list(labels)))
+    files = write_report(exp, points, runs, tmp_path / "out", quick=True)
+    md = files.markdown.read_text()
+    assert "| workload | LRR (baseline) | GTO |" in md and "| lrr |" not in md
+    assert legends == [["LRR (baseline)", "GTO"]]
+    assert "relative to warp scheduler = LRR (baseline)" in md
+    head = json.loads(files.headline.read_text())
+    assert head[0]["note"] == "toy; said by the runs" and head[0]["caveat"] == "said by the runs"
+    assert head[1]["caveat"] is None and head[1]["note"] == ""

@@ -58,10 +58,14 @@ def test_perf_sat_mutant_needs_a_deep_trace():
 def test_cli_prove_exit_codes():
     run = lambda *a: subprocess.run([sys.executable, "-c", "from gpusched.cli import main; main()",
                                      "prove", *a], capture_output=True, text=True)
+    n = len(cases_for("warp_sched"))
     ok = run("warp_sched", "--depth", "4")
     assert ok.returncode == 0 and "invariants hold to depth 4" in ok.stdout
+    assert ok.stdout.splitlines()[0].startswith(f"warp_sched: {n} proof case(s) at fixed small")
+    assert ok.stdout.rstrip().endswith(f"warp_sched: {n}/{n} cases proved")
     caught = run("warp_sched", "--depth", "4", "--mutant")
     assert caught.returncode == 0 and "FAILED" in caught.stdout and "step" in caught.stdout
+    assert caught.stdout.rstrip().endswith(f"{n}/{n} mutants caught")
     bad = run("nosuch")
     assert bad.returncode == 2 and "blocks with proofs" in bad.stderr
 
