@@ -1,6 +1,8 @@
 """The ``socgpu`` runner kind of experiments/socgpu.py: each point simulates one issue-stage
-``variant`` (``VARIANTS``) and its in-order baseline on the same slice, with the §6 energy proxy
-and the variant's sweep coordinates (``setup``). Kept apart from the report module so that
+``variant`` (``VARIANTS``) and its in-order baseline on the same machine, with the §6 energy
+proxy and the variant's sweep coordinates (``setup``). The workload is a catalogue stand-in or a
+CUDA program (``program:NAME[:options]``); a program's ``scale`` may be ``quick`` or ``default``,
+its ``INFO`` scale. Kept apart from the report module so that
 editing the report (tables, plots, names) leaves the stored runs valid: a point's model
 fingerprint covers its kind's module (gpusched/experiment/fingerprint.py)."""
 
@@ -74,15 +76,27 @@ def _overrides(point: Point) -> dict:
     return {**point.overrides, **VARIANTS[variant]}
 
 
+PROGRAM_SCALES = {"quick": "quick_scale", "default": "default_scale"}
+
+
+def resolve_scale(workload: str, scale) -> float:
+    """The point's ``scale`` as a number: ``quick``/``default`` name a program's INFO scale."""
+    if isinstance(scale, str):
+        if scale not in PROGRAM_SCALES or not workload.startswith("program:"):
+            raise ConfigError("scale", scale, "a number, or quick/default for a program")
+        from sim.workload.program import load_module, program_path
+        return float(load_module(program_path(workload)).INFO[PROGRAM_SCALES[scale]])
+    return float(scale)
+
+
 @functools.lru_cache(maxsize=64)
 def _simulate(preset: str, overrides: tuple, workload: str, seed: int, scale: float) -> dict:
     from gpusched.commands.config_cmd import resolve_config
     from gpusched.experiment.point import override_strings
-    from sim.run import simulate
-    from sim.workload.catalogue import get_workload
+    from sim.run import load_workload, simulate
     cfg = resolve_config(preset, override_strings(dict(overrides)))
-    stats = simulate(cfg, get_workload(workload, seed=seed, scale=scale), seed=seed,
-                     memory="hierarchy")
+    stats = simulate(cfg, load_workload(workload, seed=seed, scale=scale, preset=preset),
+                     seed=seed, memory="hierarchy")
     power = ISSUE_POWER_UW["socgpu" if cfg.sm.issue == "socgpu" else "baseline"]
     stats["energy_j"] = energy_j(stats, cfg, power)
     return stats
@@ -90,11 +104,11 @@ def _simulate(preset: str, overrides: tuple, workload: str, seed: int, scale: fl
 
 def run_point(point: Point) -> dict:
     """Simulate the point's variant and its baseline; stats + ``setup`` + ``vs_baseline``."""
-    scale = float(point.params.get("scale", 1.0))
+    scale = resolve_scale(point.workload, point.params.get("scale", 1.0))
     key = (point.preset, point.workload, point.seed, scale)
     stats = dict(_simulate(point.preset, tuple(sorted(_overrides(point).items())), *key[1:]))
     base = _simulate(point.preset, tuple(sorted({**point.overrides, **_BASE}.items())), *key[1:])
-    stats["setup"] = setup(point.params["variant"])
+    stats["setup"] = {**setup(point.params["variant"]), "scale": scale}
     stats["vs_baseline"] = {"speedup": base["cycles"] / stats["cycles"],
                             "energy": stats["energy_j"] / base["energy_j"],
                             "baseline_cycles": base["cycles"]}
@@ -102,14 +116,22 @@ def run_point(point: Point) -> dict:
 
 
 def check_point(point: Point) -> None:
+    """Config, params and workload name valid (a program is checked by name and options, not
+    run: its functional execution happens once, in the first point that needs it)."""
     from gpusched.commands.config_cmd import resolve_config
     from gpusched.experiment.point import override_strings
     from sim.workload.catalogue import get_workload
+    from sim.workload.program import check_options, load_module, program_path, split_options
     resolve_config(point.preset, override_strings(_overrides(point)))
     unknown = set(point.params) - {"variant", "scale"}
     if unknown:
         raise ConfigError(", ".join(sorted(unknown)), "", "known params: variant, scale")
-    get_workload(point.workload, seed=point.seed, scale=point.params.get("scale", 1.0))
+    scale = resolve_scale(point.workload, point.params.get("scale", 1.0))
+    if point.workload.startswith("program:"):
+        check_options(load_module(program_path(point.workload)), point.workload,
+                      split_options(point.workload)[1])
+    else:
+        get_workload(point.workload, seed=point.seed, scale=scale)
 
 
 register_kind(KIND, run_point, check_point)

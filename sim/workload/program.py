@@ -45,8 +45,37 @@ def suite_dir() -> Path | None:
     return Path(list(spec.submodule_search_locations)[0]) / "programs"
 
 
+def split_options(name: str) -> tuple[str, dict[str, str]]:
+    """``program:NAME:key=value,key=value`` → (``program:NAME``, options). The options are
+    keywords of the program's ``main`` (its ``INFO["options"]``, e.g. DeepBench's train and
+    inference shapes as separate runs); a name without them has none."""
+    base, sep, tail = name.rpartition(":")
+    if not sep or "=" not in tail or base in ("", PROGRAM_PREFIX.rstrip(":")):
+        return name, {}
+    options = {}
+    for item in tail.split(","):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip() or not value.strip():
+            raise ConfigError("--program", name, "options are key=value[,key=value]")
+        options[key.strip()] = value.strip()
+    return base, options
+
+
+def check_options(module, name: str, options: dict[str, str]) -> None:
+    """Each option a key of the program's ``INFO["options"]`` with one of its choices."""
+    declared = getattr(module, "INFO", {}).get("options", {})
+    for key, value in options.items():
+        if key not in declared:
+            raise ConfigError(f"{name}:{key}", value, "known options: "
+                              + (", ".join(declared) or "none"))
+        if value not in declared[key]:
+            raise ConfigError(f"{name}:{key}", value, "one of " + ", ".join(declared[key]))
+
+
 def program_path(name: str) -> Path:
-    """``program:NAME`` (a suite program) or ``program:FILE.py`` → the host program's file."""
+    """``program:NAME`` (a suite program) or ``program:FILE.py`` → the host program's file
+    (options after the name, ``split_options``, do not change the file)."""
+    name = split_options(name)[0]
     if name.startswith(PROGRAM_PREFIX):
         name = name[len(PROGRAM_PREFIX):]
     p = Path(name)
@@ -86,8 +115,10 @@ def files_digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def program_key(path: Path, seed: int, scale: float, family: str) -> str:
-    h = hashlib.sha256(f"{MANIFEST_VERSION}|{seed}|{scale!r}|{family}|".encode())
+def program_key(path: Path, seed: int, scale: float, family: str,
+                options: dict[str, str] | None = None) -> str:
+    extra = "".join(f"|{k}={v}" for k, v in sorted((options or {}).items()))
+    h = hashlib.sha256(f"{MANIFEST_VERSION}|{seed}|{scale!r}|{family}{extra}|".encode())
     h.update(files_digest(path).encode())
     return h.hexdigest()
 
@@ -115,13 +146,17 @@ def workload_of(folders: list[Path], name: str) -> Workload:
 
 def run_program(name: str, seed: int = 0, scale: float = 1.0, family: str = "volta",
                 root: Path | None = None, progress: bool = True) -> ProgramRun:
-    """Run (or find cached) the host program ``name``; its launches as a workload."""
+    """Run (or find cached) the host program ``name`` (with its options, ``split_options``);
+    its launches as a workload."""
     from ptx.host import Context
     path = program_path(name)
+    options = split_options(name)[1]
+    if options:
+        check_options(load_module(path), name, options)
     root = cache_root() if root is None else root
-    key = program_key(path, seed, scale, family)
+    key = program_key(path, seed, scale, family, options)
     manifest = root / "programs" / f"{key[:40]}.json"
-    label = path.stem
+    label = path.stem + "".join(f",{k}={v}" for k, v in options.items())
     saved = read_json(manifest, key)           # sealed: a damaged one reads as missing
     if saved is not None:
         folders = [Path(f) for f, _ in saved["launches"]]
@@ -129,11 +164,11 @@ def run_program(name: str, seed: int = 0, scale: float = 1.0, family: str = "vol
             return ProgramRun(workload_of(folders, label), {}, cached=True)
     module = load_module(path)
     ctx = Context(family=family, sink_factory=sink_factory(root), progress=progress)
-    outputs = module.main(ctx, seed=seed, scale=scale) or {}
+    outputs = module.main(ctx, seed=seed, scale=scale, **options) or {}
     if not ctx.launches:
         raise ConfigError(str(path), "no kernel launches", "expected main() to launch kernels")
     folders = [Path(r.handle) for r in ctx.launches]
     write_json(manifest, key, {"program": str(path), "seed": seed, "scale": scale,
-                               "family": family, "launches": [
+                               "family": family, "options": options, "launches": [
                                    [str(r.handle), launch_seal(r.info.key)] for r in ctx.launches]})
     return ProgramRun(workload_of(folders, label), outputs)

@@ -1,4 +1,5 @@
-"""experiments/socgpu.py: grids, the ``socgpu`` runner kind, metrics and headline formulas."""
+"""experiments/socgpu.py: grids (programs and catalogue), the ``socgpu`` runner kind, metrics and
+headline formulas."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from gpusched.experiment.registry import get_experiment
 
 
 def test_grids_check_and_cover_the_headline_variants():
-    exp = get_experiment("socgpu")
+    exp = get_experiment("socgpu", catalogue=True)
     from experiments.socgpu import VARIANTS
     full, quick = exp.grid.check(), exp.quick.check()
     assert {p.params["variant"] for p in full} == set(VARIANTS)
@@ -60,7 +61,7 @@ def test_runner_kind_reports_speedup_and_energy_against_its_baseline():
 
 
 def test_sweep_metrics_are_defined_only_on_their_variants():
-    exp = get_experiment("socgpu")
+    exp = get_experiment("socgpu", catalogue=True)
     stats = lambda v: {"setup": {"variant": v}, "vs_baseline": {"speedup": 1.5, "energy": 0.9}}
     assert exp.metric("speedup_n").value(stats("socgpu_n16")) == 1.5
     assert exp.metric("speedup_n").value(stats("socgpu_oldest")) is None
@@ -69,11 +70,57 @@ def test_sweep_metrics_are_defined_only_on_their_variants():
 
 
 def test_headline_is_the_arithmetic_mean_of_per_workload_ratios():
-    from experiments.socgpu import _mean_ratio, _worst
+    from experiments.socgpu import _losers, _mean_ratio, _worst
     rows = [{"workload": "a", "variant": "socgpu", "vs_baseline.speedup": 2.0},
             {"workload": "b", "variant": "socgpu", "vs_baseline.speedup": 0.5},
             {"workload": "a", "variant": "socgpu_n2", "vs_baseline.speedup": 9.0}]
     rs = ResultSet(rows)
     assert _mean_ratio("socgpu")(rs) == pytest.approx(1.25)
     assert _mean_ratio("socgpu", geo=True)(rs) == pytest.approx(1.0)
+    assert _mean_ratio("socgpu", mean="harm")(rs) == pytest.approx(2 / (1 / 2.0 + 1 / 0.5))
     assert _worst(rs) == 0.5
+    assert _losers(rs) == 1
+
+
+def test_program_grids_name_the_papers_22_benchmarks_from_the_suite():
+    """§7: 14 Rodinia applications and 8 DeepBench layers (4 kinds × train/inference); every
+    suite program that names socgpu is used, and only those."""
+    from experiments.socgpu import PROGRAMS, PROGRAM_QUICK
+    from sim.workload.program import split_options
+    from workloads import programs
+    exp = get_experiment("socgpu")
+    full, quick = exp.grid.check(), exp.quick.check()
+    assert len(PROGRAMS) == 22 and {p.workload for p in full} == set(PROGRAMS.values())
+    assert {p.workload for p in quick} == {PROGRAMS[p] for p in PROGRAM_QUICK}
+    used = {split_options(w)[0][len("program:"):] for w in PROGRAMS.values()}
+    assert used == {n for n in programs.names() if "socgpu" in programs.load(n).INFO["papers"]}
+    suites = [programs.load(split_options(w)[0][len("program:"):]).INFO["suite"]
+              for w in PROGRAMS.values()]
+    assert suites.count("Rodinia") == 14 and suites.count("DeepBench") == 8
+    assert all(p.preset == "gp102" and "sm.count" not in p.overrides for p in full)
+    assert all(p.params["scale"] == "default" for p in full)
+    assert all(p.params["scale"] == "quick" and p.overrides["sm.count"] == 5 for p in quick)
+    assert exp.display("workload", PROGRAMS["gemm-train"]) == "gemm-train"
+
+
+def test_a_tiny_program_point_runs_against_its_baseline():
+    from experiments.socgpu import run_point
+    point = Point(preset="tiny", workload="program:deepbench_gemm:mode=infer", kind="socgpu",
+                  params={"variant": "socgpu_n2", "scale": 0.01})
+    stats = run_point(point)
+    assert stats["issue_stage"]["kind"] == "socgpu" and stats["setup"]["scale"] == 0.01
+    assert [k["name"] for k in stats["kernels"]] == ["gemm_infer"]      # the option's one layer
+    assert stats["vs_baseline"]["speedup"] == pytest.approx(
+        stats["vs_baseline"]["baseline_cycles"] / stats["cycles"])
+
+
+def test_program_scale_names_resolve_to_the_programs_info():
+    from experiments.socgpu_runs import resolve_scale
+    from gpusched.config import ConfigError
+    from workloads import programs
+    info = programs.load("hotspot").INFO
+    assert resolve_scale("program:hotspot", "quick") == info["quick_scale"]
+    assert resolve_scale("program:hotspot", "default") == info["default_scale"]
+    assert resolve_scale("sg_lud", 0.5) == 0.5
+    with pytest.raises(ConfigError):
+        resolve_scale("sg_lud", "quick")

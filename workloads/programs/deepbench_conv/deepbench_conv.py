@@ -1,6 +1,7 @@
 """DeepBench conv (SOCGPU's conv, train and inference): 3×3 convolution layers as implicit GEMMs
 with double-buffered shared-memory tiles and one barrier per K-tile (deepbench_conv.cu). The
-training-shape and inference-shape layers are two kernels of one run (forward passes)."""
+training-shape and inference-shape layers are two kernels of one run (forward passes), or one
+each with ``mode=train`` / ``mode=infer`` (``program:deepbench_conv:mode=train``)."""
 
 from __future__ import annotations
 
@@ -30,33 +31,42 @@ INFO = {
                    "of 128 (inference). The input channels scale (the GEMM's inner dimension, "
                    "C·9), so the default 1/16 keeps both grids with 16 and 32 input channels "
                    "(9 and 18 K-tiles); below 1/16 the training batch shrinks too."),
+    "options": {"mode": ("all", "train", "infer")},
     "paper_values": {},
 }
 TOLERANCE = {"out_train": (1e-4, 1e-4), "out_infer": (1e-4, 1e-4)}   # float32 sums of C·9 terms
 
 
-def shapes(scale: float) -> dict[str, tuple[int, ...]]:
+def shapes(scale: float, mode: str = "all") -> dict[str, tuple[int, ...]]:
+    """The (N, C, H, W, K) of each kernel ``mode`` selects (all, train or infer)."""
+    if mode not in INFO["options"]["mode"]:
+        raise ValueError(f"mode: {mode!r} is not one of {', '.join(INFO['options']['mode'])}")
     n, c, h, w, k = TRAIN
     train = (max(1, round(n * min(1.0, 16 * scale))), max(1, round(c * scale)), h, w, k)
     n, c, h, w, k = INFER
-    return {"conv_train": train, "conv_infer": (n, max(1, round(c * scale)), h, w, k)}
+    every = {"conv_train": train, "conv_infer": (n, max(1, round(c * scale)), h, w, k)}
+    return {key: v for key, v in every.items() if mode in ("all", key.split("_")[1])}
 
 
-def inputs(seed: int, scale: float) -> dict[str, np.ndarray]:
+def inputs(seed: int, scale: float, mode: str = "all") -> dict[str, np.ndarray]:
+    """Both shapes' data drawn in one order (a mode's data equals its part of ``all``)."""
     rng = np.random.default_rng(seed)
     out = {}
+    chosen = shapes(scale, mode)
     for kernel, (n, c, h, w, k) in shapes(scale).items():
         tag = kernel.split("_")[1]
-        out[f"x_{tag}"] = np.maximum(rng.standard_normal((n, c, h, w)), 0).astype(np.float32)
-        out[f"w_{tag}"] = (rng.standard_normal((k, c, R, S)) * np.sqrt(2 / (c * R * S))).astype(np.float32)
+        x = np.maximum(rng.standard_normal((n, c, h, w)), 0).astype(np.float32)
+        wt = (rng.standard_normal((k, c, R, S)) * np.sqrt(2 / (c * R * S))).astype(np.float32)
+        if kernel in chosen:
+            out[f"x_{tag}"], out[f"w_{tag}"] = x, wt
     return out
 
 
-def main(ctx, seed: int = 0, scale: float = 1.0) -> dict[str, np.ndarray]:
-    data = inputs(seed, scale)
+def main(ctx, seed: int = 0, scale: float = 1.0, mode: str = "all") -> dict[str, np.ndarray]:
+    data = inputs(seed, scale, mode)
     mod = ctx.load_ptx(Path(__file__).with_suffix(".ptx"))
     out = {}
-    for kernel, (n, c, h, w, k) in shapes(scale).items():
+    for kernel, (n, c, h, w, k) in shapes(scale, mode).items():
         bm, bn, bk, threads = TILES[kernel]
         tag = kernel.split("_")[1]
         p, q = h + 2 * PAD - R + 1, w + 2 * PAD - S + 1
@@ -71,10 +81,10 @@ def main(ctx, seed: int = 0, scale: float = 1.0) -> dict[str, np.ndarray]:
     return out
 
 
-def reference(seed: int, scale: float) -> dict[str, np.ndarray]:
-    data = inputs(seed, scale)
+def reference(seed: int, scale: float, mode: str = "all") -> dict[str, np.ndarray]:
+    data = inputs(seed, scale, mode)
     out = {}
-    for tag in ("train", "infer"):
+    for tag in (key.split("_")[1] for key in shapes(scale, mode)):
         x = np.pad(data[f"x_{tag}"].astype(np.float64), ((0, 0), (0, 0), (PAD, PAD), (PAD, PAD)))
         wt = data[f"w_{tag}"].astype(np.float64)
         n, c, hp, wp = x.shape

@@ -1,7 +1,9 @@
 """DeepBench rnn-lstm and rnn-gru (SOCGPU's four RNN benchmarks, train and inference): one layer
 unrolled over time, every step two GEMVs (input and recurrent weights) and an element-wise gate
 kernel; training adds the backward pass through time, every step a gate-gradient kernel and a
-GEMV with the transposed recurrent weights (deepbench_rnn.cu)."""
+GEMV with the transposed recurrent weights (deepbench_rnn.cu). One run does all four; the
+options ``cell=lstm|gru`` and ``mode=train|infer`` select one (SOCGPU's benchmarks, e.g.
+``program:deepbench_rnn:cell=lstm,mode=train``)."""
 
 from __future__ import annotations
 
@@ -34,6 +36,7 @@ INFO = {
                    "LSTM 128 forward and 32 backward for training, 32 for inference, GRU ¾ of the "
                    "forward ones; gate kernels of 16 and 2 CTAs); below 0.08 the hidden size "
                    "shrinks too (in multiples of 128 and 256)."),
+    "options": {"cell": ("all", "lstm", "gru"), "mode": ("all", "train", "infer")},
     "paper_values": {},
 }
 TOLERANCE = {k: (1e-4, 1e-5) for k in ("h_lstm_train", "h_lstm_infer", "h_gru_train", "h_gru_infer",
@@ -51,20 +54,33 @@ def dims(mode: str, scale: float) -> tuple[int, int, int]:
     return hidden, batch, max(1, round(steps * scale))
 
 
-def inputs(seed: int, scale: float) -> dict[str, np.ndarray]:
+def selected(cell: str = "all", mode: str = "all") -> list[tuple[str, str]]:
+    """The (cell, mode) layers the options select, in run order."""
+    for name, value in (("cell", cell), ("mode", mode)):
+        if value not in INFO["options"][name]:
+            raise ValueError(f"{name}: {value!r} is not one of "
+                             + ", ".join(INFO["options"][name]))
+    return [(c, m) for c in GATES for m in MODES if cell in ("all", c) and mode in ("all", m)]
+
+
+def inputs(seed: int, scale: float, cell: str = "all", mode: str = "all") -> dict[str, np.ndarray]:
+    """Every layer's data drawn in one order (a selection's data equals its part of ``all``)."""
     rng = np.random.default_rng(seed)
+    chosen = selected(cell, mode)
     out = {}
-    for cell, g in GATES.items():
-        for mode in MODES:
-            h, b, t = dims(mode, scale)
+    for c, g in GATES.items():
+        for m in MODES:
+            h, b, t = dims(m, scale)
             lim = 1 / np.sqrt(h)
-            key = f"{cell}_{mode}"
-            out[f"wx_{key}"] = rng.uniform(-lim, lim, (g * h, h)).astype(np.float32)
-            out[f"wh_{key}"] = rng.uniform(-lim, lim, (g * h, h)).astype(np.float32)
-            out[f"bias_{key}"] = rng.uniform(-lim, lim, 4 * h).astype(np.float32)
-            out[f"x_{key}"] = rng.standard_normal((t, b, h)).astype(np.float32)
-            if mode == "train":
-                out[f"dy_{key}"] = rng.standard_normal((t, b, h)).astype(np.float32)
+            key = f"{c}_{m}"
+            drawn = {f"wx_{key}": rng.uniform(-lim, lim, (g * h, h)).astype(np.float32),
+                     f"wh_{key}": rng.uniform(-lim, lim, (g * h, h)).astype(np.float32),
+                     f"bias_{key}": rng.uniform(-lim, lim, 4 * h).astype(np.float32),
+                     f"x_{key}": rng.standard_normal((t, b, h)).astype(np.float32)}
+            if m == "train":
+                drawn[f"dy_{key}"] = rng.standard_normal((t, b, h)).astype(np.float32)
+            if (c, m) in chosen:
+                out.update(drawn)
     return out
 
 
@@ -126,13 +142,13 @@ def _run(ctx, mod, cell: str, mode: str, data: dict, scale: float) -> dict[str, 
     return out
 
 
-def main(ctx, seed: int = 0, scale: float = 1.0) -> dict[str, np.ndarray]:
-    data = inputs(seed, scale)
+def main(ctx, seed: int = 0, scale: float = 1.0, cell: str = "all",
+         mode: str = "all") -> dict[str, np.ndarray]:
+    data = inputs(seed, scale, cell, mode)
     mod = ctx.load_ptx(Path(__file__).with_suffix(".ptx"))
     out = {}
-    for cell in GATES:
-        for mode in MODES:
-            out.update(_run(ctx, mod, cell, mode, data, scale))
+    for c, m in selected(cell, mode):
+        out.update(_run(ctx, mod, c, m, data, scale))
     return out
 
 
@@ -188,10 +204,9 @@ def _reference_one(cell: str, mode: str, data: dict, scale: float) -> dict[str, 
     return out
 
 
-def reference(seed: int, scale: float) -> dict[str, np.ndarray]:
-    data = inputs(seed, scale)
+def reference(seed: int, scale: float, cell: str = "all", mode: str = "all") -> dict[str, np.ndarray]:
+    data = inputs(seed, scale, cell, mode)
     out = {}
-    for cell in GATES:
-        for mode in MODES:
-            out.update(_reference_one(cell, mode, data, scale))
+    for c, m in selected(cell, mode):
+        out.update(_reference_one(c, m, data, scale))
     return out
