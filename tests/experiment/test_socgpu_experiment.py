@@ -98,7 +98,7 @@ def test_program_grids_name_the_papers_22_benchmarks_from_the_suite():
               for w in PROGRAMS.values()]
     assert suites.count("Rodinia") == 14 and suites.count("DeepBench") == 8
     assert all(p.preset == "gp102" and "sm.count" not in p.overrides for p in full)
-    assert all(p.params["scale"] == "default" for p in full)
+    assert all(p.params["scale"] == "default" and p.params["variant"] == "socgpu" for p in full)
     assert all(p.params["scale"] == "quick" and p.overrides["sm.count"] == 5 for p in quick)
     assert exp.display("workload", PROGRAMS["gemm-train"]) == "gemm-train"
 
