@@ -64,6 +64,7 @@ def split_options(name: str) -> tuple[str, dict[str, str]]:
 def check_options(module, name: str, options: dict[str, str]) -> None:
     """Each option a key of the program's ``INFO["options"]`` with one of its choices."""
     declared = getattr(module, "INFO", {}).get("options", {})
+    name = split_options(name)[0]
     for key, value in options.items():
         if key not in declared:
             raise ConfigError(f"{name}:{key}", value, "known options: "
