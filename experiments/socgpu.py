@@ -81,8 +81,8 @@ def _mean_ratio(variant: str, what: str = "speedup", geo: bool = False,
 def _losers(results: ResultSet) -> float:
     """How many workloads SOCGPU (N = 8) slows down."""
     rows = results.select(variant="socgpu")
-    return float(sum(rows.mean("vs_baseline.speedup", {"workload": w}) < 1
-                     for w in rows.levels("workload")))
+    per = [rows.mean("vs_baseline.speedup", {"workload": w}) for w in rows.levels("workload")]
+    return float(sum(v < 1 for v in per)) if per else float("nan")
 
 
 def _worst(results: ResultSet) -> float:

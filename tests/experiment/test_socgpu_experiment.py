@@ -3,6 +3,8 @@ headline formulas."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from gpusched.config import get_preset, with_overrides
@@ -80,6 +82,7 @@ def test_headline_is_the_arithmetic_mean_of_per_workload_ratios():
     assert _mean_ratio("socgpu", mean="harm")(rs) == pytest.approx(2 / (1 / 2.0 + 1 / 0.5))
     assert _worst(rs) == 0.5
     assert _losers(rs) == 1
+    assert math.isnan(_losers(ResultSet([])))
 
 
 def test_program_grids_name_the_papers_22_benchmarks_from_the_suite():
