@@ -1,6 +1,9 @@
 """OWL ([OWL]): CTA-aware, locality- and BLP-aware warp scheduling plus opportunistic prefetch.
 
-Every point runs one *scheme* (``SCHEMES``: a set of config overrides) of one ``owl_t_*``
+``EXPERIMENT`` (``gpusched reproduce owl``) runs the paper's programs from the suite
+(experiments/owl_programs.py). ``CATALOGUE`` (``gpusched reproduce owl --catalogue``,
+reports/owl-catalogue) is the reproduction on the catalogue's archetypes, described here:
+every point runs one *scheme* (``SCHEMES``: a set of config overrides) of one ``owl_t_*``
 archetype ([OWL §13.2]) on the ``owl`` preset (Table 1: 28 cores, 8 MCs × 4 banks) with the
 full memory hierarchy. IPC is normalised per workload to RR (``lrr``) and averaged over the
 Type-1 archetypes with the arithmetic (the paper's default), harmonic and geometric means.

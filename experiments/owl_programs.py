@@ -12,7 +12,7 @@ normalised to RR per program; the figure's values are not in the paper's text, [
 
 from __future__ import annotations
 
-from experiments.owl_metrics import (LABELS, PLOTTED, mean_of, members, only, per_run_metrics,
+from experiments.owl_metrics import (LABELS, PLOTTED, mean_of, only, per_run_metrics,
                                      per_workload, plotted_metrics, worst)
 from experiments.owl_metrics import gain as _gain
 from experiments.owl_metrics import gap_to_perfect_l2 as _gap
@@ -279,9 +279,3 @@ def program_experiment(quick_machine: dict) -> Experiment:
         names={"scheme": LABELS},
     )
 
-
-def regime(results: ResultSet) -> tuple[float, float]:
-    """(mean Perfect-L2/RR, mean PMEM) over the measured Type-1 programs."""
-    names = members(type1, results)
-    return (mean_of(per_workload(results, "perfect_l2", "rr", names), "arith"),
-            mean_of(per_workload(results, "perfect_l1", "rr", names), "arith"))
