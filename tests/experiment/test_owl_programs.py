@@ -94,3 +94,28 @@ def test_one_tiny_program_point_runs():
     assert out["perfect_l1"]["memory"]["l1"]["hit_rate"] == 1.0
     assert out["rr"]["memory"]["l1"]["hit_rate"] < 1.0
     assert out["rr"]["warp_insts"] == out["perfect_l1"]["warp_insts"]
+
+
+def test_report_renders_the_sections_after_the_headline(tmp_path):
+    """``Experiment.sections``: markdown computed from the results, written after the headline
+    and before the per-metric tables."""
+    import dataclasses
+
+    from gpusched.experiment.report import write_report
+    from gpusched.experiment.store import Run
+    exp = dataclasses.replace(owl.EXPERIMENT, plots=[])
+    points = [Point(preset="owl", workload="program:sad", seed=0, overrides={},
+                    params={"scheme": s, "scale": "quick", "memory": "hierarchy"},
+                    kind=exp.grid.kind) for s in ("rr", "perfect_l1")]
+    runs = [Run(key=p.key, point=p, status="done", error=None, wall_s=1.0, host="h",
+                version="v", sweep=None, finished_at="t",
+                stats={"ipc": ipc, "cycles": 10, "scheme": p.params["scheme"],
+                       "memory": {"l1": {"hit_rate": 0.5}, "l2": {"hit_rate": 0.5},
+                                  "dram": {"row_hit_rate": 0.5}}})
+            for p, ipc in zip(points, (1.0, 2.0))]
+    md = write_report(exp, points, runs, tmp_path).markdown.read_text()
+    head, tables = md.index("## Headline"), md.index("## Tables")
+    section = md.index("### Table 2 beside ours")
+    assert head < section < tables
+    pmem = programs.load("sad").INFO["paper_values"]["owl"]["pmem"]
+    assert f"| sad | {owl_programs.paper_label('program:sad')} | {pmem:.2f} | 2.00 |" in md
