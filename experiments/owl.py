@@ -186,4 +186,4 @@ CATALOGUE = Experiment(
     names={"scheme": LABELS},
 )
 
-EXPERIMENT = program_experiment(QUARTER)
+EXPERIMENT = program_experiment()

@@ -205,9 +205,11 @@ def _grid(name: str, workloads: list[str], scale: object, overrides: dict | None
                 source=__file__)
 
 
-def program_experiment(quick_machine: dict) -> Experiment:
-    """The program-suite experiment: the full grid on the 28-core machine, the quick grid on
-    ``quick_machine`` (the catalogue's quarter machine) with a subset at its quick scales."""
+def program_experiment(quick_machine: dict | None = None) -> Experiment:
+    """The program-suite experiment: both grids on the 28-core machine (``quick_machine``:
+    overrides for the quick grid's), the quick grid a subset of the programs. The catalogue's
+    quarter machine is no cheaper here: a program's grid is fixed by its scale, so fewer cores
+    run it for more cycles (docs/mechanisms/owl.md, On the program suite)."""
     t1 = type1
     return Experiment(
         name="owl",
