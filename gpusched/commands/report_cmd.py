@@ -20,16 +20,19 @@ from gpusched.commands.sweep_cmd import (JOBS_HELP, PLUGIN_HELP, SCHEDULER_HELP,
                                          plugin_list)
 
 OUT_HELP = "output directory (default reports/PAPER)"
+CATALOGUE_HELP = ("the paper on the catalogue's stand-in workloads (its runs before the program "
+                  "suite; reports/PAPER-catalogue) instead of on the programs")
 
 
 def make_report(paper: str, quick: bool, db: str | None, out: str | None, jobs: int | None,
                 scheduler: str | None, plugins: tuple[str, ...], run: bool = True,
-                resume: bool = True, retry_failed: bool = False, quiet: bool = False) -> int:
+                resume: bool = True, retry_failed: bool = False, quiet: bool = False,
+                catalogue: bool = False) -> int:
     """Sweep (unless ``run`` is off) and render; returns the number of failed points."""
     from gpusched.experiment.registry import get_experiment
     from gpusched.experiment.report import write_report
     from gpusched.experiment.store import ResultStore, default_db
-    exp = get_experiment(paper)
+    exp = get_experiment(paper, catalogue)
     grid = exp.quick if quick else exp.grid
     points = grid.check()
     db = db or default_db()
@@ -65,6 +68,7 @@ def report(paper: str = typer.Argument(..., help="experiment module in experimen
            run: bool = typer.Option(True, "--run/--no-run",
                                     help="run missing points first (--no-run: stored ones only)"),
            plugin: Optional[List[str]] = typer.Option(None, "--plugin", help=PLUGIN_HELP),
+           catalogue: bool = typer.Option(False, "--catalogue", help=CATALOGUE_HELP),
            quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar")):
     """Render reports/PAPER/report.md + headline.json + plots, running missing points.
 
@@ -73,7 +77,8 @@ def report(paper: str = typer.Argument(..., help="experiment module in experimen
     if paper == DESIGNSPACE:
         make_designspace(db, out, quiet)
         return
-    make_report(paper, quick, db, out, jobs, None, plugin_list(plugin), run=run, quiet=quiet)
+    make_report(paper, quick, db, out, jobs, None, plugin_list(plugin), run=run, quiet=quiet,
+                catalogue=catalogue)
 
 
 DESIGNSPACE = "designspace"
@@ -107,10 +112,12 @@ def reproduce(paper: str = typer.Argument(..., help="experiment module in experi
               retry_failed: bool = typer.Option(False, "--retry-failed",
                                                 help="rerun points stored as failed"),
               plugin: Optional[List[str]] = typer.Option(None, "--plugin", help=PLUGIN_HELP),
+              catalogue: bool = typer.Option(False, "--catalogue", help=CATALOGUE_HELP),
               quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar")):
     """Sweep the paper's grid, then render its report; exit 1 if points failed."""
     failures = make_report(paper, quick, db, out, jobs, scheduler, plugin_list(plugin), run=True,
-                           resume=resume, retry_failed=retry_failed, quiet=quiet)
+                           resume=resume, retry_failed=retry_failed, quiet=quiet,
+                           catalogue=catalogue)
     if failures:
         sys.exit(1)
 

@@ -142,7 +142,8 @@ def _l2(ctx: _Ctx) -> str:
         return "not given: the L2 fields keep their defaults"
     c = _cache(ctx, "-gpgpu_cache:dl2")
     ctx.set(l2__sets=c["sets"], l2__ways=c["ways"], l2__line_bytes=c["line"],
-            l2__size_per_slice=c["sets"] * c["ways"] * c["line"], l2__mshrs=c["mshrs"])
+            l2__size_per_slice=c["sets"] * c["ways"] * c["line"], l2__mshrs=c["mshrs"],
+            l2__mshr_merge=c["merge"])
     return ("set index hashed there (IPOLY), linear here" if c["index"] == "P" else "") 
 
 

@@ -179,6 +179,11 @@ class L2Config:
     sets: int = rule(16, lo=1, pow2=True, doc="sets per slice", unit="sets")
     hit_latency: int = rule(40, lo=1, doc="slice access latency", unit="core cycles")
     mshrs: int = rule(32, lo=1, doc="outstanding missed lines per slice", unit="lines")
+    mshr_merge: int = rule(0, lo=0, doc="most requests one MSHR entry takes for a 32-byte sector "
+                                        "(GPGPU-Sim's 'A:<entries>:<max merge>', its sectored MSHRs "
+                                        "keyed by sector); a request beyond it holds the slice's "
+                                        "input until the fill (a reservation fail); 0: unlimited",
+                           unit="requests")
     perfect: bool = rule(False, doc="Perfect-L2 mode ([OWL §13.3]): every L1 miss hits in its "
                                     "L2 slice; nothing goes to DRAM")
 

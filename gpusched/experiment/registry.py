@@ -152,9 +152,11 @@ def experiment_names() -> list[str]:
     return sorted(names)
 
 
-def get_experiment(name: str) -> Experiment:
+def get_experiment(name: str, catalogue: bool = False) -> Experiment:
     """``EXPERIMENT`` of ``experiments.<name>``, or of the module path ``name`` (experiments
-    kept outside the package, e.g. in tests)."""
+    kept outside the package, e.g. in tests). ``catalogue``: the module's ``CATALOGUE``
+    instead, the same paper on the catalogue's stand-in workloads (a paper reproduced on the
+    program suite keeps its earlier catalogue runs there, labelled)."""
     module = None
     for candidate in (f"experiments.{name}", name):
         try:
@@ -166,8 +168,12 @@ def get_experiment(name: str) -> Experiment:
     if module is None:
         raise ConfigError("PAPER", name, "no such experiment; known: "
                           + ", ".join(experiment_names()))
-    exp = getattr(module, "EXPERIMENT", None)
+    attr = "CATALOGUE" if catalogue else "EXPERIMENT"
+    exp = getattr(module, attr, None)
     if not isinstance(exp, Experiment):
+        if catalogue:
+            raise ConfigError("--catalogue", name, f"{name} has no catalogue variant (its "
+                              "EXPERIMENT is the only one)")
         raise ConfigError("PAPER", name,
                           f"module {module.__name__} has no EXPERIMENT = Experiment(...)")
     return dataclasses.replace(exp, module=module.__name__)

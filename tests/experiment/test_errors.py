@@ -55,6 +55,8 @@ def test_malformed_toml_names_line(cli, tmp_path, old, new, where, fragment):
 
 @pytest.mark.parametrize("args, fragment", [
     (("report", "nosuch_paper", "--no-run"), "PAPER = 'nosuch_paper': no such experiment; known: "),
+    (("report", "perfsat", "--no-run", "--catalogue"), "--catalogue = 'perfsat': perfsat has no "
+     "catalogue variant"),
     (("sweep", "GRID", "--plugin", "no_such_plugin_mod"), "--plugin = 'no_such_plugin_mod'"),
     (("sweep", "GRID", "--jobs", "0"), "--jobs = 0"),
     (("sweep", "nosuch.toml"), "nosuch.toml = '': cannot read grid file"),
@@ -66,3 +68,18 @@ def test_bad_command_input_is_one_line(cli, tmp_path, monkeypatch, args, fragmen
     r = cli(*args)
     assert r.returncode == 2, r.stdout + r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and fragment in r.stderr
+
+
+def test_catalogue_variant_is_the_modules_catalogue(tmp_path, monkeypatch):
+    """``--catalogue`` picks the module's CATALOGUE experiment, the default its EXPERIMENT."""
+    import sys
+    import types
+
+    from gpusched.experiment.registry import get_experiment
+    mod = types.ModuleType("toy_paper_variants")
+    base = get_experiment("perfsat")
+    mod.EXPERIMENT = base
+    mod.CATALOGUE = base.__class__(**{**base.__dict__, "name": "perfsat-catalogue"})
+    monkeypatch.setitem(sys.modules, "toy_paper_variants", mod)
+    assert get_experiment("toy_paper_variants").name == base.name
+    assert get_experiment("toy_paper_variants", catalogue=True).name == "perfsat-catalogue"
