@@ -39,9 +39,10 @@ def table(runs: dict) -> tuple[list[str], bool]:
     ok = True
     for name in PROGRAMS:
         try:
-            full, fw = runs[(name, "lrr", "none")]
-            samp, sw = runs[(name, "lrr", "kernels")]
-            gfull, gsamp = runs[(name, "gto", "none")][0], runs[(name, "gto", "kernels")][0]
+            full, samp = runs[(name, "lrr", "none")][0], runs[(name, "lrr", "kernels")][0]
+            # speed-up from the GTO pair: both run after the program's functional execution
+            # (the first LRR point pays it), so the ratio is the timing model's alone
+            (gfull, fw), (gsamp, sw) = runs[(name, "gto", "none")], runs[(name, "gto", "kernels")]
         except KeyError:
             continue
         err = samp["cycles"] / full["cycles"] - 1

@@ -33,10 +33,13 @@ def closed_row_reads(cfg, n_banks: int) -> list[int]:
     return [done[b] for b in range(n_banks)]
 
 
-def test_trrd_is_off_by_default_in_every_existing_preset():
-    for name in ("tiny", "gtx480", "gp102", "ikra_15cu", "thesis"):
+def test_trrd_follows_each_presets_source():
+    """Off where the source gives none; GPGPU-Sim's configs' RRD and [OWL] Table 1 elsewhere."""
+    for name in ("tiny", "gp102", "ikra_15cu"):
         assert get_preset(name).dram.tRRD == 0
+    assert get_preset("gtx480").dram.tRRD == get_preset("thesis").dram.tRRD == 6   # GTX480: RRD=6
     assert get_preset("titanx").dram.tRRD == 8                 # SM6_TITANX: RRD=8
+    assert get_preset("owl").dram.tRRD == 8                    # [OWL] Table 1
 
 
 @pytest.mark.parametrize("trrd", [20, 40])
