@@ -1,4 +1,4 @@
-"""The DeepBench programs keep the instruction traits SOCGPU's benchmarks have (socgpu.md §7:
+"""The DeepBench programs keep the instruction traits SOCGPU's benchmarks have (as the SOCGPU paper characterises them:
 DeepBench-like dynamic basic blocks of 50–200 instructions and < 2 % serial instructions, against
 Rodinia's 4–12 and 8–25 %), measured on the recorded streams with the model's own decoding of
 serial opcodes (BRA, BAR, MEMBAR, EXIT). Small grids with the kernels' real inner loops."""

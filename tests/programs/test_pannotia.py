@@ -1,5 +1,5 @@
 """The Pannotia-style graph programs (sssp, color, mis, pagerank): both input graphs have the
-character IKRA describes (spec/ikra.md §7.2), every program passes its check on the olesnik0
+character IKRA describes (the IKRA paper's evaluation inputs), every program passes its check on the olesnik0
 input too, and each runs its iteration's kernels over one thread per vertex in 256-thread TBs."""
 
 from __future__ import annotations

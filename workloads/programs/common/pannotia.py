@@ -1,5 +1,5 @@
 """The two input graphs of the Pannotia-style programs (sssp, color, mis, pagerank), as IKRA
-used them (spec/ikra.md §7.2): ``cond_mat`` (a collaboration network: power-law degrees, 66 TBs
+used them (the IKRA paper's evaluation inputs): ``cond_mat`` (a collaboration network: power-law degrees, 66 TBs
 of 256 vertices) and ``olesnik0`` (a FEM matrix: banded, balanced degrees, 345 TBs). Ours are
 generated look-alikes of the same vertex counts; ``scale`` multiplies the vertex count.
 
