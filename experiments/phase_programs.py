@@ -74,15 +74,17 @@ def thesis_programs() -> set[str]:
     return found
 
 
-def grid(name: str, labels: list[str], scales: dict[str, float], schedulers: list[str]
-         ) -> GridUnion:
-    """One part per kernel (its program at its scale, every scheduler), swept as one grid."""
+def grid(name: str, labels: list[str], scales: dict[str, float],
+         schedulers: list[list[str]]) -> GridUnion:
+    """One part per scheduler group and kernel (its program at its scale), swept as one grid
+    in that order: every kernel's single-level runs come before the two-level ones, so a sweep
+    cut short still has whole levels."""
     parts = [Grid(name=f"{name}/{label}", preset=[PRESET],
                   workloads=[f"program:{THESIS_KERNELS[label][0]}"], seeds=[0],
-                  overrides={AXIS: schedulers},
+                  overrides={AXIS: group},
                   params={"kernel": [THESIS_KERNELS[label][1]], "memory": ["hierarchy"],
                           "scale": [scales[THESIS_KERNELS[label][0]]]}, kind=KIND)
-             for label in labels]
+             for group in schedulers for label in labels]
     return GridUnion(name=name, preset=[PRESET], workloads=list(dict.fromkeys(
         w for p in parts for w in p.workloads)), seeds=[0], kind=KIND, parts=tuple(parts),
         source=__file__)

@@ -114,9 +114,9 @@ def test_decomposition_stack_is_relative_to_rr_runtime():
 
 # ---- the program suite (experiments/phase_programs.py, runner kind phase_program) ------------
 
-def test_program_grids_check_and_name_every_thesis_kernel():
+def test_program_grids_name_every_thesis_kernel():
     """The kernels are those of the suite programs whose INFO names a ch.3 kernel, each a
-    kernel the program declares; both grids pass the runner's checks."""
+    kernel the program declares; every kernel of a grid runs under every scheduler."""
     from experiments.phase import SCHEDULERS
     from experiments.phase_program_runs import program_kernels
     from experiments.phase_programs import (QUICK_LABELS, THESIS_CLASS, THESIS_KERNELS,
@@ -127,11 +127,31 @@ def test_program_grids_check_and_name_every_thesis_kernel():
     for prog, kernel in THESIS_KERNELS.values():
         assert kernel in program_kernels(f"program:{prog}")
     for grid, labels in ((exp.grid, list(THESIS_KERNELS)), (exp.quick, QUICK_LABELS)):
-        points = grid.check()
+        points = grid.points()
+        assert len(points) == len(labels) * len(SCHEDULERS)
         assert {p.params["kernel"] for p in points} == {THESIS_KERNELS[x][1] for x in labels}
         assert {p.overrides["sm.warp_sched"] for p in points} == set(SCHEDULERS)
         assert all(p.workload.startswith("program:") and p.kind == "phase_program"
                    for p in points)
+
+
+def test_program_grid_checks_at_the_programs_quick_scales():
+    """grid.check() on the experiment's construction at each program's INFO quick_scale (the
+    runner's checks run every program functionally; the reproduction's own scales are larger:
+    ``test_program_quick_grid_checks``, --runslow)."""
+    from experiments.phase import SINGLE
+    from experiments.phase_programs import THESIS_KERNELS, grid
+    from sim.workload.program import load_module, program_path
+    scales = {prog: load_module(program_path(prog)).INFO["quick_scale"]
+              for prog, _ in THESIS_KERNELS.values()}
+    points = grid("tiny", list(THESIS_KERNELS), scales, [SINGLE[:1]]).check()
+    assert len(points) == len(THESIS_KERNELS)
+
+
+@pytest.mark.slow
+def test_program_quick_grid_checks():
+    points = get_experiment("phase").quick.check()
+    assert points
 
 
 def test_program_point_rejects_a_kernel_the_program_lacks():
