@@ -28,9 +28,15 @@ VARIANTS = {"rr": {"sm.warp_sched": "lrr"}, "gto": {"sm.warp_sched": "gto"},
 GAIN = 0.02                                        # the oracle's 2 % (thesis §2.8)
 
 
-def points(program: str, preset: str, scale: float, seed: int = 0) -> list[Point]:
+# the variants a paper's columns need (the others: all of VARIANTS)
+PAPER_VARIANTS = {"owl": ("rr", "gto", "perfect_l1", "perfect_l2"),
+                  "thesis_ch3": ("rr", "gto", "perfect_l1", "perfect_l2")}
+
+
+def points(program: str, preset: str, scale: float, seed: int = 0,
+           variants: tuple[str, ...] | None = None) -> list[Point]:
     return [Point(kind="characterize", preset=preset, workload=f"program:{program}", seed=seed,
-                  params={"variant": v, "scale": scale}) for v in VARIANTS]
+                  params={"variant": v, "scale": scale}) for v in variants or VARIANTS]
 
 
 def run_characterize(point: Point) -> dict:

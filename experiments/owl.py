@@ -1,6 +1,9 @@
 """OWL ([OWL]): CTA-aware, locality- and BLP-aware warp scheduling plus opportunistic prefetch.
 
-Every point runs one *scheme* (``SCHEMES``: a set of config overrides) of one ``owl_t_*``
+``EXPERIMENT`` (``gpusched reproduce owl``) runs the paper's programs from the suite
+(experiments/owl_programs.py). ``CATALOGUE`` (``gpusched reproduce owl --catalogue``,
+reports/owl-catalogue) is the reproduction on the catalogue's archetypes, described here:
+every point runs one *scheme* (``SCHEMES``: a set of config overrides) of one ``owl_t_*``
 archetype ([OWL §13.2]) on the ``owl`` preset (Table 1: 28 cores, 8 MCs × 4 banks) with the
 full memory hierarchy. IPC is normalised per workload to RR (``lrr``) and averaged over the
 Type-1 archetypes with the arithmetic (the paper's default), harmonic and geometric means.
@@ -30,12 +33,18 @@ Type-1 archetypes with the arithmetic (the paper's default), harmonic and geomet
 
 from __future__ import annotations
 
-import math
-
+from experiments.owl_metrics import (LABELS, PLOTTED, PREFETCHING, SCHEDULING,  # noqa: F401
+                                     dram_busy_pct, l1_miss_pct, mean_of, only, per_run_metrics,
+                                     per_workload, plotted_metrics)
+from experiments.owl_metrics import gain as _gain
+from experiments.owl_metrics import gap_to_perfect_l2 as _gap
+from experiments.owl_metrics import worst
+from experiments.owl_program_runs import PROGRAM_KIND  # noqa: F401 (registers the kind)
+from experiments.owl_programs import program_experiment
 from experiments.owl_runs import (KIND, SCHEMES, check_point,  # noqa: F401 (registers the kind)
                                   run_point)
 from gpusched.experiment.grid import Grid
-from gpusched.experiment.query import ResultSet, geomean
+from gpusched.experiment.query import ResultSet
 from gpusched.experiment.registry import Experiment, Headline, Metric, Plot, Table
 
 PRESET = "owl"
@@ -43,127 +52,30 @@ TYPE1 = ["owl_t_reuse", "owl_t_stream_shared", "owl_t_stream_private", "owl_t_ir
          "owl_t_mixed"]
 TYPE2 = ["owl_t_compute", "owl_t_small"]
 IRREGULAR = ["owl_t_irregular"]
-
-
-LABELS = {"rr": "RR", "tl": "TL", "cta": "CTA-Aware", "locality": "+Locality", "blp": "+BLP",
-          "owl": "OWL", "owl_a": "OWL (scheme A)", "owl_b_hi": "OWL (§7.6 order)",
-          "perfect_l2": "Perfect-L2", "perfect_l1": "Perfect-L1",
-          "locality_rot": "+Locality (A3 b)", "blp_rot": "+BLP (A3 b)"}
-
-
-# ---- metrics -----------------------------------------------------------------------------------
-
-SCHEDULING = ["rr", "tl", "cta", "locality", "blp", "owl", "owl_a", "owl_b_hi", "locality_rot",
-              "blp_rot"]
-PREFETCHING = ["owl", "owl_a", "owl_b_hi"]
-PLOTTED = ["rr", "tl", "cta", "locality", "blp", "owl", "owl_a"]    # ≤ 8 series: one colour each
 ROTATING = ["rr", "locality", "blp", "locality_rot", "blp_rot", "owl"]
 
 
-def only(stat, schemes: list[str] = SCHEDULING, workloads: list[str] | None = None):
-    """A metric defined only on runs of ``schemes`` (and ``workloads``): plots then show the
-    scheduling schemes without the Perfect modes' DRAM-less zeros or their far taller bars."""
-    def compute(stats: dict) -> float | None:
-        if stats.get("scheme") not in schemes:
-            return None
-        if workloads is not None and stats.get("workload") not in workloads:
-            return None
-        return stat(stats) if callable(stat) else Metric("_", "_", stat=stat).value(stats)
-    return compute
-
-
-def _percent(stat: str):
-    return lambda stats: Metric("_", "_", stat=stat, scale=100).value(stats)
-
-
-def _owl_stat(key: str):
-    """``owl.<key>`` of the OWL metrics profiler × 100 (a fraction); None on a run without it
-    (never a proxy: the §10 counters are exact or absent)."""
-    def value(stats: dict) -> float | None:
-        node = stats.get("owl")
-        for part in key.split("."):
-            node = node.get(part) if isinstance(node, dict) else None
-        return 100.0 * node if isinstance(node, (int, float)) else None
-    return value
-
-
-def dram_busy_pct(stats: dict) -> float | None:
-    """% of the DRAM data buses' peak the run used (``bytes_read``, which includes the
-    prefetches, and ``bytes_written`` over ``peak_bytes_per_cycle`` × cycles): how
-    bandwidth-bound the archetype is."""
-    dram = stats.get("memory", {}).get("dram", {})
-    peak, cycles = dram.get("peak_bytes_per_cycle"), stats.get("cycles")
-    if not peak or not cycles:
-        return None
-    return 100.0 * (dram.get("bytes_read", 0) + dram.get("bytes_written", 0)) / (peak * cycles)
-
-
-def l1_miss_pct(stats: dict) -> float | None:
-    rate = stats.get("memory", {}).get("l1", {}).get("hit_rate")
-    return None if rate is None else 100.0 * (1.0 - rate)
-
-
-# ---- headline ----------------------------------------------------------------------------------
-
-def per_workload(results: ResultSet, scheme: str, base: str, workloads: list[str],
-                 column: str = "ipc") -> list[float]:
-    """mean(column | scheme) / mean(column | base) for each workload that has both."""
-    out = []
-    for w in workloads:
-        num = results.mean(column, {"scheme": scheme, "workload": w})
-        den = results.mean(column, {"scheme": base, "workload": w})
-        if den and not math.isnan(num) and not math.isnan(den):
-            out.append(num / den)
-    return out
-
-
-def mean_of(values: list[float], kind: str) -> float:
-    if not values:
-        return float("nan")
-    if kind == "geo":
-        return geomean(values)
-    if kind == "harm":
-        return len(values) / sum(1.0 / v for v in values) if all(v > 0 for v in values) \
-            else float("nan")
-    return sum(values) / len(values)
-
+# ---- headline (over the catalogue's Type-1 archetypes) -----------------------------------------
 
 def gain(scheme: str, base: str = "rr", kind: str = "arith", workloads: list[str] = TYPE1):
     """Headline value: (mean over workloads of IPC(scheme)/IPC(base)) − 1, in %."""
-    def ours(results: ResultSet) -> float:
-        return 100.0 * (mean_of(per_workload(results, scheme, base, workloads), kind) - 1.0)
-    return ours
+    return _gain(scheme, base, kind, workloads)
 
 
 def gap_to_perfect_l2(results: ResultSet) -> float:
-    """How far OWL is below Perfect-L2, in % of Perfect-L2 (arithmetic mean of RR-normalised
-    IPCs, as the paper compares its bars)."""
-    owl = mean_of(per_workload(results, "owl", "rr", TYPE1), "arith")
-    perfect = mean_of(per_workload(results, "perfect_l2", "rr", TYPE1), "arith")
-    return 100.0 * (1.0 - owl / perfect)
+    """How far OWL is below Perfect-L2 on the Type-1 archetypes, in % of Perfect-L2."""
+    return _gap(TYPE1)(results)
 
 
 def type2_worst(results: ResultSet) -> float:
     """The worst Type-2 IPC change of OWL over RR, in % (paper: no Type-2 app is harmed)."""
-    ratios = per_workload(results, "owl", "rr", TYPE2)
-    return 100.0 * (min(ratios) - 1.0) if ratios else float("nan")
+    return worst("owl", TYPE2)(results)
 
 
 def pmem_min(results: ResultSet) -> float:
     """The smallest PMEM = IPC(Perfect-L1)/IPC(RR) over the Type-1 archetypes (≥ 1.4×)."""
     ratios = per_workload(results, "perfect_l1", "rr", TYPE1)
     return min(ratios) if ratios else float("nan")
-
-
-def _plotted() -> list[Metric]:
-    """The per-scheme plots' metrics: the schemes of ``PLOTTED`` only (the tables keep all)."""
-    return [Metric("l1_miss_p", "L1 miss rate (loads)", "%", compute=only(l1_miss_pct, PLOTTED)),
-            Metric("blp_p", "BLP per MC", "banks",
-                   compute=only("memory.dram.blp_per_channel", PLOTTED)),
-            Metric("rbl_p", "RBL (row-buffer hit rate)", "%",
-                   compute=only(_percent("memory.dram.row_hit_rate"), PLOTTED)),
-            Metric("mem_stall_p", "Memory-blocked cycles", "%",
-                   compute=only(_owl_stat("memory_stall_fraction"), PLOTTED))]
 
 
 # The quick grid's machine: a quarter of the owl GPU (7 cores, 2 MCs, 2 L2 slices; cores per
@@ -184,16 +96,17 @@ def _grid(name: str, workloads: list[str], schemes: list[str], scale: float,
 _MAIN = ["rr", "tl", "cta", "locality", "blp", "owl", "perfect_l2"]
 _ABLATION = ["owl_a", "owl_b_hi", "locality_rot", "blp_rot"]
 _AR = "IPC / RR IPC, arithmetic mean over the Type-1 archetypes, − 1"
-EXPERIMENT = Experiment(
-    name="owl",
-    title="OWL: CTA-aware warp scheduling and opportunistic prefetching vs RR (owl preset)",
+CATALOGUE = Experiment(
+    name="owl-catalogue",
+    title="OWL on the catalogue archetypes: CTA-aware warp scheduling and opportunistic "
+          "prefetching vs RR (owl preset)",
     description=__doc__,
     grid=_grid("owl", TYPE1 + TYPE2, _MAIN + _ABLATION + ["perfect_l1"], 1.0),
     quick=_grid("owl_quick", TYPE1 + TYPE2, _MAIN + _ABLATION + ["perfect_l1"], 0.25,
                 QUARTER),
     metrics=[
-        *_plotted(),
-        Metric("ipc", "IPC", "warp instructions/cycle"),
+        *plotted_metrics(),
+        *per_run_metrics(),
         Metric("ipc_t1", "IPC, Type-1", "warp instructions/cycle",
                compute=only("ipc", PLOTTED, TYPE1)),
         Metric("ipc_rot", "IPC, Type-1, A3 (a) vs (b)", "warp instructions/cycle",
@@ -204,38 +117,6 @@ EXPERIMENT = Experiment(
                compute=only("ipc", workloads=TYPE2)),
         Metric("ipc_pf", "IPC, prefetch ablation", "warp instructions/cycle",
                compute=only("ipc", ["rr", "blp"] + PREFETCHING)),
-        Metric("cycles", "Run time", "core cycles"),
-        Metric("l1_miss", "L1 miss rate (loads)", "%", compute=only(l1_miss_pct)),
-        Metric("l2_hit", "L2 hit rate", "%",
-               compute=only(lambda s: 100 * s["memory"]["l2"]["hit_rate"])),
-        Metric("blp", "BLP per MC", "banks", compute=only("memory.dram.blp_per_channel")),
-        Metric("blp_gpu", "BLP, GPU-wide", "banks", compute=only("memory.dram.blp")),
-        Metric("rbl", "RBL (row-buffer hit rate)", "%",
-               compute=only(lambda s: 100 * s["memory"]["dram"]["row_hit_rate"])),
-        Metric("dram_busy", "DRAM data-bus use (of peak)", "%", compute=only(dram_busy_pct)),
-        Metric("dram_queue", "DRAM queueing latency (demand)", "core cycles",
-               compute=only("memory.dram.queue_latency_mean")),
-        Metric("fetch_latency", "Memory fetch latency (L1 miss to data)", "core cycles",
-               compute=only("memory.l1.miss_latency_mean")),
-        Metric("mem_block", "MemoryBlockCycles", "%",
-               compute=only(_owl_stat("memory_block_fraction"))),
-        Metric("mem_stall", "MemoryBlockCycles incl. LD/ST-held warps", "%",
-               compute=only(_owl_stat("memory_stall_fraction"))),
-        Metric("no_warp", "NoWarpCycles", "%",
-               compute=only(_owl_stat("no_warp_fraction"))),
-        Metric("cinv", "CINV (inactive core cycles)", "%", compute=only(_owl_stat("cinv"))),
-        Metric("rbl_bank", "RBL, mean over banks", "%",
-               compute=only(_owl_stat("rbl.bank_mean"))),
-        Metric("rbl_pf", "RBL with prefetches, mean over banks", "%",
-               compute=only(_owl_stat("rbl.bank_mean_with_prefetch"), PREFETCHING)),
-        Metric("row_sharing", "Consecutive-CTA row sharing (Table 4)", "%",
-               compute=only(_percent("row_profile.cons_cta_row_sharing"), ["rr"])),
-        Metric("ctas_per_row", "CTAs per DRAM row (Table 4)", "CTAs",
-               compute=only("row_profile.ctas_per_row", ["rr"])),
-        Metric("pf_accuracy", "Prefetch accuracy", "%",
-               compute=only(_percent("memory.prefetch.accuracy"), PREFETCHING)),
-        Metric("pf_coverage", "Prefetch coverage", "%",
-               compute=only(_percent("memory.prefetch.coverage"), PREFETCHING)),
     ],
     tables=[Table(m, columns="scheme") for m in
             ("ipc", "l1_miss", "l2_hit", "blp", "blp_gpu", "rbl", "dram_busy", "dram_queue",
@@ -304,3 +185,5 @@ EXPERIMENT = Experiment(
     labels={"scheme": "scheme", "workload": "workload"},
     names={"scheme": LABELS},
 )
+
+EXPERIMENT = program_experiment()

@@ -21,32 +21,35 @@ PROGRAMS = {"kmeans": 0.2, "hotspot": 0.5, "srad_v1": 0.5, "srad_v2": 0.25, "bfs
             "particlefilter": 0.5, "sssp": 0.25, "pagerank": 0.25, "mis": 0.25, "color": 0.25}
 POLICIES = ("lrr", "gto")
 RANK_PP = 2.0           # the speed-up of GTO over LRR must agree within this many points
+MAX_ERROR = 0.03        # sampled total cycles within 3 % of the full run's
 
 
-def points(preset: str) -> list[Point]:
+def points(preset: str, names: list[str] | None = None) -> list[Point]:
     return [Point(preset=preset, workload=f"program:{name}", overrides={"sm.warp_sched": ws},
                   params={"scale": scale, "sample": mode, "memory": "hierarchy"})
-            for name, scale in PROGRAMS.items() for ws in POLICIES for mode in ("none", "kernels")]
+            for name, scale in PROGRAMS.items() if names is None or name in names
+            for ws in POLICIES for mode in ("none", "kernels")]
 
 
 def table(runs: dict) -> tuple[list[str], bool]:
-    """Markdown rows and whether every ranking check passed. ``runs``: (program, policy, mode)
+    """Markdown rows and whether every error and ranking check passed. ``runs``: (program, policy, mode)
     → (stats, wall seconds)."""
     rows = ["| program | launches | simulated | full cycles (LRR) | sampled | error | speed-up "
             "| GTO/LRR full | GTO/LRR sampled | Δ (pp) |", "|---|---|---|---|---|---|---|---|---|---|"]
     ok = True
     for name in PROGRAMS:
         try:
-            full, fw = runs[(name, "lrr", "none")]
-            samp, sw = runs[(name, "lrr", "kernels")]
-            gfull, gsamp = runs[(name, "gto", "none")][0], runs[(name, "gto", "kernels")][0]
+            full, samp = runs[(name, "lrr", "none")][0], runs[(name, "lrr", "kernels")][0]
+            # speed-up from the GTO pair: both run after the program's functional execution
+            # (the first LRR point pays it), so the ratio is the timing model's alone
+            (gfull, fw), (gsamp, sw) = runs[(name, "gto", "none")], runs[(name, "gto", "kernels")]
         except KeyError:
             continue
         err = samp["cycles"] / full["cycles"] - 1
         r_full = full["cycles"] / gfull["cycles"]
         r_samp = samp["cycles"] / gsamp["cycles"]
         delta = 100 * (r_samp - r_full)
-        ok &= abs(delta) <= RANK_PP
+        ok &= abs(delta) <= RANK_PP and abs(err) <= MAX_ERROR
         s = samp["sampling"]
         rows.append(f"| {name} | {s['launches']} | {len(s['simulated'])} | {full['cycles']:,} | "
                     f"{samp['cycles']:,} | {100 * err:+.2f} % | {fw / max(sw, 1e-9):.1f}× | "
@@ -59,11 +62,17 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--jobs", type=int, default=None)
     ap.add_argument("--db", default=None)
     ap.add_argument("--preset", default="gtx480")
+    ap.add_argument("--only", default=None, help="comma-separated programs (default: all of PROGRAMS)")
     a = ap.parse_args(argv)
+    names = a.only.split(",") if a.only else None
+    unknown = sorted(set(names or []) - set(PROGRAMS))
+    if unknown:
+        print(f"--only = {','.join(unknown)}: not among {', '.join(PROGRAMS)}", file=sys.stderr)
+        return 2
     from gpusched.commands.sweep_cmd import execute_points
     from gpusched.experiment.store import ResultStore, default_db
     db = a.db or default_db()
-    pts = points(a.preset)
+    pts = points(a.preset, names)
     execute_points("sampling-accuracy", pts, db, a.jobs, None, ())
     runs = {}
     with ResultStore(db) as store:
@@ -74,7 +83,8 @@ def main(argv: list[str]) -> int:
                       p.params["sample"])] = (r.stats, r.wall_s)
     rows, ok = table(runs)
     print("\n".join(rows))
-    print(f"ranking preserved within {RANK_PP} pp on every program: {'yes' if ok else 'NO'}")
+    print(f"every program within {100 * MAX_ERROR:g} % and ranking preserved within {RANK_PP} pp: "
+          f"{'yes' if ok else 'NO'}")
     return 0 if ok else 1
 
 

@@ -94,3 +94,44 @@ def characterize(name: str, preset: str | None, scale: float | None, seed: int,
     for paper, values in info.get("paper_values", {}).items():
         typer.echo(f"  paper {paper}: " + ", ".join(f"{k} {v}" for k, v in values.items()))
     return 0
+
+
+def characterize_paper(paper: str, factor: float, seed: int, jobs: int | None,
+                       out: str | None) -> int:
+    """Characterise every program of ``paper`` on its preset at ``factor`` × its default scale
+    and print (or write to ``out``) the Markdown table beside the paper's values."""
+    from experiments import characterize as ch
+    from experiments.characterize_table import markdown
+    from gpusched.commands.sweep_cmd import execute_points
+    from gpusched.experiment.store import ResultStore, default_db
+    from workloads import programs
+    if paper not in ch.PAPER_PRESET:
+        raise ConfigError("--characterize", f"paper:{paper}",
+                          "a paper of the suite (" + ", ".join(f"paper:{p}" for p in ch.PAPER_PRESET) + ")")
+    from gpusched.paths import check_output_file
+    check_output_file(out, "--out", make_parents=True)
+    preset = ch.PAPER_PRESET[paper]
+    infos = {n: programs.load(n).INFO for n in programs.names()}
+    names = [n for n, info in infos.items() if paper in info.get("papers", {})]
+    by_program = {n: ch.points(n, preset, infos[n]["default_scale"] * factor, seed,
+                               ch.PAPER_VARIANTS.get(paper)) for n in names}
+    every = [p for pts in by_program.values() for p in pts]
+    db = default_db()
+    summary = execute_points(f"characterize-{paper}", every, db, jobs, None,
+                             ("experiments.characterize",), show_progress=True)
+    rows = []
+    with ResultStore(db) as store:
+        for n, pts in by_program.items():
+            runs = {r.point.params["variant"]: r.stats for r in store.runs([p.key for p in pts])
+                    if r.status == "done"}
+            if set(runs) == {p.params["variant"] for p in pts}:
+                rows.append({**ch.summarise(runs), "program": n})
+    text = (f"{len(rows)} of {len(names)} {paper} programs on `{preset}` at {factor:g} × their "
+            f"default scale (seed {seed})\n\n" + markdown(paper, rows, infos) + "\n")
+    if out:
+        from pathlib import Path
+        Path(out).write_text(text)
+        typer.echo(f"wrote {out}")
+    else:
+        typer.echo(text)
+    return 1 if summary.failures else 0

@@ -68,6 +68,50 @@ def _issue(prefix: str, scope: str, level: str) -> list[Stat]:
                  + (_REASON_NOTE if r == "idle" else ""), level) for r in ISSUE_SLOT_REASONS]
 
 
+
+# Accel-Sim's names (the ACCELSIM table below says how each maps to ours): per kernel only,
+# per kernel and in the totals, totals only
+_ACCEL_KERNEL = (
+    ("kernel_name", "", "kernel name"),
+    ("kernel_launch_uid", "", "launch number, from 1"),
+    ("gpu_sim_cycle", "core cycles", "the kernel's `cycles`"),
+    ("gpu_sim_insn", "thread instructions", "active lanes of every warp instruction of the "
+                                            "kernel, EXIT included"),
+    ("gpu_ipc", "thread instructions / cycle", "`gpu_sim_insn / gpu_sim_cycle`, 4 decimals "
+                                               "(thread IPC, not the warp IPC `ipc`)"),
+    ("gpu_occupancy", "%", "resident warps / warp slots over the kernel's occupancy samples"),
+    ("L2_BW", "GB/s", "sectors accessed in the L2 during the kernel × 32 B / its time"))
+_ACCEL_STATUS = {"HIT": "hits", "HIT_RESERVED": "hits on a sector still being filled",
+                 "MISS": "misses allocating the line",
+                 "SECTOR_MISS": "misses of a sector of a present line",
+                 "MSHR_HIT": "= HIT_RESERVED", "TOTAL_ACCESS": "the four statuses summed"}
+_ACCEL_BOTH = (
+    ("gpu_tot_sim_cycle", "core cycles", "cycles from the run's start"),
+    ("gpu_tot_sim_insn", "thread instructions", "thread instructions, cumulative"),
+    ("gpu_tot_ipc", "thread instructions / cycle", "`gpu_tot_sim_insn / gpu_tot_sim_cycle`"),
+    ("gpgpu_n_tot_w_icount", "warp instructions", "warp instructions, cumulative"),
+    *[(f"{cache}_stats_breakdown[GLOBAL_ACC_{rw}][{status}]", "sectors",
+       f"{what} {'reads and atomics' if rw == 'R' else 'writes'} of 32 B sectors: "
+       f"{_ACCEL_STATUS[status]}, cumulative")
+      for cache, what in (("L2_cache", "L2"), ("Total_core_cache", "L1D"))
+      for rw in "RW"
+      for status in ("HIT", "HIT_RESERVED", "MISS", "SECTOR_MISS", "MSHR_HIT", "TOTAL_ACCESS")],
+    ("L1D_total_cache_accesses", "sectors", "L1D TOTAL_ACCESS of reads + writes (0 when global "
+                                            "accesses bypass the L1)"),
+    ("L1D_total_cache_misses", "sectors", "L1D MISS + SECTOR_MISS"),
+    ("L2_total_cache_accesses", "sectors", "L2 TOTAL_ACCESS of reads + writes"),
+    ("L2_total_cache_misses", "sectors", "L2 MISS + SECTOR_MISS"),
+    ("total dram reads", "sectors", "`dram.bytes_read / 32` (the name has spaces, as Accel-Sim "
+                                    "prints it)"),
+    ("total dram writes", "sectors", "`dram.bytes_written / 32`"))
+_ACCEL_TOTAL = (
+    ("gpgpu_n_shmem_bkconflict", "cycles", "extra shared-memory cycles from bank conflicts "
+                                           "(`smem.cycles − smem.accesses`)"),
+    ("gpu_stall_dramfull", "events", "`memory.l2.stalls`"),
+    ("Stall", "scheduler-cycles", "`issue.unit_busy` (printed `Stall:N`, as Accel-Sim does)"),
+    ("W0_Idle", "scheduler-cycles", "`issue.idle + fetch + barrier` (printed `W0_Idle:N`)"),
+    ("W0_Scoreboard", "scheduler-cycles", "`issue.scoreboard + memory` (printed `W0_Scoreboard:N`)"))
+
 STATS: list[Stat] = [
     # ---- run identity -------------------------------------------------------------------------
     Stat("preset", "", "configuration name (preset or .toml path)", RUN),
@@ -173,7 +217,8 @@ STATS: list[Stat] = [
         ("writes", "line accesses", "write packets from the L1s"),
         ("atomics", "operations", "atomics executed at the L2"),
         ("writebacks", "lines", "dirty lines written to DRAM"),
-        ("stalls", "events", "times a slice stopped accepting requests (MSHRs or DRAM input queue full)"),
+        ("stalls", "events", "times a slice stopped accepting requests (MSHRs, a sector's MSHR merges (`l2.mshr_merge`) or DRAM input queue full)"),
+        ("merge_fails", "events", "of those stalls, the ones on a sector's MSHR entry holding `l2.mshr_merge` requests (0 without the limit)"),
         ("max_mshr", "entries", "most MSHRs in use at once, largest over slices"),
         ("prefetches", "lines", "prefetches issued into the L2"),
         ("prefetch_hits", "line accesses", "first demand hits on prefetched lines"),
@@ -343,30 +388,10 @@ STATS: list[Stat] = [
     Stat("warp_states.decomposition.per_sm", "rows", "per SM: [sm, idle, compute, memory, overlap] "
          "in core cycles", PROF),
     # ---- Accel-Sim's names (--json and --format accelsim; docs/validation.md) -----------------
-    *[Stat(f"accelsim.kernels[].{k}", u, d, ACCEL) for k, u, d in (
-        ("kernel_name", "", "kernel name"),
-        ("kernel_launch_uid", "", "launch order, from 1"),
-        ("gpu_sim_cycle", "core cycles", "the kernel's `cycles`"),
-        ("gpu_sim_insn", "thread instructions", "active lanes of every warp instruction of the "
-                                                "kernel, EXIT included"),
-        ("gpu_ipc", "thread instructions / cycle", "`gpu_sim_insn / gpu_sim_cycle`, 4 decimals "
-                                                   "(thread IPC, not the warp IPC `ipc`)"),
-        ("gpu_tot_sim_cycle", "core cycles", "the kernel's `end + 1`: cycles from the run's start"),
-        ("gpu_tot_sim_insn", "thread instructions", "`gpu_sim_insn` summed up to this kernel"))],
-    *[Stat(f"accelsim.total.{k}", u, d + " (whole run)", ACCEL) for k, u, d in (
-        ("gpu_tot_sim_cycle", "core cycles", "`cycles`"),
-        ("gpu_tot_sim_insn", "thread instructions", "thread instructions of every kernel"),
-        ("gpu_tot_ipc", "thread instructions / cycle", "`gpu_tot_sim_insn / gpu_tot_sim_cycle`"),
-        ("gpgpu_n_tot_w_icount", "warp instructions", "`warp_insts`"),
-        ("L1D_total_cache_accesses", "line accesses", "L1 lookups of global loads: `l1.hits + "
-         "l1.misses + l1.merges`; 0 when the preset's global loads bypass the L1"),
-        ("L1D_total_cache_misses", "line accesses", "`l1.misses`; 0 when global loads bypass the L1"),
-        ("L2_total_cache_accesses", "sectors", "32 B sectors read by or written to the L2 from the "
-         "SMs: `(traffic.l2_to_l1_bytes + traffic.l1_to_l2_bytes) / 32`"),
-        ("L2_total_cache_misses", "sectors", "sectors the L2 read from DRAM: `dram.bytes_read / 32`"),
-        ("total dram reads", "sectors", "`dram.bytes_read / 32` (the name has spaces, as "
-                                        "Accel-Sim prints it)"),
-        ("total dram writes", "sectors", "`dram.bytes_written / 32`"))],
+    *[Stat(f"accelsim.kernels[].{k}", u, d + " (at the kernel's end)", ACCEL)
+      for k, u, d in (*_ACCEL_KERNEL, *_ACCEL_BOTH)],
+    *[Stat(f"accelsim.total.{k}", u, d + " (whole run)", ACCEL)
+      for k, u, d in (*_ACCEL_BOTH, *_ACCEL_TOTAL)],
     # ---- energy -------------------------------------------------------------------------------
     *[Stat(f"energy.{k}", "pJ", d + " (hierarchy only; docs/energy.md)", ENERGY) for k, d in (
         ("l1_pj", "`l1.sector_accesses × l1_access_pj`"),

@@ -90,10 +90,12 @@ def workloads_cmd(as_json: bool = typer.Option(False, "--json", help="print a JS
                       "and compare their outputs with numpy (exit 1 on a mismatch); --scale "
                       "defaults to each program's own"),
                   characterize: Optional[str] = typer.Option(
-                      None, "--characterize", metavar="NAME", help="model runs of a suite program "
+                      None, "--characterize", metavar="NAME|paper:P", help="model runs of a suite program "
                       "(RR with OWL's profile, GTO, Perfect-L1/L2, CTA limits 1-8; stored and "
                       "resumable) → IPC, occupancy, PMEM, Perfect-L2, CINV, misses, row sharing, "
-                      "phases, GTO/RR class, ch.4 type"),
+                      "phases, GTO/RR class, ch.4 type; paper:P: every program of paper P on its "
+                      "preset at --scale × its default scale, as a Markdown table beside the "
+                      "paper's values (--out FILE.md)"),
                   preset: Optional[str] = typer.Option(None, "--preset", help="--characterize: "
                                                        "the GPU (default: its first paper's)"),
                   jobs: Optional[int] = typer.Option(None, "--jobs", "-j",
@@ -103,6 +105,9 @@ def workloads_cmd(as_json: bool = typer.Option(False, "--json", help="print a JS
     check_seed("--seed", seed)
     if programs or check is not None or characterize is not None:
         from gpusched import programs_cli
+        if characterize is not None and characterize.startswith("paper:"):
+            code = programs_cli.characterize_paper(characterize[6:], scale, seed, jobs, out)
+            raise typer.Exit(code)
         if characterize is not None:
             return programs_cli.characterize(characterize, preset, None if scale == 1.0 else scale,
                                              seed, jobs, as_json)

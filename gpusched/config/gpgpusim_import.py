@@ -142,7 +142,8 @@ def _l2(ctx: _Ctx) -> str:
         return "not given: the L2 fields keep their defaults"
     c = _cache(ctx, "-gpgpu_cache:dl2")
     ctx.set(l2__sets=c["sets"], l2__ways=c["ways"], l2__line_bytes=c["line"],
-            l2__size_per_slice=c["sets"] * c["ways"] * c["line"], l2__mshrs=c["mshrs"])
+            l2__size_per_slice=c["sets"] * c["ways"] * c["line"], l2__mshrs=c["mshrs"],
+            l2__mshr_merge=c["merge"])
     return ("set index hashed there (IPOLY), linear here" if c["index"] == "P" else "") 
 
 
@@ -210,9 +211,17 @@ def _dram_timing(ctx: _Ctx) -> str:
     if any(k not in t for k in need):
         ctx.fail("-gpgpu_dram_timing_opt", "expected nbk, RCD, RAS, RP and CL (nbk=16:RCD=12:…)")
     ctx.set(dram__banks=t["nbk"], dram__tRCD=t["RCD"], dram__tRAS=t["RAS"], dram__tRP=t["RP"],
-            dram__tCL=t["CL"], dram__tRRD=t.get("RRD", 0))
-    rest = sorted(set(t) - set(need) - {"RRD"})
+            dram__tCL=t["CL"], **{f"dram__{field}": t.get(key, 0) for key, field in DRAM_TIMING})
+    if "nbkgrp" in t:
+        ctx.set(dram__bank_groups=max(1, t["nbkgrp"]))
+    rest = sorted(set(t) - set(need) - {key for key, _ in DRAM_TIMING} - {"nbkgrp"})
     return f"not modelled: {', '.join(rest)}" if rest else ""
+
+
+# -gpgpu_dram_timing_opt keys beside nbk, RCD, RAS, RP and CL → DRAMConfig fields (0 when absent,
+# as GPGPU-Sim's option parser leaves them)
+DRAM_TIMING = (("RRD", "tRRD"), ("CCD", "tCCD"), ("RC", "tRC"), ("WL", "tWL"),
+               ("CDLR", "tCDLR"), ("WR", "tWR"), ("CCDL", "tCCDL"), ("RTPL", "tRTPL"))
 
 
 def _address_map(ctx: _Ctx) -> str:
@@ -349,6 +358,8 @@ MAPPED: dict[str, Handler] = {
     "-gpgpu_dram_scheduler": lambda ctx: _put(ctx, "", dram__scheduler=(
         "fifo", "frfcfs")[min(1, ctx.int("-gpgpu_dram_scheduler"))]),
     "-gpgpu_dram_timing_opt": _dram_timing, "-gpgpu_mem_addr_mapping": _address_map,
+    "-dram_bnkgrp_indexing_policy": lambda ctx: _put(ctx, "", dram__bank_group_bits=(
+        "high", "low")[min(1, ctx.int("-dram_bnkgrp_indexing_policy"))]),
     "-gpgpu_l2_rop_latency": lambda ctx: _put(
         ctx, f"ROP latency {ROP_TO_L2_HIT:+} (our L2 hit path, measured)",
         l2__hit_latency=max(1, ctx.int("-gpgpu_l2_rop_latency") + ROP_TO_L2_HIT)),

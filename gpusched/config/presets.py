@@ -33,8 +33,12 @@ GTX480 = GPUConfig(
     icnt=IcntConfig(latency=8, bytes_per_cycle=32),
     # 6 GDDR5 channels × 2 × 32-bit chips at 924 MHz, 4 transfers/clock = 177 GB/s [ext].
     # controller_latency = GPGPU-Sim "DRAM latency 100" [ext]: unloaded closed-row miss ≈ 245.
+    # -gpgpu_dram_timing_opt of GPGPU-Sim's GTX480 config [ext]: nbk=16:CCD=2:RRD=6:RCD=12:
+    # RAS=28:RP=12:RC=40:CL=12:WL=4:CDLR=5:WR=12:nbkgrp=4:CCDL=3:RTPL=2; bank groups from the
+    # bank index's high bits (3.x's bkgrpindex = bank / (nbk / nbkgrp)); no refresh there.
     dram=DRAMConfig(channels=6, banks=16, row_bytes=2048, clock_mhz=924.0, bus_bytes=8,
-                    data_rate=4, burst_length=8, tCL=12, tRCD=12, tRP=12, tRAS=28,
+                    data_rate=4, burst_length=8, tCL=12, tRCD=12, tRP=12, tRAS=28, tRRD=6,
+                    tRC=40, tCCD=2, tWL=4, tCDLR=5, tWR=12, bank_groups=4, tCCDL=3, tRTPL=2,
                     queue_size=16, channel_bit=8, bank_bit=14, row_bit=18, fixed_latency=100,
                     controller_latency=100),
     kernels=KernelConfig(max_concurrent=8),
@@ -95,18 +99,20 @@ TITANX = GPUConfig(
     l1=GP102.l1,
     # 12 channels × 2 sub-partitions, 64 sets × 128 B × 16 ways = 128 KB each [ext].
     l2=L2Config(slices=24, size_per_slice=131072, line_bytes=128, ways=16, sets=64,
-                hit_latency=97, mshrs=64),
+                hit_latency=97, mshrs=64, mshr_merge=64),
     # icnt_flit_size 40, num_vcs 1, input_buffer_size 256 flits [ext] (as gp102); one 8-byte
     # request packet per 32-byte sector read: -gpgpu_coalesce_arch 61 makes every access one
     # sector (abstract_hardware_model.cc memory_coalescing_arch) [ext].
     icnt=IcntConfig(latency=20, bytes_per_cycle=40, inject_queue=64, fifo_inputs=True,
                     sector_requests=True),
     # GDDR5X: 12 × 32-bit channels, 2500 MHz command clock, QDR, burst 8, 16 banks,
-    # CL/RCD/RP/RAS/RRD = 16/16/16/37/8, FR-FCFS queue 64 [ext] = 480 GB/s. Each 128-byte line
-    # on a pseudo-random sub-partition: -gpgpu_memory_partition_indexing 4 (RANDOM) [ext].
+    # CL/RCD/RP/RAS/RRD = 16/16/16/37/8, FR-FCFS queue 64 [ext] = 480 GB/s; CCD 2, RC 52,
+    # WL 6, CDLR 7, WR 16, 4 bank groups on the bank index's low bits, CCDL 4, RTPL 3 [ext]. Each
+    # 128-byte line on a pseudo-random sub-partition: -gpgpu_memory_partition_indexing 4 [ext].
     dram=DRAMConfig(channels=12, banks=16, row_bytes=2048, clock_mhz=2500.0, bus_bytes=4,
                     data_rate=4, burst_length=8, tCL=16, tRCD=16, tRP=16, tRAS=37, tRRD=8,
-                    queue_size=64,
+                    tRC=52, tCCD=2, tWL=6, tCDLR=7, tWR=16, bank_groups=4, bank_group_bits="low",
+                    tCCDL=4, tRTPL=3, queue_size=64,
                     channel_bit=8, bank_bit=15, row_bit=19, fixed_latency=180,
                     controller_latency=102, partition_map="random"),
     # Accel-Sim starts a kernel only when its CUDA stream is idle (accel-sim.cc busy_streams)
@@ -119,8 +125,11 @@ TITANX = GPUConfig(
 # runs use: 80 SMs at 1132 MHz, 4 LRR sub-cores without dual issue, SP 2/2 (latency/initiation),
 # SFU 20/8, DP 8/4; a 128 KB unified L1/shared (adaptive carve-outs, 4 sets, sectored, 20 cycles,
 # global loads cached, misses after the tag pipeline); 64 L2 sub-partitions of 96 KB (24-way,
-# ROP 160 → hit 137), IPOLY partition indexing; 32 HBM channels at 850 MHz, 16 B × 2 per
-# clock, burst 2, CL/RCD/RP/RAS/RRD 12/12/12/28/3; the local crossbar's 512-packet inputs.
+# ROP 160 → hit 137, at most 4 requests per sector's MSHR), IPOLY partition indexing; 32 HBM
+# channels at 850 MHz, 16 B × 2 per clock, burst 2, CL/RCD/RP/RAS/RRD 12/12/12/28/3, CCD 1, RC 40,
+# WL 2, CDLR 3, WR 10, 4 bank groups on the low bits, CCDL 2, RTPL 3 (its dual command bus,
+# -dram_dual_bus_interface 1, is not modelled: one row and one column command per cycle from one
+# scan); the local crossbar's 512-packet inputs.
 QV100 = GPUConfig(
     name="qv100",
     core_clock_mhz=1132.0,
@@ -134,12 +143,13 @@ QV100 = GPUConfig(
                 carveouts="0,8,16,32,64,96", miss_after_lookup=True, store_ack=True,
                 sector_acks=True),
     l2=L2Config(slices=64, size_per_slice=98304, line_bytes=128, ways=24, sets=32,
-                hit_latency=137, mshrs=192),
+                hit_latency=137, mshrs=192, mshr_merge=4),
     icnt=IcntConfig(latency=20, bytes_per_cycle=40, inject_queue=512, fifo_inputs=True,
                     sector_requests=True),
     dram=DRAMConfig(channels=32, banks=16, row_bytes=2048, clock_mhz=850.0, bus_bytes=16,
                     data_rate=2, burst_length=2, tCL=12, tRCD=12, tRP=12, tRAS=28, tRRD=3,
-                    queue_size=64, channel_bit=8, bank_bit=16, row_bit=20, fixed_latency=100,
+                    tRC=40, tCCD=1, tWL=2, tCDLR=3, tWR=10, bank_groups=4, bank_group_bits="low",
+                    tCCDL=2, tRTPL=3, queue_size=64, channel_bit=8, bank_bit=16, row_bit=20, fixed_latency=100,
                     controller_latency=102, partition_map="ipoly"),
     kernels=KernelConfig(max_concurrent=128, stream_order=True),
 )
@@ -185,9 +195,12 @@ THESIS = GPUConfig(
                 hit_latency=104, mshrs=32),
     icnt=IcntConfig(latency=8, bytes_per_cycle=32),
     # 12 partitions × 32-bit × 2 × 1848 MHz = 177.4 GB/s, 6 banks per partition [P];
-    # controller_latency 100 = GPGPU-Sim 3.x Fermi "DRAM latency" [X] ([THESIS §1.9]).
+    # controller_latency 100 = GPGPU-Sim 3.x Fermi "DRAM latency" [X] ([THESIS §1.9]); the
+    # timing of GPGPU-Sim 3.x's Fermi configs (GTX480, TeslaC2050) [X] in command cycles as the
+    # fields above take them, without bank groups (6 banks do not split into its 4: choice).
     dram=DRAMConfig(channels=12, banks=6, row_bytes=2048, clock_mhz=1848.0, bus_bytes=4,
-                    data_rate=2, burst_length=8, tCL=12, tRCD=12, tRP=12, tRAS=28, queue_size=16,
+                    data_rate=2, burst_length=8, tCL=12, tRCD=12, tRP=12, tRAS=28, tRRD=6,
+                    tRC=40, tCCD=2, tWL=4, tCDLR=5, tWR=12, queue_size=16,
                     channel_bit=8, bank_bit=15, row_bit=18, fixed_latency=100,
                     controller_latency=100),
     kernels=KernelConfig(max_concurrent=16),
@@ -218,12 +231,14 @@ OWL = GPUConfig(
     # 8 MCs × 4 banks, 2 KB rows, FR-FCFS, 128 requests per MC, GDDR3 800 MHz with tCL 10,
     # tRP 10, tRAS 25, tRCD 12, tRRD 8 [P]; 16 B per DRAM clock (8 B DDR), 64 B = one burst of
     # 8 (A7); row-contiguous map: column [10:6], channel [13:11], bank [15:14], row [..16] (A6).
-    # tRC 35 = tRAS + tRP holds by itself; tWR, tCDLR and write latency are not modelled.
+    # tRC 35, tCDLR 6, tWR 11 [P]; tCCD 2 and WL 7 from GPGPU-Sim 2.x's GDDR3 config
+    # (QuadroFX5800: nbk=8:CCD=2:RRD=8:RCD=12:RAS=25:RP=10:RC=35:CL=10:WL=7:CDLR=6:WR=11, the
+    # Table 1 values) [X]; no bank groups and no refresh there.
     # controller_latency 22 (choice): unloaded closed-row miss = 16 + 20 + 22 + 26 DRAM cycles
     # (42.25) + 4 + 16 ≈ 120 core cycles, the paper's minimum L2 miss latency [P, §2.1].
     dram=DRAMConfig(channels=8, banks=4, row_bytes=2048, clock_mhz=800.0, bus_bytes=8,
                     data_rate=2, burst_length=8, tCL=10, tRCD=12, tRP=10, tRAS=25, tRRD=8,
-                    queue_size=128, channel_bit=11, bank_bit=14, row_bit=16,
+                    tRC=35, tCCD=2, tWL=7, tCDLR=6, tWR=11, queue_size=128, channel_bit=11, bank_bit=14, row_bit=16,
                     fixed_latency=120, controller_latency=22),
     kernels=KernelConfig(max_concurrent=1),         # kernels run one after another [P, §2.3]
 )

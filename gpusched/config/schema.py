@@ -179,6 +179,11 @@ class L2Config:
     sets: int = rule(16, lo=1, pow2=True, doc="sets per slice", unit="sets")
     hit_latency: int = rule(40, lo=1, doc="slice access latency", unit="core cycles")
     mshrs: int = rule(32, lo=1, doc="outstanding missed lines per slice", unit="lines")
+    mshr_merge: int = rule(0, lo=0, doc="most requests one MSHR entry takes for a 32-byte sector "
+                                        "(GPGPU-Sim's 'A:<entries>:<max merge>', its sectored MSHRs "
+                                        "keyed by sector); a request beyond it holds the slice's "
+                                        "input until the fill (a reservation fail); 0: unlimited",
+                           unit="requests")
     perfect: bool = rule(False, doc="Perfect-L2 mode ([OWL §13.3]): every L1 miss hits in its "
                                     "L2 slice; nothing goes to DRAM")
 
@@ -227,6 +232,31 @@ class DRAMConfig:
     tRAS: int = rule(28, lo=1, doc="activate to precharge, minimum", unit="DRAM cycles")
     tRRD: int = rule(0, lo=0, doc="minimum command cycles between two row activations in a "
                                   "channel; 0 = not modelled", unit="DRAM cycles")
+    tRC: int = rule(0, lo=0, doc="activate to activate in one bank (row cycle); 0 = not "
+                                 "modelled (tRAS + tRP still hold)", unit="DRAM cycles")
+    tCCD: int = rule(0, lo=0, doc="column command to column command in a channel; the data bus "
+                                  "alone spaces them by one burst in any case", unit="DRAM cycles")
+    bank_groups: int = rule(1, lo=1, hi=64, doc="bank groups per channel (GDDR5), a divisor of "
+                                                "banks", unit="groups")
+    bank_group_bits: str = rule("high", choices=("high", "low"),
+                                doc="which bits of the bank index name its group: high (bank // "
+                                    "(banks / bank_groups), GPGPU-Sim's default) or low (bank "
+                                    "mod bank_groups, -dram_bnkgrp_indexing_policy 1)")
+    tCCDL: int = rule(0, lo=0, doc="column to column in one bank group; 0 = not modelled",
+                      unit="DRAM cycles")
+    tRTP: int = rule(0, lo=0, doc="read command to precharge in one bank; at least one burst "
+                                  "in any case (GPGPU-Sim's BL / data_command_freq_ratio)",
+                     unit="DRAM cycles")
+    tRTPL: int = rule(0, lo=0, doc="read command to precharge in one bank group; 0 = not "
+                                   "modelled", unit="DRAM cycles")
+    tWL: int = rule(0, lo=0, doc="write latency: write command to its data. 0 = writes time as "
+                                 "reads (data tCL after the command) with no read/write "
+                                 "turnaround and no write recovery", unit="DRAM cycles")
+    tCDLR: int = rule(0, lo=0, doc="last write data to a read command (write-to-read turnaround "
+                                   "= tWL + burst + tCDLR); needs tWL > 0", unit="DRAM cycles")
+    tWR: int = rule(0, lo=0, doc="last write data to precharge (write recovery: write-to-"
+                                 "precharge = tWL + burst + tWR); needs tWL > 0",
+                    unit="DRAM cycles")
     queue_size: int = rule(16, lo=1, doc="FR-FCFS window per channel", unit="requests")
     scheduler: str = rule("frfcfs", choices=("frfcfs", "fifo"),
                           doc="frfcfs: row hits first, then oldest; fifo: oldest")

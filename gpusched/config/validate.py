@@ -137,6 +137,7 @@ def validate(cfg: GPUConfig) -> GPUConfig:
     _check_dram_mapping(cfg)
     _check_memory(cfg)
     _check_carveouts(cfg)
+    _check_dram_timing(cfg)
     _check_warp_scheduler(cfg)
     return cfg
 
@@ -186,12 +187,24 @@ def _check_carveouts(cfg: GPUConfig) -> None:
                           f"the largest carve-out must hold sm.smem_per_sm ({cfg.sm.smem_per_sm} "
                           f"bytes) and fit in the unified l1.size_bytes ({cfg.l1.size_bytes})")
     if cfg.dram.partition_map == "ipoly":
-        from sim.memory.dram import IPOLY
+        from sim.memory.dram_map import IPOLY
         if cfg.l2.slices not in IPOLY or cfg.l2.slices // cfg.dram.channels & (
                 cfg.l2.slices // cfg.dram.channels - 1):
             raise ConfigError("dram.partition_map", "ipoly", "needs l2.slices = 16, 32 or 64 "
                                                              "(GPGPU-Sim's IPOLY tables) and a "
                                                              "power-of-two slices per channel")
+
+
+def _check_dram_timing(cfg: GPUConfig) -> None:
+    """Write turnaround and recovery are defined from the write latency (GPGPU-Sim's
+    tWTR = WL + burst + tCDLR, tWTP = WL + burst + tWR): they need tWL."""
+    d = cfg.dram
+    for name in ("tCDLR", "tWR"):
+        if getattr(d, name) and not d.tWL:
+            raise ConfigError(f"dram.{name}", getattr(d, name),
+                              "needs dram.tWL > 0 (with tWL = 0 writes time as reads)")
+    if d.banks % d.bank_groups:
+        raise ConfigError("dram.bank_groups", d.bank_groups, f"must divide dram.banks ({d.banks})")
 
 
 def _check_dram_mapping(cfg: GPUConfig) -> None:
@@ -231,7 +244,8 @@ def _delays(cfg: GPUConfig) -> list[tuple[str, int, str]]:
         ("sm.issue_interval", cfg.sm.issue_interval),
         ("kernels.launch_latency", cfg.kernels.launch_latency),
         ("kernels.tb_launch_latency", cfg.kernels.tb_launch_latency))]
-    timing = {f: getattr(d, f) for f in ("tRP", "tRCD", "tCL", "tRAS", "tRRD", "burst_length")}
+    timing = {f: getattr(d, f) for f in ("tRP", "tRCD", "tCL", "tRAS", "tRRD", "tRC", "tWL", "tWR",
+                                         "burst_length")}
     dram = math.ceil(sum(timing.values()) * cfg.core_clock_mhz / d.clock_mhz)
     terms = {"l1.hit_latency": cfg.l1.hit_latency, "icnt.latency": 2 * cfg.icnt.latency,
              "l2.hit_latency": cfg.l2.hit_latency, "dram.controller_latency": d.controller_latency,

@@ -118,6 +118,9 @@ class Experiment:
     labels: dict[str, str] = field(default_factory=dict)
     names: dict[str, dict[str, str]] = field(default_factory=dict)
     description: str = ""
+    # markdown written after the headline, each from the results (e.g. per-benchmark tables
+    # beside the paper's values, which pivot several runs per cell)
+    sections: tuple[Callable[[ResultSet], list[str]], ...] = ()
     module: str = ""  # set by get_experiment; workers import it so its runner kinds exist
 
     @property

@@ -141,6 +141,8 @@ def write_report(exp: Experiment, points: list[Point], runs: list[Run], out_dir:
     md += [f"| {h['metric']} | {_num(h['paper'])} | {_num(h['ours'])} | {h['unit']} | "
            f"{h['note']} |" for h in headline]
     md += [""]
+    for section in exp.sections if results.rows else ():
+        md += section(results) + [""]
     if exp.tables:
         md += ["## Tables", ""]
         for spec in exp.tables:

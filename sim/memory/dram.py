@@ -1,166 +1,59 @@
-"""DRAM: channels × banks with open-row buffers and an FR-FCFS scheduler per channel.
+"""DRAM: channels × banks with open-row buffers, an FR-FCFS scheduler and a command scheduler
+per channel that applies the full DRAM timing set.
 
-Sources: [GPGPU-Sim §1.6] (GPGPU-Sim `dram.cc`, `frfcfs_scheduler`), [OWL §2.2] (row hit = tCL,
-closed = tRCD + tCL, conflict = tRP + tRCD + tCL), [OWL A7/A8] (open-page policy; oldest row hit
-first, else oldest; back-pressure when the queue is full).
+Sources: [GPGPU-Sim §1.6] (GPGPU-Sim's dram.cc, dram_sched.cc and the timing it derives in
+gpu-sim.h; which copy was read and the options of each preset: docs/validation.md, "DRAM timing"),
+[OWL §2.2] (row hit = tCL, closed = tRCD + tCL, conflict = tRP + tRCD + tCL), [OWL A7/A8]
+(open-page policy; oldest row hit first, else oldest; back-pressure when the queue is full).
 
-Timing model (request level, one command slot per DRAM clock per channel; choices recorded):
-- Time inside a channel is counted in *beats* (1 / data_rate of a DRAM command clock), so burst
-  lengths that are not a multiple of data_rate stay exact. Conversion to core cycles uses the
-  exact ratio of the two clocks (an integer fraction, i.e. a fractional accumulator without drift).
-- A request to bank b issued at command cycle c:
-  row hit   → column command at c;
-  closed    → ACT at c, column at c + tRCD;
-  conflict  → PRE at max(c, ACT_prev + tRAS), ACT after tRP, column after tRCD;
-  with ``tRRD`` > 0, an ACT waits until tRRD after the channel's previous ACT (activate-to-
-  activate delay between banks: GDDR5/5X datasheets, GPGPU-Sim's ``RRD``); 0 leaves it out.
-  Data occupies the channel's shared data bus from max(column + tCL, bus free) for
-  ceil(bytes / (bus_bytes × burst_length)) bursts of burst_length beats each.
-  The bank accepts its next request once this one's data has left (tCCD = one burst).
-- Writes use the same timing as reads (tWR, tWTR, refresh not modelled: choice).
-- The channel queue holds ``queue_size`` requests that the scheduler may pick from; later ones
-  wait in arrival order in an input buffer. When that buffer also holds ``queue_size`` requests
-  the channel's L2 slices stall (``full``; ``on_space`` tells them when it drains), so DRAM
-  back-pressure reaches the SMs ([OWL A8]). Requests inside the fixed controller latency are
-  not counted (that pipe is bounded by the L2 MSHRs and the request rate).
+Time inside a channel is counted in *beats* (1 / data_rate of a DRAM command clock); conversion
+to core cycles uses the exact ratio of the two clocks. Every command edge of a channel with work
+is one scheduling step, as a GPGPU-Sim DRAM cycle (``dram_t::cycle``):
+
+1. Bank assignment (FR-FCFS): one queued request whose bank has no request in service becomes
+   that bank's request — the oldest row hit, else the oldest ([OWL A8]; ``fifo``: the oldest only).
+   Row hits, closed rows and conflicts are counted here, against the bank's open row.
+2. Commands, scanning the banks from a rotating start (``prio``, moved past a bank that takes a
+   row command or a request, as GPGPU-Sim does): the first bank whose request is on its open row
+   and may take a column command (a read or write of one burst) takes it; before that column
+   command is found, the first bank whose request needs another row may take a PRE (its row open)
+   or an ACT (precharged). So at most one row and one column command per edge, and a row command
+   only from a bank scanned before the column's (GPGPU-Sim's single command bus).
+   The constraints each command waits for are in dram_timing.py: tRCD (tRCDWR for writes), tRAS,
+   tRP, tRC, tRRD, tCCD and the data bus, bank groups (tCCDL, tRTPL), tRTP, write recovery
+   (tWTP = tWL + burst + tWR) and the read/write turnarounds (tRTW = tCL + burst + 2 − tWL,
+   tWTR = tWL + burst + tCDLR). Refresh is not modelled (GPGPU-Sim counts none).
+3. A request of k bursts takes k column commands; the bank takes its next request after the last.
+   A read's data moves tCL after its column command, a write's tWL after (tWL = 0: tCL), one
+   burst of ``burst_length`` beats; the request is done when its last burst has moved.
+
+A channel with nothing that can issue sleeps until the first edge at which a constraint lifts,
+or until a request arrives. The channel queue holds ``queue_size`` requests that the scheduler
+may pick from; later ones wait in arrival order in an input buffer. When that buffer also holds
+``queue_size`` requests the channel's L2 slices stall (``full``; ``on_space`` tells them when it
+drains), so DRAM back-pressure reaches the SMs ([OWL A8]). Requests inside the fixed controller
+latency are not counted (that pipe is bounded by the L2 MSHRs and the request rate).
 
 Statistics: row hits / closed misses / conflicts (aggregate row-hit rate), activations, bytes,
-queue occupancy, queueing latency (arrival → first command) and access latency (arrival → data
-done), and
-bank-level parallelism ([OWL §1, §10]): the mean number of banks with ≥ 1 outstanding request
-(queued or in service) over the cycles with ≥ 1 such bank, per channel and system-wide.
+queue occupancy, queueing latency (arrival → its bank takes it) and access latency (arrival →
+data done), and bank-level parallelism ([OWL §1, §10]): the mean number of banks with ≥ 1
+outstanding request (queued or in service) over the cycles with ≥ 1 such bank, per channel and
+system-wide.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from fractions import Fraction
 from typing import Any, Callable
 
 from gpusched.config.schema import DRAMConfig
 
+from .dram_map import IPOLY, AddressMap
+from .dram_timing import Channel, Timing
 from .events import EventQueue
 from .request import PREFETCH, WRITE, WRITEBACK, MemRequest
 
-
-class AddressMap:
-    """Address → (channel, bank, row) per ``DRAMConfig`` (modulo, so channel and bank counts
-    need not be powers of two), and → L2 slice: ``slices_per_channel`` slices sit behind each
-    channel and lines of one channel are interleaved over them."""
-
-    __slots__ = ("channels", "banks", "channel_bit", "bank_bit", "row_bit", "line_shift",
-                 "spc", "low_mask", "low_bits", "random", "n_slices", "draw", "ipoly",
-                 "ipoly_rows", "ipoly_bits", "ch_bits", "spc_mask")
-
-    def __init__(self, d: DRAMConfig, line_bytes: int, slices: int):
-        self.channels, self.banks = d.channels, d.banks
-        self.channel_bit, self.bank_bit, self.row_bit = d.channel_bit, d.bank_bit, d.row_bit
-        self.line_shift = line_bytes.bit_length() - 1
-        self.spc = slices // d.channels
-        self.low_mask = (1 << d.channel_bit) - 1
-        self.low_bits = d.channel_bit - self.line_shift
-        self.n_slices = self.spc * d.channels
-        self.ipoly = d.partition_map == "ipoly"
-        self.ch_bits = max(0, (d.channels - 1).bit_length())
-        self.spc_mask = self.spc - 1
-        self.ipoly_rows, self.ipoly_bits = (ipoly_matrix(self.n_slices) if self.ipoly else ((), 0))
-        # both hashed maps go through random_slice (the name predates IPOLY)
-        self.random = d.partition_map in ("random", "ipoly")
-        # dram.partition_seed: a far-away start in the hash's sequence, so another draw (choice)
-        self.draw = (0x9E3779B97F4A7C15 + d.partition_seed * 0xD1B54A32D192ED03) & 0xFFFFFFFFFFFFFFFF
-
-    def random_slice(self, addr: int) -> int:
-        """``partition_map = random``: the line's slice from a fixed hash of its line
-        number (splitmix64's finaliser). GPGPU-Sim's RANDOM partition indexing draws rand() the
-        first time a line is seen and keeps it; a hash gives the same uniform, address-blind
-        spread without depending on the order lines are first touched (choice).
-        ``partition_map = ipoly``: ``ipoly_slice``."""
-        if self.ipoly:
-            return self.ipoly_slice(addr)
-        z = ((addr >> self.line_shift) + self.draw) & 0xFFFFFFFFFFFFFFFF
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
-        return (z ^ (z >> 31)) % self.n_slices
-
-    def ipoly_slice(self, addr: int) -> int:
-        """GPGPU-Sim's IPOLY partition indexing (``addrdec.cc``, -gpgpu_memory_partition_indexing
-        2): the sub-partition index (channel bits at ``channel_bit``, then the sub-partition bit
-        just above them) XORed, bit by bit, with the address bits above both, through the
-        H-matrix of x^(n+k) mod P(x) (``ipoly_matrix``)."""
-        low = self.channel_bit + self.ch_bits
-        index = (((addr >> self.channel_bit) % self.channels) * self.spc
-                 + ((addr >> low) & self.spc_mask))
-        high = (addr >> (low + (self.spc_mask.bit_length()))) & ((1 << self.ipoly_bits) - 1)
-        for i, row in enumerate(self.ipoly_rows):
-            if (high & row).bit_count() & 1:
-                index ^= 1 << i
-        return index % self.n_slices
-
-    def locate(self, addr: int) -> tuple[int, int, int]:
-        ch = (self.random_slice(addr) // self.spc if self.random
-              else (addr >> self.channel_bit) % self.channels)
-        return ch, (addr >> self.bank_bit) % self.banks, addr >> self.row_bit
-
-    def line_in_channel(self, addr: int) -> int:
-        """The line number with the channel field taken out (dense within one channel)."""
-        hi = (addr >> self.channel_bit) // self.channels
-        return (hi << self.low_bits) | ((addr & self.low_mask) >> self.line_shift)
-
-    def line_in_slice(self, addr: int) -> int:
-        """Dense line number among the lines of the address's own L2 slice (its set index)."""
-        return self.line_in_channel(addr) // self.spc
-
-    def slice_of(self, addr: int) -> int:
-        if self.random:
-            return self.random_slice(addr)
-        hi = addr >> self.channel_bit
-        line = ((hi // self.channels) << self.low_bits) | ((addr & self.low_mask) >> self.line_shift)
-        return (hi % self.channels) * self.spc + line % self.spc
-
-
-# IPOLY: per number of sub-partitions, the irreducible polynomial P(x) of degree n and how many
-# address bits above the index take part (GPGPU-Sim's hashing.cc: IPOLY(5), IPOLY(37), IPOLY(67)
-# after Rau, ISCA 1991, and Khairy et al., TPDS 2017; its equations are x^(n+k) mod P for k < bits)
-IPOLY = {16: (0b10011, 13), 32: (0b100101, 15), 64: (0b1000011, 19)}
-
-
-def ipoly_matrix(n_slices: int) -> tuple[tuple[int, ...], int]:
-    """Rows of the H-matrix: row i has bit k set when x^(n+k) mod P(x) has the term x^i."""
-    poly, bits = IPOLY[n_slices]
-    n = poly.bit_length() - 1
-    rows = [0] * n
-    for k in range(bits):
-        v = 1 << (n + k)
-        for d in range(n + k, n - 1, -1):         # reduce modulo P over GF(2)
-            if v >> d & 1:
-                v ^= poly << (d - n)
-        for i in range(n):
-            if v >> i & 1:
-                rows[i] |= 1 << k
-    return tuple(rows), bits
-
-
-class _Channel:
-    __slots__ = ("index", "queue", "overflow", "open_row", "act_at", "bank_free", "outstanding",
-                 "busy_banks", "bus_free", "cmd_free", "wake_at", "last_t", "blp_area",
-                 "blp_time", "q_area", "max_queue", "last_act")
-
-    def __init__(self, index: int, banks: int):
-        self.index = index
-        self.queue: list[MemRequest] = []
-        self.overflow: deque[MemRequest] = deque()
-        self.open_row = [-1] * banks
-        self.act_at = [0] * banks       # beat of the last ACT (tRAS)
-        self.bank_free = [0] * banks    # first beat the bank takes its next request
-        self.outstanding = [0] * banks
-        self.busy_banks = 0
-        self.bus_free = 0               # first free beat of the data bus
-        self.cmd_free = 0               # first free command slot (beat)
-        self.wake_at = -1               # core cycle of the pending scheduler wake-up (-1: none)
-        self.last_t = 0
-        self.blp_area = self.blp_time = self.q_area = 0
-        self.max_queue = 0
-        self.last_act = -(1 << 40)      # beat of the channel's latest ACT (tRRD)
+__all__ = ["DRAM", "AddressMap", "IPOLY"]
 
 
 class DRAM:
@@ -170,22 +63,21 @@ class DRAM:
                  on_done: Callable[[int, MemRequest], None]):
         self.ev, self.on_done, self.sector_bytes = ev, on_done, sector_bytes
         # event handlers bound once: compiled, binding a method per event costs more than the call
-        self._schedule_cb: Callable[[int, _Channel], None] = self._schedule
+        self._schedule_cb: Callable[[int, Channel], None] = self._schedule
         self._done_cb: Callable[[int, MemRequest], None] = self._done
         self.n_banks, self.queue_size, self.fifo = d.banks, d.queue_size, d.scheduler == "fifo"
+        self.t = Timing(d)
         dr = self.dr = d.data_rate
-        self.tCL, self.tRCD, self.tRP, self.tRAS = d.tCL * dr, d.tRCD * dr, d.tRP * dr, d.tRAS * dr
-        self.tRRD = d.tRRD * dr
-        self.burst_beats = d.burst_length
         self.burst_bytes = d.bus_bytes * d.burst_length
         # beats per core cycle = dram_mhz × data_rate / core_mhz, kept as an exact fraction
         ratio = (Fraction(d.clock_mhz).limit_denominator(10**6) * dr
                  / Fraction(core_clock_mhz).limit_denominator(10**6))
         self.beat_num, self.beat_den = ratio.numerator, ratio.denominator
         self.peak_bytes_per_cycle = float(d.channels * d.bus_bytes * ratio)
-        self.channels = [_Channel(i, d.banks) for i in range(d.channels)]
+        self.channels = [Channel(i, d.banks, d.bank_groups) for i in range(d.channels)]
         self.on_space: Callable[[int, int], None] | None = None   # (cycle, channel) after an issue
         self.row_hits = self.row_closed = self.row_conflicts = self.activations = 0
+        self.precharges = self.col_reads = self.col_writes = 0
         self.reads = self.writes = self.bytes_read = self.bytes_written = 0
         self.g_busy = self.g_last_t = self.g_area = self.g_time = 0
         self.first_done = self.last_done = -1
@@ -197,6 +89,9 @@ class DRAM:
         self.prefetch_reads = self.prefetch_bytes = 0
         # the OWL-metrics profiler's per-bank row counters (sim/profile/owl_metrics.py), or None
         self.probe: Any = None
+        # every command as (command cycle, channel, "ACT" | "PRE" | "RD" | "WR", bank) when a
+        # list is set here (tests/memory/test_dram_timing.py checks the constraints on it)
+        self.log: list[tuple[int, int, str, int]] | None = None
 
     # --- clock conversion -------------------------------------------------------------------
     def beat_of(self, cycle: int) -> int:
@@ -213,24 +108,22 @@ class DRAM:
         req.t_dram = now
         ch = self.channels[req.channel]
         if len(ch.queue) < self.queue_size:
-            idle = not ch.queue and ch.wake_at < 0
             self._admit(now, ch, req)
-            if idle:                    # the only request: no choice to make, try it at once
-                ch.wake_at = now
-                self._schedule(now, ch)
-            else:                       # nothing can issue before the command bus is free
-                cycle = -(-ch.cmd_free * self.beat_den // self.beat_num)    # cycle_of
-                if cycle < now:
-                    cycle = now
-                if ch.wake_at < 0 or cycle < ch.wake_at:                    # _wake
-                    ch.wake_at = cycle
-                    self.ev.at(cycle, self._schedule_cb, ch)
+            self._poke(now, ch)
         else:
             ch.overflow.append(req)
             if len(ch.overflow) > self.max_overflow:
                 self.max_overflow = len(ch.overflow)
 
-    def _admit(self, now: int, ch: _Channel, req: MemRequest) -> None:
+    def _poke(self, now: int, ch: Channel) -> None:
+        """A request arrived: the channel looks at its next unscheduled edge."""
+        e = self.beat_of(now)
+        if e < ch.next_edge:
+            e = ch.next_edge
+        cycle = e * self.beat_den // self.beat_num       # the core cycle holding edge e
+        self._wake(ch, cycle if cycle > now else now)
+
+    def _admit(self, now: int, ch: Channel, req: MemRequest) -> None:
         self._account(ch, now)
         ch.queue.append(req)
         if len(ch.queue) > ch.max_queue:
@@ -240,7 +133,7 @@ class DRAM:
             self.g_busy += 1
         ch.outstanding[req.bank] += 1
 
-    def _account(self, ch: _Channel, now: int) -> None:
+    def _account(self, ch: Channel, now: int) -> None:
         """Integrate busy banks and queue length up to ``now`` (piecewise constant)."""
         dt = now - ch.last_t
         if dt:
@@ -256,34 +149,49 @@ class DRAM:
                 self.g_time += dt
             self.g_last_t = now
 
-    def _wake(self, ch: _Channel, cycle: int) -> None:
+    def _wake(self, ch: Channel, cycle: int) -> None:
         if ch.wake_at < 0 or cycle < ch.wake_at:
             ch.wake_at = cycle
             self.ev.at(cycle, self._schedule_cb, ch)
 
-    def _schedule(self, now: int, ch: _Channel) -> None:
-        """FR-FCFS: among queued requests whose bank is free, the oldest row hit, else the oldest."""
+    def _schedule(self, now: int, ch: Channel) -> None:
+        """Run the scheduling steps of every command edge in core cycle ``now`` from the first
+        unscheduled one, skipping edges at which nothing can issue; sleep when idle."""
         if ch.wake_at != now:
             return                      # superseded by an earlier wake-up
-        ch.wake_at = -1
-        if self.pf is not None:
-            self.pf.schedule(self, now, ch)
-            return
         num, den, dr = self.beat_num, self.beat_den, self.dr
-        c = -(-(-(-now * num // den)) // dr) * dr       # beat_of(now): the next command edge
-        if c < ch.cmd_free:             # command bus taken this DRAM cycle
-            self._wake(ch, -(-ch.cmd_free * den // num))
+        e = -(-(-(-now * num // den)) // dr) * dr       # beat_of(now)
+        if e < ch.next_edge:
+            e = ch.next_edge
+        limit = (now + 1) * num         # edge e lies in this core cycle while e * den < limit
+        if e * den >= limit:            # the next unscheduled edge is in a later core cycle
+            ch.wake_at = -1
+            self._wake(ch, e * den // num)
             return
+        nxt = -1
+        while e * den < limit:
+            more = self.pf.assign(self, now, ch, e) if self.pf is not None else self._assign(now, ch, e)
+            self._commands(ch, e)
+            nxt = self._next_edge(ch, e, more)
+            if nxt < 0:
+                break
+            e = nxt
+        ch.wake_at = -1
+        if nxt < 0:
+            ch.next_edge = e + dr
+            return
+        ch.next_edge = nxt
+        self._wake(ch, nxt * den // num)
+
+    def _assign(self, now: int, ch: Channel, e: int) -> bool:
+        """FR-FCFS: one queued request whose bank is free becomes its request in service — the
+        oldest row hit, else the oldest (``fifo``: the oldest, once its bank is free)."""
         best = None
-        soonest = -1                    # earliest bank-free beat among the skipped requests
-        bank_free, open_row = ch.bank_free, ch.open_row
+        mrq, open_row = ch.mrq, ch.open_row
         for req in ch.queue:
-            f = bank_free[req.bank]
-            if f > c:
+            if mrq[req.bank] is not None:
                 if self.fifo:
                     break
-                if soonest < 0 or f < soonest:
-                    soonest = f
                 continue
             if open_row[req.bank] == req.row:
                 best = req
@@ -292,64 +200,157 @@ class DRAM:
                 best = req
                 if self.fifo:
                     break
-        if best is None:
-            if ch.queue:
-                if self.fifo:           # in order: only the head's bank matters
-                    soonest = bank_free[ch.queue[0].bank]
-                self._wake(ch, -(-soonest * den // num))
-            return
-        ch.queue.remove(best)
-        self.queue_wait_sum += now - best.t_dram
-        self._issue(ch, best, c)
-        ch.cmd_free = c + dr
+        if best is not None:
+            self.take(now, ch, best, e)
+        return False
+
+    def take(self, now: int, ch: Channel, req: MemRequest, e: int) -> None:
+        """Move queued ``req`` into service on its bank; the input buffer refills the queue."""
+        ch.queue.remove(req)
+        self.queue_wait_sum += now - req.t_dram
+        self.start(ch, req, e)
         if ch.overflow:
             self._admit(now, ch, ch.overflow.popleft())
             if self.on_space is not None and len(ch.overflow) == self.queue_size - 1:
                 self.on_space(now, ch.index)
-        if ch.queue:
-            cycle = -(-ch.cmd_free * den // num)
-            if ch.wake_at < 0 or cycle < ch.wake_at:                        # _wake
-                ch.wake_at = cycle
-                self.ev.at(cycle, self._schedule_cb, ch)
 
-    def _issue(self, ch: _Channel, req: MemRequest, c: int) -> None:
-        """Issue ``req`` at command edge ``c``: row commands, data burst, completion event."""
-        b, row = req.bank, req.row
-        open_row = ch.open_row
-        activated = open_row[b] != row
-        if not activated:
-            col = c
+    def start(self, ch: Channel, req: MemRequest, e: int) -> None:
+        """``req`` becomes bank ``req.bank``'s request in service at edge ``e`` (a demand from the
+        queue, or a prefetch): row statistics against the open row, then its column commands."""
+        b = req.bank
+        row = ch.open_row[b]
+        hit = row == req.row
+        if hit:
             if req.kind != PREFETCH:
                 self.row_hits += 1
+        elif row < 0:
+            self.row_closed += 1
         else:
-            if open_row[b] < 0:
-                act = c
-                self.row_closed += 1
-            else:
-                act = ch.act_at[b] + self.tRAS
-                act = (act if act > c else c) + self.tRP
-                self.row_conflicts += 1
-            if self.tRRD:
-                earliest = ch.last_act + self.tRRD
-                if act < earliest:
-                    act = earliest
-                ch.last_act = act
-            open_row[b] = row
-            ch.act_at[b] = act
-            col = act + self.tRCD
-            self.activations += 1
+            self.row_conflicts += 1
         if self.pf is not None:
-            self.pf.note(ch.index, req, activated)
+            self.pf.note(ch.index, req, not hit)
         if self.probe is not None:
-            self.probe.dram_access(ch.index, b, req.kind == PREFETCH, not activated)
-        burst = -(-(req.mask.bit_count() * self.sector_bytes) // self.burst_bytes) * self.burst_beats
-        start = col + self.tCL
-        if start < ch.bus_free:
-            start = ch.bus_free
-        ch.bus_free = end = start + burst
-        dr = self.dr
-        ch.bank_free[b] = -(-(start - self.tCL + burst) // dr) * dr
-        self.ev.at(-(-end * self.beat_den // self.beat_num), self._done_cb, req)     # cycle_of(end)
+            self.probe.dram_access(ch.index, b, req.kind == PREFETCH, hit)
+        ch.mrq[b] = req
+        ch.left[b] = -(-(req.mask.bit_count() * self.sector_bytes) // self.burst_bytes)
+        n = self.n_banks
+        ch.prio = ch.prio + 1 if ch.prio + 1 < n else 0
+
+    def _commands(self, ch: Channel, e: int) -> None:
+        """Edge ``e``'s row and column commands (module docstring, step 2)."""
+        t = self.t
+        n, group_of = self.n_banks, t.group_of
+        mrq, open_row = ch.mrq, ch.open_row
+        b = ch.prio
+        row_done = False
+        for _ in range(n):
+            req = mrq[b]
+            if req is not None:
+                g = group_of[b]
+                row = open_row[b]
+                if row == req.row:
+                    if e >= ch.col_ok and e >= ch.gcol_ok[g]:
+                        if req.kind == WRITE or req.kind == WRITEBACK:
+                            if e >= ch.wr_ok[b] and e >= ch.wcol_ok:
+                                self._column(ch, b, g, req, e, True)
+                                return
+                        elif e >= ch.rd_ok[b] and e >= ch.rcol_ok:
+                            self._column(ch, b, g, req, e, False)
+                            return
+                elif not row_done:
+                    if row >= 0:
+                        if e >= ch.pre_ok[b] and e >= ch.gpre_ok[g]:
+                            open_row[b] = -1
+                            x = e + t.rp
+                            if x > ch.act_ok[b]:
+                                ch.act_ok[b] = x
+                            self.precharges += 1
+                            if self.log is not None:
+                                self.log.append((e // self.dr, ch.index, "PRE", b))
+                            row_done = True
+                            ch.prio = b + 1 if b + 1 < n else 0
+                    elif e >= ch.act_ok[b] and e >= ch.act_any:
+                        open_row[b] = req.row
+                        ch.rd_ok[b], ch.wr_ok[b] = e + t.rcd, e + t.rcdwr
+                        ch.pre_ok[b], ch.act_ok[b] = e + t.ras, e + t.rc
+                        ch.act_any = e + t.rrd
+                        self.activations += 1
+                        if self.log is not None:
+                            self.log.append((e // self.dr, ch.index, "ACT", b))
+                        row_done = True
+                        ch.prio = b + 1 if b + 1 < n else 0
+            b = b + 1 if b + 1 < n else 0
+
+    def _column(self, ch: Channel, b: int, g: int, req: MemRequest, e: int, write: bool) -> None:
+        """One burst of ``req`` at edge ``e``: the constraints it sets; the last one ends it."""
+        t = self.t
+        ch.col_ok = e + t.ccd
+        ch.gcol_ok[g] = e + t.ccdl
+        if write:
+            lat = t.wl
+            self.col_writes += 1
+            if e + t.wtr > ch.rcol_ok:
+                ch.rcol_ok = e + t.wtr
+            if e + t.wtp > ch.pre_ok[b]:
+                ch.pre_ok[b] = e + t.wtp
+        else:
+            lat = t.cl
+            self.col_reads += 1
+            if e + t.rtw > ch.wcol_ok:
+                ch.wcol_ok = e + t.rtw
+            if e + t.rtp > ch.pre_ok[b]:
+                ch.pre_ok[b] = e + t.rtp
+            if e + t.rtpl > ch.gpre_ok[g]:
+                ch.gpre_ok[g] = e + t.rtpl
+        if self.log is not None:
+            self.log.append((e // self.dr, ch.index, "WR" if write else "RD", b))
+        ch.left[b] -= 1
+        if ch.left[b] == 0:
+            ch.mrq[b] = None
+            end = e + lat + t.burst
+            self.ev.at(-(-end * self.beat_den // self.beat_num), self._done_cb, req)  # cycle_of
+
+    def _next_edge(self, ch: Channel, e: int, more: bool) -> int:
+        """The first edge after ``e`` at which anything can happen (-1: none until a request
+        arrives): the next edge if a queued request (or the prefetcher, ``more`` / ``pf_want``)
+        can take a free bank, else the earliest edge a bank's next command is allowed."""
+        t = self.t
+        lo = e + self.dr
+        if more:
+            return lo
+        mrq, open_row = ch.mrq, ch.open_row
+        want = ch.pf_want
+        for q in ch.queue:
+            want |= 1 << q.bank
+            if self.fifo:
+                break
+        nxt = -1
+        group_of = t.group_of
+        for b in range(self.n_banks):
+            req = mrq[b]
+            if req is None:
+                if want >> b & 1:
+                    return lo
+                continue
+            g = group_of[b]
+            row = open_row[b]
+            if row == req.row:
+                x = ch.col_ok if ch.col_ok > ch.gcol_ok[g] else ch.gcol_ok[g]
+                if req.kind == WRITE or req.kind == WRITEBACK:
+                    y = ch.wr_ok[b] if ch.wr_ok[b] > ch.wcol_ok else ch.wcol_ok
+                else:
+                    y = ch.rd_ok[b] if ch.rd_ok[b] > ch.rcol_ok else ch.rcol_ok
+                if y > x:
+                    x = y
+            elif row >= 0:
+                x = ch.pre_ok[b] if ch.pre_ok[b] > ch.gpre_ok[g] else ch.gpre_ok[g]
+            else:
+                x = ch.act_ok[b] if ch.act_ok[b] > ch.act_any else ch.act_any
+            if x < lo:
+                x = lo
+            if nxt < 0 or x < nxt:
+                nxt = x
+        return nxt
 
     def full(self, channel: int) -> bool:
         """The channel's input buffer (another ``queue_size`` requests waiting behind the

@@ -26,11 +26,14 @@ from .request import ATOM, PREFETCH, READ, WRITEBACK, MemRequest
 
 
 class _Mshr:
-    __slots__ = ("pending", "waiters", "t_alloc")
+    __slots__ = ("pending", "waiters", "t_alloc", "merged")
 
     def __init__(self, pending: int, t_alloc: int):
         self.pending, self.t_alloc = pending, t_alloc
         self.waiters: list[MemRequest] = []
+        # requests waiting on each sector (kept with l2.mshr_merge only: GPGPU-Sim's sectored
+        # MSHRs are one entry per sector, each taking at most that many requests)
+        self.merged: dict[int, int] = {}    # sector index → requests
 
 
 class L2Slice:
@@ -45,6 +48,8 @@ class L2Slice:
         self.dram_input, self.dram_input_size = dram_input, dram_input_size
         self.cache = SectorCache(c.sets, c.ways, c.line_bytes, line_map=line_map)
         self.hit_latency, self.n_mshrs = c.hit_latency, c.mshrs
+        self.max_merge = c.mshr_merge
+        self.merge_fails = 0            # times the slice stalled on a sector's full MSHR entry
         self.perfect = c.perfect
         self.to_dram, self.reply = to_dram, reply
         self._access_cb: Callable[[int, MemRequest], None] = self.access   # bound once (hot event)
@@ -119,6 +124,15 @@ class L2Slice:
                     self.stall_events += 1
                     self.stalled.append(req)
                 return False
+            if (entry is not None and self.max_merge and kind != PREFETCH
+                    and self._merge_full(entry, missing & entry.pending)):
+                # l2.mshr_merge: a pending sector's entry holds as many requests as it may
+                # (GPGPU-Sim's mshr_table::full, a reservation fail): the slice waits for its fill
+                if not self.stalled:
+                    self.stall_events += 1
+                    self.merge_fails += 1
+                    self.stalled.append(req)
+                return False
             if kind != PREFETCH:
                 count_access(self.breakdown, READ_AT, mask, 0 if line is None else line.valid,
                              0 if entry is None else entry.pending, line is not None)
@@ -141,6 +155,8 @@ class L2Slice:
                     self._fetch(now, addr, extra)
             if kind != PREFETCH:
                 entry.waiters.append(req)
+                if self.max_merge:
+                    self._count_merge(entry, missing)
             return True
         # WRITE / WRITEBACK from an L1: write-allocate without fetch
         self.writes += 1
@@ -152,6 +168,25 @@ class L2Slice:
         if req.waiter is not None:      # a store waiting for its ack (l1.store_ack)
             self.reply(now, req)
         return True
+
+    def _merge_full(self, entry: _Mshr, sectors: int) -> bool:
+        """Is any of ``sectors`` (pending ones) at the l2.mshr_merge limit?"""
+        merged, limit = entry.merged, self.max_merge
+        while sectors:
+            low = sectors & -sectors
+            if merged.get(low.bit_length() - 1, 0) >= limit:
+                return True
+            sectors ^= low
+        return False
+
+    @staticmethod
+    def _count_merge(entry: _Mshr, sectors: int) -> None:
+        merged = entry.merged
+        while sectors:
+            low = sectors & -sectors
+            i = low.bit_length() - 1
+            merged[i] = merged.get(i, 0) + 1
+            sectors ^= low
 
     def _perfect(self, now: int, req: MemRequest) -> bool:
         """Perfect-L2 mode (``l2.perfect``, [OWL §13.3]): reads and atomics hit, writes are
@@ -209,6 +244,10 @@ class L2Slice:
                 dirty |= w.mask
         self._install(now, addr, dreq.mask, dirty, not entry.waiters)
         if entry.pending:
+            if self.max_merge:          # the filled sectors' entries are free again
+                entry.merged = {i: n for i, n in entry.merged.items() if not dreq.mask >> i & 1}
+                if self.stalled:
+                    self.drain(now)
             return
         del self.mshr[addr]
         for w in entry.waiters:
@@ -224,4 +263,4 @@ class L2Slice:
                 "writebacks": self.writebacks, "stalls": self.stall_events,
                 "max_mshr": self.max_mshr, "prefetches": self.prefetches,
                 "prefetch_hits": self.prefetch_hits, "sector_accesses": self.sector_accesses,
-                **breakdown_stats(self.breakdown)}
+                "merge_fails": self.merge_fails, **breakdown_stats(self.breakdown)}

@@ -127,23 +127,19 @@ class OwlPrefetcher:
         return self.engines[channel].step(tick=tick, **ev, **inputs)
 
     # --- one command slot ----------------------------------------------------------------------
-    def schedule(self, dram, now: int, ch) -> None:
-        """FR-FCFS with the engine (see the module docstring); wakes the channel again while
-        demands or prefetch work remain."""
-        num, den, dr = dram.beat_num, dram.beat_den, dram.dr
-        c = -(-(-(-now * num // den)) // dr) * dr       # beat_of(now)
-        if c < ch.cmd_free:
-            dram._wake(ch, -(-ch.cmd_free * den // num))
-            return
-        open_row, bank_free = ch.open_row, ch.bank_free
+    def assign(self, dram, now: int, ch, e: int) -> bool:
+        """Bank assignment at edge ``e`` with the engine (see the module docstring): at most one
+        demand or prefetch becomes a bank's request in service. True: look again next edge (the
+        engine's state changed); ``ch.pf_want`` keeps the banks it has work in."""
+        open_row, mrq = ch.open_row, ch.mrq
         hit = other = ready = 0
         for req in ch.queue:
             if open_row[req.bank] == req.row:
                 hit |= 1 << req.bank
             else:
                 other |= 1 << req.bank
-        for b in range(len(bank_free)):
-            if bank_free[b] <= c:
+        for b in range(len(mrq)):
+            if mrq[b] is None:
                 ready |= 1 << b
         inputs = {"hit_pending": hit, "other_pending": other, "bank_ready": ready,
                   "q_len": min(len(ch.queue), 127)}
@@ -152,7 +148,7 @@ class OwlPrefetcher:
         best = None
         blocked = False
         for req in ch.queue:
-            if bank_free[req.bank] > c:
+            if mrq[req.bank] is not None:
                 continue
             if open_row[req.bank] == req.row:
                 best = req
@@ -170,7 +166,7 @@ class OwlPrefetcher:
             miss, best = best, None     # §7.6 order: the engine's prefetch before a row miss
         moved = issued = False
         if best is not None:
-            self._issue_demand(dram, now, ch, best, c)
+            dram.take(now, ch, best, e)
             moved = issued = True
         else:
             while out["pf_valid"]:
@@ -181,45 +177,19 @@ class OwlPrefetcher:
                     req.slice = self.slice_of(line)
                     req.channel, req.bank, req.row, req.t_dram = ch.index, b, open_row[b], now
                     self.issued += 1
-                    dram._issue(ch, req, c)
+                    dram.start(ch, req, e)
                     moved = issued = True
                     break
                 if line >= 0:
                     self.skipped += 1
                 self.pending[ch.index] = {"cmd_bank": b, "cmd_mark": 1, "cmd_line": col}
                 out = self.step(ch.index, 0, inputs)
-                moved = True            # the engine's state changed: look again next slot
+                moved = True            # the engine's state changed: look again next edge
             if miss is not None and not issued:
-                self._issue_demand(dram, now, ch, miss, c)
-                issued = True
-        if issued:
-            ch.cmd_free = c + dr
-        if moved:
-            dram._wake(ch, -(-(c + dr) * den // num))
-            return
-        soonest = -1
-        banks = out["want"]
-        for req in ch.queue:
-            banks |= 1 << req.bank
-        for b in range(len(bank_free)):
-            if banks >> b & 1 and bank_free[b] > c and (soonest < 0 or bank_free[b] < soonest):
-                soonest = bank_free[b]
-        if soonest < 0 and banks:
-            soonest = c + dr
-        if soonest >= 0:
-            dram._wake(ch, -(-soonest * den // num))
+                dram.take(now, ch, miss, e)
+        ch.pf_want = out["want"]
+        return moved
 
-    @staticmethod
-    def _issue_demand(dram, now: int, ch, req: MemRequest, c: int) -> None:
-        ch.queue.remove(req)
-        dram.queue_wait_sum += now - req.t_dram
-        dram._issue(ch, req, c)
-        if ch.overflow:
-            dram._admit(now, ch, ch.overflow.popleft())
-            if dram.on_space is not None and len(ch.overflow) == dram.queue_size - 1:
-                dram.on_space(now, ch.index)
-
-    # --- L2 side -------------------------------------------------------------------------------
     def stats(self, prefetch_hits: int, demand_reads: int) -> dict:
         """``prefetch_hits``: first demand L2 hits on prefetched lines; ``demand_reads``: demand
         DRAM reads (what prefetching did not cover)."""

@@ -160,6 +160,7 @@ class ParityConfig:
 
 PARITY = {
     "titanx": ParityConfig("titanx", "parity_sm6_titanx.json", "pascal", "SM6_TITANX"),
+    "qv100": ParityConfig("qv100", "parity_sm7_qv100.json", "volta", "SM7_QV100"),
 }
 
 

@@ -70,6 +70,9 @@ def test_fields_follow_from_the_option_values(tmp_path):
     assert cfg.l2.slices == 32 * 2 and cfg.l2.size_per_slice == 32 * 24 * 128
     assert cfg.dram.bus_bytes == 16 and cfg.dram.burst_length == 2 and cfg.dram.data_rate == 2
     assert (cfg.dram.tRCD, cfg.dram.tRAS, cfg.dram.tRP, cfg.dram.tCL, cfg.dram.tRRD) == (12, 28, 12, 12, 3)
+    d = cfg.dram        # nbk=16:CCD=1:RRD=3:RCD=12:RAS=28:RP=12:RC=40:CL=12:WL=2:CDLR=3:WR=10:
+    assert (d.tCCD, d.tRC, d.tWL, d.tCDLR, d.tWR) == (1, 40, 2, 3, 10)      # nbkgrp=4:CCDL=2:RTPL=3
+    assert (d.bank_groups, d.tCCDL, d.tRTPL, d.bank_group_bits) == (4, 2, 3, "low")
     assert cfg.dram.partition_map == "ipoly" and cfg.sm.warp_sched == "lrr" and not cfg.sm.dual_issue
     # adaptive cache: 128 KB unified, 4 sets × 128 B lines → 256 ways at carve-out 0
     assert cfg.l1.size_bytes == 128 * 1024 and cfg.l1.ways == 128 * 1024 // (4 * 128)
@@ -93,9 +96,10 @@ GTX480_DIFFERENCES = {
     "sm.warp_sched", "units.alu_ii", "units.sfu_latency", "units.ldst_ii", "units.ldst_shared",
     "units.smem_latency", "units.operand_latency", "l1.sector_bytes", "l1.hit_latency",
     "l1.mshrs", "l1.store_ack", "l1.sector_acks", "l2.hit_latency", "l2.mshrs", "icnt.latency",
-    "icnt.bytes_per_cycle", "icnt.fifo_inputs", "dram.row_bytes", "dram.tRRD", "dram.queue_size",
+    "icnt.bytes_per_cycle", "icnt.fifo_inputs", "dram.row_bytes", "dram.bank_group_bits",
+    "dram.queue_size",
     "dram.bank_bit", "dram.row_bit", "dram.controller_latency", "kernels.max_concurrent",
-    "kernels.stream_order", "sm.blocking_atomics", "units.sync_slot", "l1.miss_after_lookup"}
+    "sm.blocking_atomics", "units.sync_slot", "l1.miss_after_lookup", "l2.mshr_merge"}
 
 
 def test_gtx480_preset_against_gpgpusim_4s_sm2_gtx480(tmp_path):

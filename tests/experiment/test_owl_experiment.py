@@ -1,4 +1,4 @@
-"""experiments/owl.py: scheme points run the scheme's configuration, the headline arithmetic,
+"""experiments/owl.py on the catalogue archetypes (``CATALOGUE``): scheme points run the scheme's configuration, the headline arithmetic,
 and a tiny end-to-end reproduction (2 schemes + Perfect-L2, 1 workload, small scale)."""
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def test_unknown_scheme_is_a_one_line_error():
 
 
 def test_every_scheme_resolves_to_a_valid_configuration():
-    grid = dataclasses.replace(owl.EXPERIMENT.quick, workloads=["owl_t_compute"])
+    grid = dataclasses.replace(owl.CATALOGUE.quick, workloads=["owl_t_compute"])
     assert len(grid.check()) == len(owl.SCHEMES)
 
 
@@ -79,9 +79,11 @@ def test_tiny_grid_runs_each_scheme_with_its_configuration():
 def test_experiment_is_discoverable():
     from gpusched.experiment.registry import experiment_names, get_experiment
     assert "owl" in experiment_names()
-    exp = get_experiment("owl")
+    exp = get_experiment("owl", catalogue=True)
+    assert exp.name == "owl-catalogue"
     assert isinstance(exp.grid, Grid) and exp.grid.kind == "owl"
     assert {m.name for m in exp.metrics} >= {"ipc", "l1_miss", "blp", "rbl", "mem_block"}
+    assert get_experiment("owl").grid.kind == "owl_program"
 
 
 def test_profiler_metrics_are_exact_or_absent_never_a_proxy():
@@ -90,7 +92,7 @@ def test_profiler_metrics_are_exact_or_absent_never_a_proxy():
     exact = {**issue, "owl": {"memory_block_fraction": 0.5, "memory_stall_fraction": 0.75,
                               "no_warp_fraction": 0.125, "cinv": 0.25,
                               "rbl": {"bank_mean": 0.75}}}
-    metric = {m.name: m for m in owl.EXPERIMENT.metrics}
+    metric = {m.name: m for m in owl.CATALOGUE.metrics}
     assert metric["mem_block"].value(exact) == pytest.approx(50.0)
     assert metric["mem_stall"].value(exact) == pytest.approx(75.0)
     assert metric["no_warp"].value(exact) == pytest.approx(12.5)
@@ -104,7 +106,7 @@ def test_rotating_head_ablations_differ_from_their_scheme_only_in_the_scheduler(
     assert owl.SCHEMES["locality_rot"] == {"sm.warp_sched": "owl_locality_rot"}
     assert owl.SCHEMES["blp_rot"] == {"sm.warp_sched": "owl_blp_rot"}
     assert set(owl.SCHEMES["locality"]) == set(owl.SCHEMES["locality_rot"])
-    points = owl.EXPERIMENT.grid.points()
+    points = owl.CATALOGUE.grid.points()
     assert {p.params["scheme"] for p in points} >= {"locality_rot", "blp_rot"}
 
 
@@ -116,7 +118,7 @@ def test_rr_points_carry_the_table_4_row_profile():
     stats = kind.run(point)
     rows = stats["row_profile"]
     assert rows["ctas_per_row"] > 10 and rows["cons_cta_row_sharing"] > 0.9
-    metric = {m.name: m for m in owl.EXPERIMENT.metrics}
+    metric = {m.name: m for m in owl.CATALOGUE.metrics}
     assert metric["ctas_per_row"].value(stats) == pytest.approx(rows["ctas_per_row"])
     other = kind.run(dataclasses.replace(point, params={"scheme": "blp", "scale": 0.1}))
     assert "row_profile" not in other and metric["ctas_per_row"].value(other) is None
@@ -150,8 +152,8 @@ def test_plots_leave_out_groups_and_series_without_values():
     rows = [{"scheme": s, "workload": w, "ipc_t2": v}
             for s, w, v in (("rr", "owl_t_compute", 1.0), ("owl", "owl_t_compute", 1.1),
                             ("rr", "owl_t_reuse", None), ("perfect_l1", "owl_t_reuse", None))]
-    spec = next(p for p in owl.EXPERIMENT.plots if p.metric == "ipc_t2")
-    xs, series, value, _, _ = _bar_values(owl.EXPERIMENT, spec, ResultSet(rows))
+    spec = next(p for p in owl.CATALOGUE.plots if p.metric == "ipc_t2")
+    xs, series, value, _, _ = _bar_values(owl.CATALOGUE, spec, ResultSet(rows))
     assert xs == ["owl_t_compute"] and sorted(series) == ["owl", "rr"]
     assert value[("owl_t_compute", "owl")] == pytest.approx(1.1)
 

@@ -27,8 +27,9 @@ def test_report_writes_markdown_plots_and_headline(cli, tmp_path):
         assert f"]({name})" in md
 
     headline = json.loads((out / "headline.json").read_text())
-    assert [set(h) for h in headline] == [{"metric", "paper", "ours", "unit", "note"}] * 2
+    assert [set(h) for h in headline] == [{"metric", "paper", "ours", "unit", "note", "caveat"}] * 2
     assert headline[0]["paper"] == 1.5 and headline[1]["paper"] is None
+    assert all(h["caveat"] is None for h in headline)      # toy_paper declares no caveat
 
     # recompute the GTO/LRR geometric-mean IPC ratio straight from the stored stats
     with ResultStore(db) as store:

@@ -38,3 +38,15 @@ def test_info_is_complete(name):
     assert 0 < info["quick_scale"] <= info["default_scale"]
     assert set(info["papers"]) <= {"owl", "socgpu", "thesis_ch3", "thesis_ch4", "thesis_ch5",
                                    "srtf", "ikra"}
+
+
+PERCENT_FIELDS = ("cinv", "row_sharing")      # OWL Tables 2 and 4 print whole percents
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_owl_paper_values_are_whole_percents(name):
+    """The OWL columns in percent like the paper's tables (a fraction would be read as <1 %)."""
+    owl = programs.load(name).INFO.get("paper_values", {}).get("owl", {})
+    for key in PERCENT_FIELDS:
+        if key in owl:
+            assert isinstance(owl[key], int) and 0 <= owl[key] <= 100, (key, owl[key])

@@ -115,3 +115,44 @@ def test_an_l1_miss_leaves_after_the_tag_pipeline():
     plain = cycles(one_load, "titanx", *base, "l1.miss_after_lookup=false")
     after = cycles(one_load, "titanx", *base, "l1.miss_after_lookup=true")
     assert after - plain == hit
+
+
+def same_line_loads(cta, warp):
+    lane = tuple(4 * t for t in range(32))
+    return [Instr(Op.LDG, dst=(2,), src=(0,), addrs=lane), Instr(Op.ALU, dst=(3,), src=(2,))]
+
+
+@pytest.mark.parametrize("merge", [0, 2, 4])
+def test_an_l2_mshr_takes_at_most_mshr_merge_requests_per_sector(merge):
+    """Six warps (on six SMs: one per CTA) load the same line; global loads bypass the L1, so
+    six read requests reach the L2 slice. With a limit of m, the first allocates the entry, the
+    next m − 1 merge and the rest hold the slice's input until the fill (GPGPU-Sim's
+    reservation fail); unlimited, all merge."""
+    r = run(workload(make_kernel("k", same_line_loads, grid=(6, 1, 1))), "titanx",
+            f"l2.mshr_merge={merge}", memory="hierarchy")
+    l2 = r["memory"]["l2"]
+    held = 0 if merge == 0 else 6 - merge
+    assert l2["merges"] == (5 if merge == 0 else merge - 1)
+    assert l2["merge_fails"] == (1 if held else 0)         # counted once per stall of the slice
+    # the held requests find the line filled: sector hits
+    assert l2["acc_r_hit"] == 4 * held
+
+
+def one_sector_per_cta(cta, warp):
+    """CTA c loads sector c % 4 of one line (all 32 lanes within those 32 bytes)."""
+    lane = tuple(32 * (cta % 4) + 4 * (t % 8) for t in range(32))
+    return [Instr(Op.LDG, dst=(2,), src=(0,), addrs=lane), Instr(Op.ALU, dst=(3,), src=(2,))]
+
+
+@pytest.mark.parametrize("merge, held", [(1, 4), (2, 0)])
+def test_the_mshr_merge_limit_counts_per_sector(merge, held):
+    """Eight CTAs load the line's four sectors, two each: each sector's entry takes two
+    requests (GPGPU-Sim keys its MSHRs by sector), so a limit of 2 holds nothing back, a limit
+    of 1 holds the second request of each sector until its fill (the slice stalls in order:
+    the first hold counts one stall, and the held requests then hit)."""
+    r = run(workload(make_kernel("k", one_sector_per_cta, grid=(8, 1, 1))), "titanx",
+            f"l2.mshr_merge={merge}", memory="hierarchy")
+    l2 = r["memory"]["l2"]
+    assert l2["merge_fails"] == (1 if held else 0)
+    assert l2["acc_r_hit"] == held
+    assert l2["misses"] + l2["merges"] + l2["hits"] == 8

@@ -33,10 +33,13 @@ def closed_row_reads(cfg, n_banks: int) -> list[int]:
     return [done[b] for b in range(n_banks)]
 
 
-def test_trrd_is_off_by_default_in_every_existing_preset():
-    for name in ("tiny", "gtx480", "gp102", "ikra_15cu", "thesis"):
+def test_trrd_follows_each_presets_source():
+    """Off where the source gives none; GPGPU-Sim's configs' RRD and [OWL] Table 1 elsewhere."""
+    for name in ("tiny", "gp102", "ikra_15cu"):
         assert get_preset(name).dram.tRRD == 0
+    assert get_preset("gtx480").dram.tRRD == get_preset("thesis").dram.tRRD == 6   # GTX480: RRD=6
     assert get_preset("titanx").dram.tRRD == 8                 # SM6_TITANX: RRD=8
+    assert get_preset("owl").dram.tRRD == 8                    # [OWL] Table 1
 
 
 @pytest.mark.parametrize("trrd", [20, 40])
@@ -110,9 +113,9 @@ def test_sector_acks_send_one_ack_per_sector_and_the_store_waits_for_the_last():
 
 
 def test_stream_order_only_in_the_accelsim_presets_and_traces_carry_their_stream(tmp_path):
-    for name in ("tiny", "gtx480", "ikra_15cu", "thesis"):
-        assert get_preset(name).kernels.stream_order is False
-    assert get_preset("titanx").kernels.stream_order is get_preset("gp102").kernels.stream_order is True
+    from gpusched.config.presets import PRESETS
+    for name, cfg in PRESETS.items():       # CUDA's stream semantics: the default everywhere
+        assert cfg.kernels.stream_order is True, name
     from sim.workload.accelsim import read_trace_dir
     from sim.workload.trace_parity import write_case
     wl = read_trace_dir(write_case("sg_srad", tmp_path), preset="titanx", cache=tmp_path / "cache")
@@ -122,16 +125,19 @@ def test_stream_order_only_in_the_accelsim_presets_and_traces_carry_their_stream
 def test_interconnect_and_bypass_mechanisms_only_in_the_accelsim_presets():
     from gpusched.config.presets import PRESETS
     for name, cfg in PRESETS.items():
-        on = name in ("gp102", "titanx")      # Accel-Sim's Pascal icnt: 1 VC, 40 B flits
-        assert cfg.icnt.fifo_inputs is on and cfg.l1.bypass_unmerged is on, name
-        assert cfg.l1.sector_acks is on, name
+        on = name in ("gp102", "titanx", "qv100")   # Accel-Sim's icnt files: 1 VC, 40 B flits
+        assert cfg.icnt.fifo_inputs is on and cfg.l1.sector_acks is on, name
+        # only where global loads skip the L1 (-gpgpu_gmem_skip_L1D 1: Pascal, not SM7_QV100)
+        assert cfg.l1.bypass_unmerged is (name in ("gp102", "titanx")), name
     assert get_preset("titanx").icnt.bytes_per_cycle == 40
 
 
-def test_random_partition_map_only_in_titanx():
+def test_partition_map_as_the_accelsim_configs_set_it():
+    """SM6_TITANX's partition indexing 4 (random), SM7_QV100's 2 (ipoly); modulo elsewhere."""
     from gpusched.config.presets import PRESETS
     for name, cfg in PRESETS.items():
-        assert cfg.dram.partition_map == ("random" if name == "titanx" else "modulo"), name
+        want = {"titanx": "random", "qv100": "ipoly"}.get(name, "modulo")
+        assert cfg.dram.partition_map == want, name
 
 
 def test_random_partition_map_spreads_strided_lines_and_keeps_each_slice_on_its_channel():
@@ -168,10 +174,11 @@ def load_run(cfg, n_sectors: int) -> tuple[int, dict]:
     return done["ld"], mem.stats()
 
 
-def test_sector_requests_only_in_titanx():
+def test_sector_requests_only_in_the_sectored_accelsim_presets():
+    """Only the presets imported from Accel-Sim configs with -gpgpu_coalesce_arch >= 40."""
     from gpusched.config.presets import PRESETS
     for name, cfg in PRESETS.items():
-        assert cfg.icnt.sector_requests is (name == "titanx"), name
+        assert cfg.icnt.sector_requests is (name in ("titanx", "qv100")), name
 
 
 @pytest.mark.parametrize("n_sectors", [1, 2, 4])

@@ -25,8 +25,12 @@ REF = {c: d["cases"] for c, d in DATA.items()}
 TOLERANCE = 0.10
 MAE_TARGET = 0.05
 # ours/Accel-Sim cycles of the cases not yet within TOLERANCE, as measured (docs/validation.md)
-NOT_YET: dict[str, dict[str, float]] = {"titanx": {"strided": 1.27, "store_stream": 0.88,
-                                                   "atomics_hot": 0.78}}
+NOT_YET: dict[str, dict[str, float]] = {
+    "titanx": {"store_stream": 0.88, "atomics_hot": 0.78},
+    "qv100": {"alu_full": 0.89, "barrier": 1.11, "atomics": 0.72, "mem_stream": 0.89,
+              "atomics_hot": 0.70, "sg_conv_train": 0.82}}
+# mean absolute errors not yet within MAE_TARGET, as measured
+MAE_NOT_YET: dict[str, float] = {"qv100": 0.061}
 PAIRS = [(c, n) for c in PARITY for n in sorted(CASES)]
 
 
@@ -74,7 +78,9 @@ def test_cycles_within_tolerance(runs, config, name):
     assert abs(ratio - 1) <= TOLERANCE, f"{config} {name}: ours/Accel-Sim cycles = {ratio:.3f}"
 
 
-@pytest.mark.parametrize("config", sorted(PARITY))
+@pytest.mark.parametrize("config", [
+    pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=f"MAE = {MAE_NOT_YET[c]:.1%}"))
+    if c in MAE_NOT_YET else c for c in sorted(PARITY)])
 def test_mean_absolute_error(runs, config):
     errors = [abs(runs(config, n)[2]["cycles"] / REF[config][n]["cycles"] - 1) for n in sorted(CASES)]
     assert sum(errors) / len(errors) <= MAE_TARGET, sum(errors) / len(errors)

@@ -30,7 +30,7 @@ INFO = {
                   "kernel, 32 waves of 8 CTAs on 16 SMs); the thesis's 65,535-CTA grid is "
                   "scale 16",
     "paper_values": {
-        "owl": {"pmem": 1.40, "cinv": 0.33, "row_sharing": 0.99, "ctas_per_row": 4},
+        "owl": {"pmem": 1.40, "cinv": 33, "row_sharing": 99, "ctas_per_row": 4},
         "thesis_ch3": {
             "BP-K1": {"ctas": 65535, "threads": 256, "ctas_per_core": 6, "phases": 5,
                       "longest": 206, "shortest": 26},

@@ -30,7 +30,7 @@ INFO = {
                   "The thesis's 29,241-CTA grid (171^2) is 2048 x 2048 with pyramid 2; "
                   "pyramid= selects the height (Rodinia's runs use 2)",
     "paper_values": {
-        "owl": {"cinv": 0.21},
+        "owl": {"cinv": 21},
         "thesis_ch4": {"Hotspot": {"reg_bytes_per_cta": 36864, "threads": 256, "fermi_max": 3,
                                    "fermi_opt": 3, "fermi_type": "C-strong", "kepler_max": 6,
                                    "kepler_opt": 6, "kepler_type": "C-strong",

@@ -27,7 +27,7 @@ INFO = {
     "scale_note": "scale 1 = IKRA's input size (669 CTAs of 256); Rodinia's filelist_4 has "
                   "42,764 records (scale 0.25); the thesis's 50,115-CTA grid is scale 75",
     "paper_values": {
-        "owl": {"pmem": 1.10, "cinv": 0.13},
+        "owl": {"pmem": 1.10, "cinv": 13},
         "thesis_ch4": {"NN": {"reg_bytes_per_cta": 16384, "threads": 256, "fermi_max": 6,
                               "fermi_opt": 5, "fermi_type": "C-weak", "kepler_max": 8,
                               "kepler_opt": 7, "kepler_type": "C-weak", "onac_ctas": 50115,

@@ -30,7 +30,7 @@ INFO = {
                   "pixel kernel); Rodinia's own run (502 x 458, 100 iterations) is 3.5x the "
                   "pixels and 10x the iterations. The image side grows with sqrt(scale)",
     "paper_values": {
-        "owl": {"pmem": 1.17, "cinv": 0.20},
+        "owl": {"pmem": 1.17, "cinv": 20},
         "thesis_ch4": {
             "SRAD-1": {"reg_bytes_per_cta": 12288, "threads": 256, "fermi_max": 6, "fermi_opt": 6,
                        "fermi_type": "C-strong", "kepler_max": 8, "kepler_opt": 6,

@@ -28,7 +28,7 @@ INFO = {
                   "kernel, 8 waves of 8 CTAs on 16 SMs); Rodinia's run (2048 x 2048, 2 "
                   "iterations: 16,384 CTAs) is scale 16. The side grows with sqrt(scale)",
     "paper_values": {
-        "owl": {"pmem": 1.53, "cinv": 0.36, "row_sharing": 0.98, "ctas_per_row": 35},
+        "owl": {"pmem": 1.53, "cinv": 36, "row_sharing": 98, "ctas_per_row": 35},
         "ikra": {"input": "512x512, 10 iterations", "tb_size": "16x16", "tbs_per_kernel": 1024},
     },
 }
