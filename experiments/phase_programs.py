@@ -151,10 +151,11 @@ def headline() -> list[Headline]:
                          "thesis's list"))
     for label, (_, kernel) in THESIS_KERNELS.items():
         single, two = THESIS_CLASS[label]
+        sign = {"A": ">", "B": "<"}
         rows.append(Headline(f"{label}: GTO / RR", "×", kernel_ratio(kernel, "gto", "lrr"),
-                             note=f"thesis: single-level {single} ({'>' if single == 'A' else '<'} 1)"))
+                             note=f"thesis: single-level {single} ({sign[single]} 1)"))
         rows.append(Headline(f"{label}: TLGTO / TLRR", "×", kernel_ratio(kernel, "tlgto", "tlrr"),
-                             note=f"thesis: two-level {two} ({'>' if two == 'A' else '<'} 1)"))
+                             note=f"thesis: two-level {two} ({sign[two]} 1)"))
         rows.append(Headline(f"{label}: phase / GTO", "×", kernel_ratio(kernel, "phase", "gto"),
                              note="thesis: per-kernel bars in Fig 3.7 (lost from our source)"))
         rows.append(Headline(f"{label}: tlphase / TLRR", "×",
