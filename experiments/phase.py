@@ -29,6 +29,7 @@ both (overlap) or neither (idle) in flight, as % of the run (docs/stats.md
 
 from __future__ import annotations
 
+from experiments import phase_programs as programs
 from experiments.phase_figures import draw_decomposition
 from experiments.phase_runs import KIND, run_profiled  # noqa: F401 (registers the kind)
 from gpusched.experiment.grid import Grid
@@ -64,10 +65,17 @@ STATE2 = ("memory", "scoreboard", "barrier")
 STATE3 = ("unit_busy",)
 
 
+def row_axis(results: ResultSet) -> str:
+    """The column naming a kernel: ``kernel`` for the program suite's runs (one kernel of a
+    program per point, experiments/phase_programs.py), else ``workload`` (a stand-in)."""
+    return "kernel" if any(r.get("kernel") is not None for r in results.rows) else "workload"
+
+
 def speedup(results: ResultSet, workload: str, sched: str, base: str) -> float:
     """Cycles of ``base`` over cycles of ``sched`` on one kernel (mean over seeds)."""
-    num = results.mean("cycles", {AXIS: base, "workload": workload})
-    den = results.mean("cycles", {AXIS: sched, "workload": workload})
+    row = row_axis(results)
+    num = results.mean("cycles", {AXIS: base, row: workload})
+    den = results.mean("cycles", {AXIS: sched, row: workload})
     return num / den if den and num == num and den == den else float("nan")
 
 
@@ -75,18 +83,27 @@ def classify(results: ResultSet, level: str) -> dict[str, list[str]]:
     """{"A": GTO-favouring kernels, "B": RR-favouring kernels} at ``level`` ("single"/"two")."""
     gto, rr = LEVELS[level]
     out: dict[str, list[str]] = {"A": [], "B": []}
-    for w in results.levels("workload"):
+    for w in results.levels(row_axis(results)):
         s = speedup(results, w, gto, rr)
         if s == s:
             out["A" if s > 1.0 else "B"].append(w)
     return out
 
 
-def class_speedup(sched: str, base: str, level: str, kind: str):
-    """Geometric mean over the ``kind`` kernels of ``level`` of sched's speedup over base."""
+MEANS = {"geo": geomean,
+         "arith": lambda xs: sum(xs) / len(xs) if xs else float("nan"),
+         "harm": lambda xs: len(xs) / sum(1 / x for x in xs) if xs else float("nan")}
+
+
+def class_speedup(sched: str, base: str, level: str, kind: str, mean: str = "geo",
+                  kernels_of=None):
+    """Mean (``MEANS``: geometric by default) over the ``kind`` kernels of ``level`` of
+    sched's speedup over base; ``kernels_of(results, level)`` gives the classes (default: our
+    own runs' ``classify``; the program experiment also uses the thesis's own lists)."""
     def ours(results: ResultSet) -> float:
-        kernels = classify(results, level)[kind]
-        return geomean(speedup(results, w, sched, base) for w in kernels)
+        kernels = (kernels_of or classify)(results, level)[kind]
+        values = [v for v in (speedup(results, w, sched, base) for w in kernels) if v == v]
+        return MEANS[mean](values)
     return ours
 
 
@@ -99,9 +116,9 @@ def class_idle(sched: str, level: str, kind: str):
     rr = LEVELS[level][1]
 
     def ours(results: ResultSet) -> float:
-        kernels = classify(results, level)[kind]
-        ratios = [results.mean("idle", {AXIS: sched, "workload": w})
-                  / results.mean("idle", {AXIS: rr, "workload": w}) for w in kernels]
+        kernels, row = classify(results, level)[kind], row_axis(results)
+        ratios = [results.mean("idle", {AXIS: sched, row: w})
+                  / results.mean("idle", {AXIS: rr, row: w}) for w in kernels]
         return sum(ratios) / len(ratios) if ratios else float("nan")
     return ours
 
@@ -175,49 +192,76 @@ def _headline() -> list[Headline]:
     return rows
 
 
-EXPERIMENT = Experiment(
-    name="phase",
-    title="Thesis ch.3: phase-aware warp scheduling vs RR and GTO (thesis_ch3)",
+METRICS = [
+    Metric("cycles", "Execution time", "core cycles"),
+    Metric("speed", "Speed", "10⁶ / cycles", compute=lambda s: 1e6 / s["cycles"]),
+    Metric("idle", "Scheduler idle time (states 1-3)", "% of slots",
+           compute=state_pct(*STATE1, *STATE2, *STATE3)),
+    Metric("state1", "State 1: no instruction", "% of slots", compute=state_pct(*STATE1)),
+    Metric("state2", "State 2: operand wait", "% of slots", compute=state_pct(*STATE2)),
+    Metric("state3", "State 3: pipeline stall", "% of slots", compute=state_pct(*STATE3)),
+    Metric("ipc", "IPC", "warp instructions/cycle"),
+    Metric("alu_load", "ALU load", "results in flight per SM", compute=load_per_sm("alu_load")),
+    Metric("mem_load", "Memory load", "loads in flight per SM", compute=load_per_sm("mem_load")),
+    *[Metric(f"dec_{part}", f"Runtime: {part.replace('_', ' ')}", "% of cycles per SM",
+             compute=decomposition_pct(part))
+      for part in ("compute_only", "memory_only", "overlap", "idle")],
+]
+NAMES = {AXIS: {"lrr": "RR", "gto": "GTO", "phase": "phase-aware", "tlrr": "TLRR",
+                "tlgto": "TLGTO", "tlphase": "TL-phase", "tlphase_rr": "TL-phase (RR inside)"}}
+
+
+def _tables(row: str) -> list[Table]:
+    return [Table(m, rows=row, columns=AXIS)
+            for m in ("cycles", "idle", "state1", "state2", "state3", "alu_load", "mem_load",
+                      "dec_compute_only", "dec_memory_only", "dec_overlap", "dec_idle")]
+
+
+def _plots(x: str) -> list[Plot]:
+    return [Plot("speed", "speedup.png", x=x, series=AXIS, normalize="lrr", mean=("geo",),
+                 title="Speedup over RR (single-level: RR, GTO, phase-aware; the rest two-level)"),
+            Plot("idle", "idle.png", x=x, series=AXIS, normalize="lrr", mean=("arith",),
+                 title="Scheduler idle time (states 1-3), normalised to RR"),
+            Plot("state2", "operand_wait.png", x=x, series=AXIS,
+                 title="State 2 (all warps wait on an operand), % of scheduler slots"),
+            Plot("mem_load", "mem_load.png", x=x, series=AXIS, normalize="lrr", mean=("geo",),
+                 title="Memory load (global loads in flight per SM), normalised to RR"),
+            Plot("alu_load", "alu_load.png", x=x, series=AXIS, normalize="lrr", mean=("geo",),
+                 title="ALU load (results in flight per SM), normalised to RR"),
+            FigurePlot("cycles", "decomposition.png", draw=draw_decomposition,
+                       title="Runtime decomposition per class, relative to RR's runtime",
+                       caption="stacked: compute only, overlap, memory only, idle cycles per SM "
+                               "([THESIS §1.11]); mean over the class's kernels")]
+
+
+# the stand-ins of sim/workload/catalogue.py (the reproduction before the program suite)
+CATALOGUE = Experiment(
+    name="phase-catalogue",
+    title="Thesis ch.3: phase-aware warp scheduling vs RR and GTO, catalogue stand-ins "
+          "(thesis_ch3)",
     description=__doc__,
     # full: about 4 waves of CTAs per core (the thesis's grids are 56 to 65535 CTAs), one seed
     # (docs/mechanisms/phase-aware.md: 78 points take about an hour on 2 shared cores)
     grid=_grid("phase", 4.0, [0]),
     # quick: about one wave, one seed; tail effects weigh more (see docs/mechanisms/phase-aware.md)
     quick=_grid("phase_quick", 0.5, [0], QUICK_KERNELS),
-    metrics=[
-        Metric("cycles", "Execution time", "core cycles"),
-        Metric("speed", "Speed", "10⁶ / cycles", compute=lambda s: 1e6 / s["cycles"]),
-        Metric("idle", "Scheduler idle time (states 1-3)", "% of slots",
-               compute=state_pct(*STATE1, *STATE2, *STATE3)),
-        Metric("state1", "State 1: no instruction", "% of slots", compute=state_pct(*STATE1)),
-        Metric("state2", "State 2: operand wait", "% of slots", compute=state_pct(*STATE2)),
-        Metric("state3", "State 3: pipeline stall", "% of slots", compute=state_pct(*STATE3)),
-        Metric("ipc", "IPC", "warp instructions/cycle"),
-        Metric("alu_load", "ALU load", "results in flight per SM", compute=load_per_sm("alu_load")),
-        Metric("mem_load", "Memory load", "loads in flight per SM", compute=load_per_sm("mem_load")),
-        *[Metric(f"dec_{part}", f"Runtime: {part.replace('_', ' ')}", "% of cycles per SM",
-                 compute=decomposition_pct(part))
-          for part in ("compute_only", "memory_only", "overlap", "idle")],
-    ],
-    tables=[Table(m, columns=AXIS) for m in ("cycles", "idle", "state1", "state2", "state3",
-                                              "alu_load", "mem_load", "dec_compute_only",
-                                              "dec_memory_only", "dec_overlap", "dec_idle")],
-    plots=[Plot("speed", "speedup.png", series=AXIS, normalize="lrr", mean=("geo",),
-                title="Speedup over RR (single-level: RR, GTO, phase-aware; the rest two-level)"),
-           Plot("idle", "idle.png", series=AXIS, normalize="lrr", mean=("arith",),
-                title="Scheduler idle time (states 1-3), normalised to RR"),
-           Plot("state2", "operand_wait.png", series=AXIS,
-                title="State 2 (all warps wait on an operand), % of scheduler slots"),
-           Plot("mem_load", "mem_load.png", series=AXIS, normalize="lrr", mean=("geo",),
-                title="Memory load (global loads in flight per SM), normalised to RR"),
-           Plot("alu_load", "alu_load.png", series=AXIS, normalize="lrr", mean=("geo",),
-                title="ALU load (results in flight per SM), normalised to RR"),
-           FigurePlot("cycles", "decomposition.png", draw=draw_decomposition,
-                      title="Runtime decomposition per class, relative to RR's runtime",
-                      caption="stacked: compute only, overlap, memory only, idle cycles per SM "
-                              "([THESIS §1.11]); mean over the class's kernels")],
+    metrics=METRICS, tables=_tables("workload"), plots=_plots("workload"),
     headline=_headline(),
     labels={AXIS: "warp scheduler", "workload": "kernel"},
-    names={AXIS: {"lrr": "RR", "gto": "GTO", "phase": "phase-aware", "tlrr": "TLRR",
-                  "tlgto": "TLGTO", "tlphase": "TL-phase", "tlphase_rr": "TL-phase (RR inside)"}},
+    names=NAMES,
+)
+
+EXPERIMENT = Experiment(
+    name="phase",
+    title="Thesis ch.3: phase-aware warp scheduling vs RR and GTO on the program suite "
+          "(thesis_ch3)",
+    description=programs.__doc__,
+    grid=programs.grid("phase_programs", list(programs.THESIS_KERNELS), programs.FULL_SCALE,
+                       [SINGLE, TWO_LEVEL]),
+    quick=programs.grid("phase_programs_quick", programs.QUICK_LABELS, programs.QUICK_SCALE,
+                        [SINGLE, TWO_LEVEL]),
+    metrics=METRICS, tables=_tables("kernel"), plots=_plots("kernel"),
+    headline=programs.headline() + _headline(),
+    labels={AXIS: "warp scheduler", "kernel": "kernel", "workload": "program"},
+    names={**NAMES, "kernel": programs.LABEL_OF},
 )

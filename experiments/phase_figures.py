@@ -15,11 +15,11 @@ PARTS = (("compute only", "dec_compute_only"), ("overlap", "dec_overlap"),
 
 def stack(results: ResultSet, kernels: list[str], sched: str, rr: str) -> list[float] | None:
     """The four parts of ``sched``'s runtime over RR's, mean over ``kernels``; None if missing."""
-    from experiments.phase import AXIS
-    sums = [0.0] * len(PARTS)
+    from experiments.phase import AXIS, row_axis
+    sums, row = [0.0] * len(PARTS), row_axis(results)
     for w in kernels:
-        where = {AXIS: sched, "workload": w}
-        rel = results.mean("cycles", where) / results.mean("cycles", {AXIS: rr, "workload": w})
+        where = {AXIS: sched, row: w}
+        rel = results.mean("cycles", where) / results.mean("cycles", {AXIS: rr, row: w})
         shares = [results.mean(col, where) for _, col in PARTS]
         if rel != rel or any(s != s for s in shares):
             return None

@@ -11,7 +11,7 @@ from gpusched.experiment.registry import get_experiment
 
 def test_grids_check_and_cover_every_kernel_and_scheduler():
     from experiments.phase import KERNELS, QUICK_KERNELS, SCHEDULERS, classify
-    exp = get_experiment("phase")
+    exp = get_experiment("phase", catalogue=True)
     for grid, kernels in ((exp.grid, KERNELS), (exp.quick, QUICK_KERNELS)):
         points = grid.check()           # unknown kernels / scheduler names would raise here
         assert {p.overrides["sm.warp_sched"] for p in points} == set(SCHEDULERS)
@@ -35,7 +35,7 @@ def test_scheduler_states_partition_the_slots():
     s4 = state_pct("issued", "issue_interval")(stats)
     assert s1 + s2 + s3 + s4 == pytest.approx(100.0)
     assert s2 > 0 and s4 > 0            # a memory kernel: some operand waits, some issue
-    exp = get_experiment("phase")
+    exp = get_experiment("phase", catalogue=True)
     assert exp.metric("idle").value(stats) == pytest.approx(s1 + s2 + s3)
     # §1.11 loads from the warp-state profiler, per SM: a load kernel has both in flight
     ws = stats["warp_states"]
@@ -74,7 +74,7 @@ def test_tiny_grid_headline_from_real_runs():
     is classified, and the headline rows are the documented ratios of the runs' cycles."""
     from experiments.phase import speedup
     from gpusched.experiment.report import headline_rows
-    exp = get_experiment("phase")
+    exp = get_experiment("phase", catalogue=True)
     rows = []
     for w in ("km_like", "hist_like"):
         for sched in ("lrr", "gto", "phase"):
@@ -110,3 +110,94 @@ def test_decomposition_stack_is_relative_to_rr_runtime():
     assert got == pytest.approx([0.4, 0.3, 0.2, 0.1])        # (0.5 + 1.5) / 2 = 1 × shares
     assert sum(stack(rs, ["a"], "gto", "lrr")) == pytest.approx(0.5)
     assert stack(rs, ["a"], "phase", "lrr") is None          # no runs: no bar
+
+
+# ---- the program suite (experiments/phase_programs.py, runner kind phase_program) ------------
+
+def test_program_grids_name_every_thesis_kernel():
+    """The kernels are those of the suite programs whose INFO names a ch.3 kernel, each a
+    kernel the program declares; every kernel of a grid runs under every scheduler."""
+    from experiments.phase import SCHEDULERS
+    from experiments.phase_program_runs import program_kernels
+    from experiments.phase_programs import (QUICK_LABELS, THESIS_CLASS, THESIS_KERNELS,
+                                            thesis_programs)
+    exp = get_experiment("phase")
+    assert {prog for prog, _ in THESIS_KERNELS.values()} == thesis_programs()
+    assert len(THESIS_KERNELS) == 14 and set(THESIS_CLASS) == set(THESIS_KERNELS)
+    for prog, kernel in THESIS_KERNELS.values():
+        assert kernel in program_kernels(f"program:{prog}")
+    for grid, labels in ((exp.grid, list(THESIS_KERNELS)), (exp.quick, QUICK_LABELS)):
+        points = grid.points()
+        assert len(points) == len(labels) * len(SCHEDULERS)
+        assert {p.params["kernel"] for p in points} == {THESIS_KERNELS[x][1] for x in labels}
+        assert {p.overrides["sm.warp_sched"] for p in points} == set(SCHEDULERS)
+        assert all(p.workload.startswith("program:") and p.kind == "phase_program"
+                   for p in points)
+
+
+def test_program_grid_checks_at_the_programs_quick_scales():
+    """grid.check() on the experiment's construction at each program's INFO quick_scale (the
+    runner's checks run every program functionally; the reproduction's own scales are larger:
+    ``test_program_quick_grid_checks``, --runslow)."""
+    from experiments.phase import SINGLE
+    from experiments.phase_programs import THESIS_KERNELS, grid
+    from sim.workload.program import load_module, program_path
+    scales = {prog: load_module(program_path(prog)).INFO["quick_scale"]
+              for prog, _ in THESIS_KERNELS.values()}
+    points = grid("tiny", list(THESIS_KERNELS), scales, [SINGLE[:1]]).check()
+    assert len(points) == len(THESIS_KERNELS)
+
+
+@pytest.mark.slow
+def test_program_quick_grid_checks():
+    points = get_experiment("phase").quick.check()
+    assert points
+
+
+def test_program_point_rejects_a_kernel_the_program_lacks():
+    from gpusched.config import ConfigError
+    from gpusched.experiment.point import Point
+    from experiments.phase_program_runs import check_phase_program
+    with pytest.raises(ConfigError, match="params.kernel"):
+        check_phase_program(Point(kind="phase_program", preset="thesis_ch3",
+                                  workload="program:backprop", params={"kernel": "find_k"}))
+
+
+def test_program_point_runs_only_its_kernel():
+    """A tiny point: the run holds the named kernel's launches and nothing else, and its
+    scheduler slots and warp-state loads are there for the phase metrics."""
+    from gpusched.experiment.point import Point
+    from experiments.phase_program_runs import run_phase_program
+    from sim.run import load_workload
+    point = Point(kind="phase_program", preset="thesis_ch3", workload="program:backprop",
+                  seed=0, overrides={"sm.warp_sched": "phase"},
+                  params={"kernel": "bp_adjust_weights", "scale": 0.004, "memory": "hierarchy"})
+    stats = run_phase_program(point)
+    whole = load_workload("program:backprop", scale=0.004, preset="thesis_ch3")
+    mine = [k for k in whole.kernels if k.name == "bp_adjust_weights"]
+    assert len(mine) < len(whole.kernels)
+    assert [k["name"] for k in stats["kernels"]] == [k.name for k in mine]
+    assert stats["warp_insts"] == sum(k.meta["warp_insts"] for k in mine)
+    exp = get_experiment("phase")
+    assert exp.metric("idle").value(stats) > 0 and exp.metric("mem_load").value(stats) > 0
+
+
+def test_thesis_classes_and_agreement():
+    """The thesis's lists (§1.10) drive the 'thesis's kernels' means; agreement counts the
+    kernels our runs put in the same class."""
+    from experiments.phase_programs import class_agreement, thesis_classes
+    from experiments.phase import class_speedup
+    rows = []
+    for kernel, (lrr, gto, phase) in {"cfd_flux": (100, 125, 110),       # thesis B, ours B
+                                      "fwt_shared": (100, 80, 80),       # thesis B, ours A
+                                      "mc_paths": (100, 90, 45)}.items():  # thesis A, ours A
+        rows += [{"kernel": kernel, "sm.warp_sched": s, "cycles": c}
+                 for s, c in (("lrr", lrr), ("gto", gto), ("phase", phase))]
+    rs = ResultSet(rows)
+    assert thesis_classes(rs, "single") == {"A": ["mc_paths"], "B": ["cfd_flux", "fwt_shared"]}
+    assert class_agreement("single")(rs) == 2
+    # phase over GTO on the thesis's B list: 125/110 and 80/80
+    for mean, want in (("arith", (125 / 110 + 1) / 2), ("harm", 2 / (110 / 125 + 1)),
+                       ("geo", (125 / 110) ** 0.5)):
+        got = class_speedup("phase", "gto", "single", "B", mean, thesis_classes)(rs)
+        assert got == pytest.approx(want)
