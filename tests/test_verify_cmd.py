@@ -29,3 +29,18 @@ def test_top_names_with_list_parameters_are_plain_verilog_identifiers():
     assert re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", top)
     assert top == "kernel_sched_K4_LIMITS1536_32768_8_policysrtf_zero"
     assert get_block("kernel_sched").top_name({"K": -1}) == "kernel_sched_Km1"
+
+
+def test_every_program_has_a_default_scale_check_that_fails_on_a_mismatch(monkeypatch, capsys):
+    from workloads import programs
+    checks = verify_cmd._checks()
+    assert {f"program-{n}" for n in programs.names()} <= set(checks)
+    seen = {}
+
+    def fake_check(name, seed=0, scale=None):
+        seen[name] = scale                       # None: the program's default scale
+        return ["output: 3 of 64 values differ"]
+    monkeypatch.setattr(programs, "check", fake_check)
+    assert checks["program-kmeans"]() is False
+    assert seen == {"kmeans": None}
+    assert "program kmeans: MISMATCH: output: 3 of 64 values differ" in capsys.readouterr().out

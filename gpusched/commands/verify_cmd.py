@@ -78,6 +78,15 @@ def _long_slices(module: str) -> bool:
     return done.returncode == 0
 
 
+def _program_check(name: str) -> bool:
+    """A suite program at its default scale against its numpy reference (the test suite checks
+    the quick scales only)."""
+    from workloads import programs
+    bad = programs.check(name, seed=0, scale=None)
+    typer.echo(f"program {name}: " + ("matches numpy" if not bad else "MISMATCH: " + "; ".join(bad)))
+    return not bad
+
+
 def _checks() -> dict[str, Callable[[], bool]]:
     from formal import proof_blocks
     from gpusched.commands.prove_cmd import prove_block
@@ -97,6 +106,9 @@ def _checks() -> dict[str, Callable[[], bool]]:
     for i, (block, params) in enumerate(SRTF_SOAKS):
         name = f"lockstep-{block}-" + "-".join(str(v) for v in params.values())
         checks[name] = lambda b=block, p=params, i=i: _soak(b, p, seed=9300 + i)
+    from workloads import programs
+    for name in programs.names():
+        checks[f"program-{name}"] = lambda n=name: _program_check(n)
     checks["fuzz-inputs"] = lambda: _long_slices("test_fuzz.py")
     checks["faults"] = lambda: _long_slices("test_faults.py")
     return checks
