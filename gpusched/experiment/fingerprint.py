@@ -36,10 +36,18 @@ _INSTALLED = tuple(str(Path(p).resolve()) for p in {
     sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")})
 
 
+_REPOSITORY = Path(__file__).resolve().parents[2]
+
+
 @functools.cache
 def _top_location(top: str) -> Path | None:
     """The package directory or module file of a top-level project module; None for modules
-    of the Python installation, built-in ones and names that do not import."""
+    of the Python installation, built-in ones and names that do not import. The repository's
+    own packages come first: under pytest, ``tests/`` is on ``sys.path`` and its ``tests/ptx``
+    package would otherwise stand for the front end."""
+    for local in (_REPOSITORY / top, _REPOSITORY / f"{top}.py"):
+        if (local / "__init__.py").is_file() or (local.suffix == ".py" and local.is_file()):
+            return local.resolve()
     try:
         spec = importlib.util.find_spec(top)
     except (ImportError, ValueError):

@@ -14,6 +14,8 @@ from cosim.stimuli.ck_dispatch import CkDispatchStimulus
 from gpusched.blocks import get_block, parse_params
 from sim.blocks.ck_dispatch import CkDispatchTwin
 
+LOCKSTEP_CYCLES = 5_000    # random-stimulus lockstep here; the 100k-cycle soaks: gpusched verify
+
 SMALL = {"K": 4, "NC": 3, "BW": 8, "MW": 3}
 
 
@@ -133,8 +135,8 @@ def test_the_property_check_catches_the_cap_mutant():
 @pytest.mark.parametrize("policy", ["baseline", "sequential", "interleaved"])
 def test_lockstep_amaranth(policy):
     spec = get_block("ck_dispatch")
-    rep = run_lockstep_amaranth(spec, parse_params(spec, {**SMALL, "policy": policy}), 20_000, 3)
-    assert rep.cycles == 20_000
+    rep = run_lockstep_amaranth(spec, parse_params(spec, {**SMALL, "policy": policy}), LOCKSTEP_CYCLES, 3)
+    assert rep.cycles == LOCKSTEP_CYCLES
 
 
 def test_lockstep_catches_the_cap_mutant_twin_and_rtl():
