@@ -75,7 +75,8 @@ def test_wave_format_by_suffix():
 
 
 @pytest.mark.cosim
-def test_verilator_writes_a_real_fst_and_a_readable_vcd(tmp_path):
+def test_verilator_writes_a_real_fst_and_a_readable_vcd(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUSCHED_CACHE", str(tmp_path / "cache"))   # a cold build: it says so
     from cosim.runner import run_cosim
     spec = get_block("warp_sched")
     params = parse_params(spec, {"W": 4})

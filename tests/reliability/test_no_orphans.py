@@ -134,6 +134,9 @@ def test_a_child_group_is_ended_with_its_grandchildren():
                 time.sleep(0.05)
             assert len(tagged(tag)) == 3
             raise KeyboardInterrupt
+    deadline = time.monotonic() + 5          # signalled processes leave /proc a moment later
+    while tagged(tag) and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert tagged(tag) == []
 
 
