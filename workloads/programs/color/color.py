@@ -19,15 +19,13 @@ INFO = {
     "quick_scale": 1 / 64,
     "inputs": "undirected graphs with random distinct vertex priorities; " + pn.DESCRIPTION,
     "options": {"graph": pn.GRAPHS},
-    "scale_note": "scale 1 = IKRA's graph sizes (64 TBs on cond_mat against 66, 345 on olesnik0)",
-    "paper_values": {"ikra": {"cond_mat": {"input": "cond_mat", "tb_size": 256, "tbs_per_kernel": 66},
-                              "olesnik0": {"input": "olesnik0", "tb_size": 256, "tbs_per_kernel": 345}}},
+    "scale_note": pn.SCALE_NOTE,
+    "paper_values": pn.IKRA_INPUTS,
 }
 
 
 def inputs(seed: int, scale: float, graph: str = "cond_mat") -> dict[str, np.ndarray]:
-    g = pn.graph(graph, seed, scale)
-    return {**g, "priority": pn.priorities(len(g["row_start"]) - 1, seed)}
+    return pn.prioritised_graph(graph, seed, scale)
 
 
 def main(ctx, seed: int = 0, scale: float = 1.0, graph: str = "cond_mat") -> dict[str, np.ndarray]:

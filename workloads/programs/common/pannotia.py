@@ -27,6 +27,11 @@ DESCRIPTION = ("graph=cond_mat (default): R-MAT power-law graph (a=0.45, b=c=0.2
                "4 forward links within n/32 (2758) ids each, ≈ 700 K directed edges, mean degree 7.9, "
                "max 20, CV 0.26 (sizes at scale 1)")
 
+SCALE_NOTE = "scale 1 = IKRA's graph sizes (64 TBs on cond_mat against 66, 345 on olesnik0)"
+# IKRA's two inputs as its evaluation lists them (the same for every Pannotia-style program)
+IKRA_INPUTS = {"ikra": {g: {"input": g, "tb_size": THREADS, "tbs_per_kernel": tbs}
+                        for g, tbs in (("cond_mat", 66), ("olesnik0", 345))}}
+
 
 def check_graph(graph: str) -> None:
     if graph not in GRAPHS:
@@ -46,6 +51,12 @@ def graph(name: str, seed: int, scale: float, weighted: bool = False) -> dict[st
 def priorities(n: int, seed: int) -> np.ndarray:
     """Random vertex priorities for colouring and MIS (distinct, so no ties)."""
     return np.random.default_rng(seed + 17).permutation(n).astype(np.int32)
+
+
+def prioritised_graph(name: str, seed: int, scale: float) -> dict[str, np.ndarray]:
+    """``graph`` plus each vertex's random ``priority`` (colouring's and MIS's input)."""
+    g = graph(name, seed, scale)
+    return {**g, "priority": priorities(len(g["row_start"]) - 1, seed)}
 
 
 def source(g: dict) -> int:

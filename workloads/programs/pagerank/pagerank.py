@@ -21,9 +21,8 @@ INFO = {
     "quick_scale": 1 / 64,
     "inputs": "undirected graphs, ranks from 1/n, damping 0.85, 10 iterations; " + pn.DESCRIPTION,
     "options": {"graph": pn.GRAPHS},
-    "scale_note": "scale 1 = IKRA's graph sizes (64 TBs on cond_mat against 66, 345 on olesnik0)",
-    "paper_values": {"ikra": {"cond_mat": {"input": "cond_mat", "tb_size": 256, "tbs_per_kernel": 66},
-                              "olesnik0": {"input": "olesnik0", "tb_size": 256, "tbs_per_kernel": 345}}},
+    "scale_note": pn.SCALE_NOTE,
+    "paper_values": pn.IKRA_INPUTS,
 }
 # the kernel sums in neighbour order in float32 and nvcc fuses base + damping·sum into an FMA;
 # the reference sums in float64: ranks are ~1/n, so a relative 1e-5 covers 10 iterations of

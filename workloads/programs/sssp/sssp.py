@@ -21,9 +21,8 @@ INFO = {
     "quick_scale": 1 / 64,
     "inputs": "weighted (1..255 on cond_mat, 1..100 on olesnik0) undirected graphs; " + pn.DESCRIPTION,
     "options": {"graph": pn.GRAPHS},
-    "scale_note": "scale 1 = IKRA's graph sizes (64 TBs on cond_mat against 66, 345 on olesnik0)",
-    "paper_values": {"ikra": {"cond_mat": {"input": "cond_mat", "tb_size": 256, "tbs_per_kernel": 66},
-                              "olesnik0": {"input": "olesnik0", "tb_size": 256, "tbs_per_kernel": 345}}},
+    "scale_note": pn.SCALE_NOTE,
+    "paper_values": pn.IKRA_INPUTS,
 }
 
 
