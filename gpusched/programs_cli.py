@@ -58,13 +58,28 @@ def check(target: str, seed: int, scale: float | None) -> int:
     return 1 if failed else 0
 
 
+def _summaries(db: str, by_program: dict[str, list]) -> dict[str, dict | None]:
+    """Program → its characterisation row from the stored runs of its points (None while a
+    variant has no finished run)."""
+    from experiments import characterize as ch
+    from gpusched.experiment.store import ResultStore
+    out: dict[str, dict | None] = {}
+    with ResultStore(db) as store:
+        for name, points in by_program.items():
+            runs = {r.point.params["variant"]: r.stats
+                    for r in store.runs([p.key for p in points]) if r.status == "done"}
+            complete = set(runs) == {p.params["variant"] for p in points}
+            out[name] = ch.summarise(runs) if complete else None
+    return out
+
+
 def characterize(name: str, preset: str | None, scale: float | None, seed: int,
                  jobs: int | None, as_json: bool) -> int:
     """Run the characterisation points of program ``name`` (stored and resumable, like a
     sweep) and print its row beside the paper's values where INFO gives them."""
     from experiments import characterize as ch
     from gpusched.commands.sweep_cmd import execute_points
-    from gpusched.experiment.store import ResultStore, default_db
+    from gpusched.experiment.store import default_db
     from workloads import programs
     if name not in programs.names():
         raise ConfigError("--characterize", name, "a suite program (" + ", ".join(programs.names()) + ")")
@@ -78,9 +93,7 @@ def characterize(name: str, preset: str | None, scale: float | None, seed: int,
                              ("experiments.characterize",), show_progress=not as_json)
     if summary.failures:
         return 1
-    with ResultStore(db) as store:
-        runs = {r.point.params["variant"]: r.stats for r in store.runs([p.key for p in points])}
-    row = ch.summarise(runs)
+    row = _summaries(db, {name: points})[name]
     row.update(program=name, preset=preset, scale=scale)
     if as_json:
         typer.echo(jsonout.dumps(row))
@@ -103,7 +116,7 @@ def characterize_paper(paper: str, factor: float, seed: int, jobs: int | None,
     from experiments import characterize as ch
     from experiments.characterize_table import markdown
     from gpusched.commands.sweep_cmd import execute_points
-    from gpusched.experiment.store import ResultStore, default_db
+    from gpusched.experiment.store import default_db
     from workloads import programs
     if paper not in ch.PAPER_PRESET:
         raise ConfigError("--characterize", f"paper:{paper}",
@@ -119,13 +132,8 @@ def characterize_paper(paper: str, factor: float, seed: int, jobs: int | None,
     db = default_db()
     summary = execute_points(f"characterize-{paper}", every, db, jobs, None,
                              ("experiments.characterize",), show_progress=True)
-    rows = []
-    with ResultStore(db) as store:
-        for n, pts in by_program.items():
-            runs = {r.point.params["variant"]: r.stats for r in store.runs([p.key for p in pts])
-                    if r.status == "done"}
-            if set(runs) == {p.params["variant"] for p in pts}:
-                rows.append({**ch.summarise(runs), "program": n})
+    rows = [{**row, "program": n} for n, row in _summaries(db, by_program).items()
+            if row is not None]
     text = (f"{len(rows)} of {len(names)} {paper} programs on `{preset}` at {factor:g} × their "
             f"default scale (seed {seed})\n\n" + markdown(paper, rows, infos) + "\n")
     if out:
