@@ -162,3 +162,34 @@ def test_a_stale_claim_of_a_dead_sweep_is_taken_over(tmp_path):
         store.record(p, Outcome(p.key, "done", {}, None, 0.1, "h"), owner=me)
         assert store.claim(p.key, other) == "recorded"         # computed since `other` looked
         assert store.conn.execute("SELECT count(*) FROM claims").fetchone()[0] == 0
+
+
+class _SignalInDestructor:
+    """Sends ``sig`` to this process from its ``__del__``: the handler runs there, where an
+    exception cannot propagate (as in the import system's module-lock callback)."""
+
+    def __init__(self, sig):
+        self.sig = sig
+
+    def __del__(self):
+        signal.raise_signal(self.sig)
+        sum(range(1000))            # bytecodes: the handler runs inside this destructor
+
+
+@pytest.mark.parametrize("sig, exc", [(signal.SIGTERM, "Terminated"), (signal.SIGHUP, "Terminated"),
+                                      (signal.SIGINT, "KeyboardInterrupt")])
+def test_a_signal_raised_inside_a_destructor_is_delivered_again_not_lost(sig, exc, capsys):
+    from gpusched import signals
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(BaseException) as caught:
+            with signals.signals_raise():
+                bomb = _SignalInDestructor(sig)
+                del bomb
+                deadline = time.monotonic() + 5
+                while time.monotonic() < deadline:  # the re-delivered signal raises out of here
+                    pass
+    finally:
+        signal.signal(signal.SIGINT, old)
+    assert type(caught.value).__name__ == exc
+    assert "Exception ignored" not in capsys.readouterr().err

@@ -21,9 +21,9 @@ REF = json.loads((Path(__file__).parents[2] / "data" / "accelsim" / "programs_sm
                  .read_text())["cases"]
 TOLERANCE = 0.10
 # ours/Accel-Sim of the cases outside the tolerance, as measured, and why
-NOT_YET = {"local_window": (0.196, "Accel-Sim interleaves local-memory addresses per thread itself "
-                                   "(translate_local_memaddr); the front end records them already "
-                                   "interleaved, so Accel-Sim spreads them twice")}
+NOT_YET = {"local_window": (1.700, "the L1 caches local loads in Accel-Sim while titanx's global loads "
+                                   "bypass it; ours bypasses local loads too (with the L1 on for all "
+                                   "loads: 1.233)")}
 
 
 def test_every_case_is_recorded():
