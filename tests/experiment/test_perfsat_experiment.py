@@ -138,6 +138,15 @@ def test_kernel_row_accuracy_against_the_sweeps_oracle():
     assert r["saving"] == pytest.approx(50.0)
 
 
+def test_harmonic_and_geometric_means_refuse_a_negative_accuracy():
+    from experiments.perfsat_programs import mean_of
+    assert mean_of([50.0, 100.0], "harm") == pytest.approx(2 / (1 / 50 + 1 / 100))
+    assert mean_of([-25.0, 100.0], "arith") == pytest.approx(37.5)
+    assert mean_of([-25.0, 100.0], "geo") != mean_of([-25.0, 100.0], "geo")    # nan
+    with pytest.raises(ValueError, match="≤ 0"):
+        mean_of([-25.0, 100.0], "harm", strict=True)
+
+
 def test_one_program_point_runs_and_reports_perf_sats_decisions():
     from experiments.perfsat_program_runs import run_point
     from gpusched.experiment.point import Point
