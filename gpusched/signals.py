@@ -59,11 +59,22 @@ def _redeliver(hook_args) -> None:
         sys.__unraisablehook__(hook_args)
 
 
+def _exit_now(signum, frame):
+    """After the command: a signal ends the process at once with 128 + its number (what is
+    printed is flushed first), as it would have inside the command."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(128 + signum)
+
+
 @contextlib.contextmanager
-def signals_raise() -> Iterator[None]:
+def signals_raise(final: bool = False) -> Iterator[None]:
     """SIGTERM and SIGHUP raise ``Terminated`` inside the block (main thread only; a signal
     that is ignored stays ignored); a signal that arrives inside a destructor or callback is
-    delivered again (``_redeliver``), never lost."""
+    delivered again (``_redeliver``), never lost. ``final`` (the command line's outermost
+    block): after the block a signal exits with 128 + its number at once instead of the old
+    disposition (which would end the process by the signal while it prints or exits)."""
     old = {}
     hook = sys.unraisablehook
     if threading.current_thread() is threading.main_thread():
@@ -75,7 +86,7 @@ def signals_raise() -> Iterator[None]:
         yield
     finally:
         for sig, handler in old.items():
-            signal.signal(sig, handler)
+            signal.signal(sig, _exit_now if final else handler)
         sys.unraisablehook = hook
 
 

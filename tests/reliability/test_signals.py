@@ -8,6 +8,7 @@ import os
 import signal
 import sqlite3
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -193,3 +194,17 @@ def test_a_signal_raised_inside_a_destructor_is_delivered_again_not_lost(sig, ex
         signal.signal(signal.SIGINT, old)
     assert type(caught.value).__name__ == exc
     assert "Exception ignored" not in capsys.readouterr().err
+
+
+def test_a_signal_after_the_command_still_exits_128_plus_its_number():
+    """Between the end of the command and the end of the process (printing, exiting) a SIGTERM
+    exits 143, as inside the command, not by the signal's default action (-15)."""
+    code = ("import os, signal, sys\n"
+            "from gpusched.signals import signals_raise\n"
+            "with signals_raise(final=True):\n"
+            "    pass\n"
+            "print('done', flush=True)\n"
+            "os.kill(os.getpid(), signal.SIGTERM)\n"
+            "sys.exit(0)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (143, "done\n")

@@ -30,7 +30,16 @@ def test_every_case_is_recorded():
     assert set(REF) == set(CASES)
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
+# suite programs checked in the default suite (the smallest); the others with --runslow
+FAST_PROGRAMS = {"backprop", "nn", "pathfinder"}
+
+
+def _marks(case: str) -> list:
+    slow = CASES[case][0] == "program" and case not in FAST_PROGRAMS
+    return [pytest.mark.slow] if slow else []
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, marks=_marks(c)) for c in sorted(CASES)])
 def test_trace_is_the_one_accelsim_ran_and_cycles_agree(case, tmp_path):
     d = write_case(case, tmp_path, root=tmp_path / "cache")
     assert trace_digest(d) == REF[case]["trace_sha256"]
