@@ -61,8 +61,6 @@ class _Writer:
         self.bases, self.strides, self.listed = array("Q"), array("q"), array("Q")
 
     def add(self, sid: int, mask: int, mem: tuple | None) -> None:
-        self.warp_insts += 1
-        self.thread_insts += mask.bit_count()
         self.sids.append(sid)
         self.masks.append(mask)
         if mem is not None:
@@ -79,6 +77,8 @@ class _Writer:
     def flush(self) -> None:
         if not self.sids:
             return
+        self.warp_insts += len(self.sids)          # counted per chunk: one C loop, not per line
+        self.thread_insts += sum(map(int.bit_count, self.masks))
         head = array("Q", (len(self.sids), len(self.bases), len(self.listed)))
         for a in (head, self.sids, self.masks, self.bases, self.strides, self.listed):
             a.tofile(self.f)
@@ -96,7 +96,8 @@ class TraceCompiler:
         self.header_lines: dict[str, int] = {}
         self.notes: list[list] = []            # [kind, where, text]: warnings for the reader
         self.statics: list[list] = []
-        self.sid_of: dict[tuple, int] = {}
+        self.sid_of: dict[tuple, int] = {}      # (core id, next pc, last) → static id
+        self.core_ids: dict[tuple, int] = {}    # static core → a small int (cheap to hash)
         self.unknown: dict[str, int] = {}      # opcode → dynamic count (not in the family table)
         self.no_unit: dict[str, int] = {}      # texture / tensor opcodes → dynamic count
         self.memo: dict[bytes, tuple] = {}     # non-memory line → (static core, mask)
@@ -284,9 +285,10 @@ class TraceCompiler:
 
     def _warp(self, lines, n: int, at: int, warp: int) -> tuple[int, int]:
         """Compile one warp's ``n`` instruction lines; return (instructions written, last line)."""
-        pending = None          # (static core, mask, mem) waiting for the next pc
+        pending = None          # the line (see _parse) waiting for the next pc
         written, got, lineno = 0, 0, at
-        memo, add = self.memo, self.w.add
+        memo, sid_of, w = self.memo, self.sid_of, self.w
+        sids, masks = w.sids, w.masks
         exited = 0              # the lanes some EXIT line covers
         while got < n:
             item = next(lines, None)
@@ -301,17 +303,27 @@ class TraceCompiler:
             if hit is None:
                 hit = self._parse(s, lineno, n, got, at, warp)
             got += 1
-            if hit[0][1] == Op.EXIT:
+            if hit[4]:
                 exited |= hit[1]
             if pending is not None:
-                add(self._sid(pending[0], hit[0][5], False), pending[1], pending[2])
+                sid = sid_of.get((pending[3], hit[0][5], False))
+                if sid is None:
+                    sid = self._sid(pending[0], hit[0][5], False)
+                if pending[2] is None:          # w.add inlined: most lines are not memory
+                    sids.append(sid)
+                    masks.append(pending[1])
+                    if len(sids) >= CHUNK_INSTS:
+                        w.flush()
+                else:
+                    w.add(sid, pending[1], pending[2])
                 written += 1
             pending = hit
+        add = w.add
         if pending is None:                                  # 'insts = 0': a bare EXIT
             add(self._sid(("EXIT", Op.EXIT, (), (), 4, 0, False), 8, True), 0xFFFFFFFF, None)
             self.w.flush()
             return written + 1, lineno
-        core, mask, mem = pending
+        core, mask, mem = pending[:3]
         if exited:
             self._check_lanes_exit(exited, warp, lineno)
         add(self._sid(core, core[5] + 8, True), mask, mem)
@@ -355,7 +367,11 @@ class TraceCompiler:
                 counts[base] = counts.get(base, 0) + 1
         if mem is not None and op not in (Op.LDG, Op.STG, Op.LDS, Op.STS, Op.ATOM):
             mem = None                    # addresses on a non-memory op (e.g. CCTL): not modelled
-        hit = ((opcode, op, dst, src, width, pc, mem is not None), mask, mem)
+        core = (opcode, op, dst, src, width, pc, mem is not None)
+        core_id = self.core_ids.get(core)
+        if core_id is None:
+            core_id = self.core_ids[core] = len(self.core_ids)
+        hit = (core, mask, mem, core_id, op == Op.EXIT)     # as _warp reads it
         if mem is None and not flagged:
             if len(self.memo) >= 1 << 16:
                 self.memo.clear()
@@ -364,7 +380,10 @@ class TraceCompiler:
 
     def _sid(self, core: tuple, next_pc: int, last: bool) -> int:
         """The static id of ``core`` followed by ``next_pc``; counts the instance."""
-        key = (core, next_pc, last)
+        core_id = self.core_ids.get(core)
+        if core_id is None:
+            core_id = self.core_ids[core] = len(self.core_ids)
+        key = (core_id, next_pc, last)
         sid = self.sid_of.get(key)
         if sid is None:
             opcode, op, dst, src, width, pc, has_mem = core
