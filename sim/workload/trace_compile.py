@@ -18,6 +18,8 @@ from __future__ import annotations
 import json
 import lzma
 from array import array
+from itertools import islice, repeat
+from operator import itemgetter
 from pathlib import Path
 from typing import IO, Any
 
@@ -35,6 +37,11 @@ KNOWN_HEADERS = ("kernel name", "kernel id", "grid dim", "block dim", "shmem", "
                  "accelsim tracer version", "shmem base_addr", "local mem base_addr")
 SUPPORTED_TRACER_VERSIONS = (3, 4, 5)
 STRUCTURE = "expected '#BEGIN_TB', 'thread block = x,y,z', 'warp = N', 'insts = K' or '#END_TB'"
+# fields of a parsed line (TraceCompiler._parse) and of a (line number, raw line) item
+_MASK, _MEM, _CORE_ID, _IS_EXIT, _PC = (itemgetter(i) for i in range(1, 6))
+_RAW = itemgetter(1)
+
+
 def open_trace(path: Path) -> IO[bytes]:
     """A ``.traceg`` or ``.traceg.xz`` file as a binary line stream."""
     return lzma.open(path, "rb") if path.name.endswith(".xz") else open(path, "rb")
@@ -74,6 +81,28 @@ class _Writer:
         if len(self.sids) >= CHUNK_INSTS:
             self.flush()
 
+    def extend(self, sids: list[int], masks: list[int], mems: list) -> None:
+        """Instructions in order (one warp's), split into chunks exactly as ``add`` would."""
+        i, n = 0, len(sids)
+        while i < n:
+            j = min(n, i + CHUNK_INSTS - len(self.sids))
+            self.sids.extend(sids[i:j])
+            self.masks.extend(masks[i:j])
+            part = mems[i:j]
+            if part.count(None) != len(part):
+                for mem in part:
+                    if mem is not None:
+                        base, stride = mem
+                        if stride == LISTED:
+                            self.bases.append(len(self.listed))
+                            self.listed.extend(base)
+                        else:
+                            self.bases.append(base)
+                        self.strides.append(stride)
+            if len(self.sids) >= CHUNK_INSTS:
+                self.flush()
+            i = j
+
     def flush(self) -> None:
         if not self.sids:
             return
@@ -100,7 +129,7 @@ class TraceCompiler:
         self.core_ids: dict[tuple, int] = {}    # static core → a small int (cheap to hash)
         self.unknown: dict[str, int] = {}      # opcode → dynamic count (not in the family table)
         self.no_unit: dict[str, int] = {}      # texture / tensor opcodes → dynamic count
-        self.memo: dict[bytes, tuple] = {}     # non-memory line → (static core, mask)
+        self.memo: dict[bytes, tuple] = {}     # non-memory raw line → its _parse result
         self.op_memo: dict[str, tuple[Op, bool]] = {}
         self.lanes_not_exited: list = []       # [warps, first (line, warp, exit mask, lanes)]
 
@@ -203,7 +232,8 @@ class TraceCompiler:
         gx, gy, gz = self.grid
         wpc = self.warps_per_cta
         seen_ctas: set[int] = set()
-        in_tb, cta, warp, warps_here, lineno = True, -1, -1, set(), 0
+        in_tb, cta, warp, lineno = True, -1, -1, 0
+        warps_here: set[int] = set()
         last_insts: tuple[int, int] | None = None
         for lineno, raw in lines:
             s = raw.strip()
@@ -284,55 +314,64 @@ class TraceCompiler:
         return vals
 
     def _warp(self, lines, n: int, at: int, warp: int) -> tuple[int, int]:
-        """Compile one warp's ``n`` instruction lines; return (instructions written, last line)."""
-        pending = None          # the line (see _parse) waiting for the next pc
-        written, got, lineno = 0, 0, at
-        memo, sid_of, w = self.memo, self.sid_of, self.w
-        sids, masks = w.sids, w.masks
-        exited = 0              # the lanes some EXIT line covers
-        while got < n:
-            item = next(lines, None)
-            if item is None:
-                raise ConfigError(self.where(at), "end of file",
-                                  f"expected {n} instruction lines for warp {warp} ('insts = {n}'), found {got}")
-            lineno, raw = item
-            s = raw.strip()
-            if not s:
-                continue
-            hit = memo.get(s)
-            if hit is None:
-                hit = self._parse(s, lineno, n, got, at, warp)
-            got += 1
-            if hit[4]:
-                exited |= hit[1]
-            if pending is not None:
-                sid = sid_of.get((pending[3], hit[0][5], False))
-                if sid is None:
-                    sid = self._sid(pending[0], hit[0][5], False)
-                if pending[2] is None:          # w.add inlined: most lines are not memory
-                    sids.append(sid)
-                    masks.append(pending[1])
-                    if len(sids) >= CHUNK_INSTS:
-                        w.flush()
-                else:
-                    w.add(sid, pending[1], pending[2])
-                written += 1
-            pending = hit
-        add = w.add
-        if pending is None:                                  # 'insts = 0': a bare EXIT
-            add(self._sid(("EXIT", Op.EXIT, (), (), 4, 0, False), 8, True), 0xFFFFFFFF, None)
-            self.w.flush()
-            return written + 1, lineno
-        core, mask, mem = pending[:3]
-        if exited:
+        """Compile one warp's ``n`` instruction lines; return (instructions written, last line).
+        Each instruction's static id depends on the next one's pc, so the warp's lines are read
+        first and paired in bulk (C-level ``map``/``zip`` over the lines, no Python step per
+        line when every line was seen before)."""
+        hits, lineno = self._lines(lines, n, at, warp)
+        w = self.w
+        if not hits:                                         # 'insts = 0': a bare EXIT
+            w.add(self._sid(("EXIT", Op.EXIT, (), (), 4, 0, False), 8, True), 0xFFFFFFFF, None)
+            w.flush()
+            return 1, lineno
+        if True in map(_IS_EXIT, hits):
+            exited = 0              # the lanes some EXIT line covers
+            for h in hits:
+                if h[4]:
+                    exited |= h[1]
             self._check_lanes_exit(exited, warp, lineno)
-        add(self._sid(core, core[5] + 8, True), mask, mem)
-        written += 1
+        pcs = list(map(_PC, hits))
+        sids = list(map(self.sid_of.get, zip(map(_CORE_ID, hits), pcs[1:], repeat(False))))
+        if None in sids:
+            for i, sid in enumerate(sids):
+                if sid is None:
+                    sids[i] = self._sid(hits[i][0], pcs[i + 1], False)
+        core, mask = hits[-1][0], hits[-1][1]
+        sids.append(self._sid(core, core[5] + 8, True))
+        w.extend(sids, list(map(_MASK, hits)), list(map(_MEM, hits)))
+        written = n
         if core[1] != Op.EXIT:                               # the model needs a final EXIT
-            add(self._sid(("EXIT", Op.EXIT, (), (), 4, core[5] + 8, False), core[5] + 16, True), mask, None)
+            w.add(self._sid(("EXIT", Op.EXIT, (), (), 4, core[5] + 8, False), core[5] + 16, True),
+                  mask, None)
             written += 1
-        self.w.flush()                                       # a warp's chunks are its own
+        w.flush()                                            # a warp's chunks are its own
         return written, lineno
+
+    def _lines(self, lines, n: int, at: int, warp: int) -> tuple[list[tuple], int]:
+        """The next ``n`` instruction lines, blank lines skipped, parsed (see ``_parse``; known
+        lines from the memo); the number of the last line read."""
+        memo = self.memo
+        hits: list[tuple] = []
+        lineno = at
+        while len(hits) < n:
+            items = list(islice(lines, n - len(hits)))
+            if not items:
+                raise ConfigError(self.where(at), "end of file", f"expected {n} instruction "
+                                  f"lines for warp {warp} ('insts = {n}'), found {len(hits)}")
+            lineno = items[-1][0]
+            found = list(map(memo.get, map(_RAW, items)))
+            blank, i = 0, -1
+            for _ in range(found.count(None)):  # the lines not in the memo, found by C scans
+                i = found.index(None, i + 1)
+                ln, raw = items[i]
+                s = raw.strip()
+                if s:
+                    found[i] = self._parse(raw, s, ln, n, len(hits) + i - blank, at, warp)
+                else:
+                    found[i] = ()               # a blank line: dropped below
+                    blank += 1
+            hits += [h for h in found if h] if blank else found
+        return hits, lineno
 
     def _check_lanes_exit(self, exited: int, warp: int, lineno: int) -> None:
         """Every thread of the warp must pass an EXIT (a predicated EXIT's mask covers its
@@ -344,7 +383,10 @@ class TraceCompiler:
                 self.lanes_not_exited = [0, (lineno, warp, exited, lanes)]
             self.lanes_not_exited[0] += 1
 
-    def _parse(self, s: bytes, lineno: int, n: int, got: int, at: int, warp: int) -> tuple:
+    def _parse(self, raw: bytes, s: bytes, lineno: int, n: int, got: int, at: int,
+               warp: int) -> tuple:
+        """Line ``raw`` (``s`` stripped) → (static core, mask, addresses, core id, is EXIT, pc);
+        kept in the memo by its raw bytes when it has no addresses and nothing to count."""
         text = self._text(s, lineno).strip()
         try:
             opcode, dst, src, width, pc, mask, mem = parse_instruction(text, self.where(lineno), self.skip,
@@ -371,11 +413,11 @@ class TraceCompiler:
         core_id = self.core_ids.get(core)
         if core_id is None:
             core_id = self.core_ids[core] = len(self.core_ids)
-        hit = (core, mask, mem, core_id, op == Op.EXIT)     # as _warp reads it
+        hit = (core, mask, mem, core_id, op == Op.EXIT, pc)
         if mem is None and not flagged:
             if len(self.memo) >= 1 << 16:
                 self.memo.clear()
-            self.memo[s] = hit
+            self.memo[raw] = hit
         return hit
 
     def _sid(self, core: tuple, next_pc: int, last: bool) -> int:
