@@ -315,30 +315,40 @@ class TraceCompiler:
 
     def _warp(self, lines, n: int, at: int, warp: int) -> tuple[int, int]:
         """Compile one warp's ``n`` instruction lines; return (instructions written, last line).
-        Each instruction's static id depends on the next one's pc, so the warp's lines are read
-        first and paired in bulk (C-level ``map``/``zip`` over the lines, no Python step per
-        line when every line was seen before)."""
-        hits, lineno = self._lines(lines, n, at, warp)
+        An instruction's static id depends on the next one's pc, so the lines are read and
+        paired in segments of at most ``CHUNK_INSTS`` (C-level ``map``/``zip`` over the lines, no
+        Python step per line that was seen before; memory stays bounded by one segment)."""
         w = self.w
-        if not hits:                                         # 'insts = 0': a bare EXIT
+        pending = None          # the last line read, waiting for the next pc
+        got, exited, lineno = 0, 0, at
+        while got < n:
+            seg, lineno = self._lines(lines, min(n - got, CHUNK_INSTS), at, warp, n, got)
+            got += len(seg)
+            if True in map(_IS_EXIT, seg):
+                for h in seg:
+                    if h[4]:
+                        exited |= h[1]      # the lanes some EXIT line covers
+            if pending is not None:
+                seg.insert(0, pending)
+            pending = seg.pop()
+            if not seg:
+                continue
+            pcs = list(map(_PC, seg))
+            pcs.append(pending[5])
+            sids = list(map(self.sid_of.get, zip(map(_CORE_ID, seg), pcs[1:], repeat(False))))
+            if None in sids:
+                for i, sid in enumerate(sids):
+                    if sid is None:
+                        sids[i] = self._sid(seg[i][0], pcs[i + 1], False)
+            w.extend(sids, list(map(_MASK, seg)), list(map(_MEM, seg)))
+        if pending is None:                                  # 'insts = 0': a bare EXIT
             w.add(self._sid(("EXIT", Op.EXIT, (), (), 4, 0, False), 8, True), 0xFFFFFFFF, None)
             w.flush()
             return 1, lineno
-        if True in map(_IS_EXIT, hits):
-            exited = 0              # the lanes some EXIT line covers
-            for h in hits:
-                if h[4]:
-                    exited |= h[1]
+        if exited:
             self._check_lanes_exit(exited, warp, lineno)
-        pcs = list(map(_PC, hits))
-        sids = list(map(self.sid_of.get, zip(map(_CORE_ID, hits), pcs[1:], repeat(False))))
-        if None in sids:
-            for i, sid in enumerate(sids):
-                if sid is None:
-                    sids[i] = self._sid(hits[i][0], pcs[i + 1], False)
-        core, mask = hits[-1][0], hits[-1][1]
-        sids.append(self._sid(core, core[5] + 8, True))
-        w.extend(sids, list(map(_MASK, hits)), list(map(_MEM, hits)))
+        core, mask, mem = pending[:3]
+        w.add(self._sid(core, core[5] + 8, True), mask, mem)
         written = n
         if core[1] != Op.EXIT:                               # the model needs a final EXIT
             w.add(self._sid(("EXIT", Op.EXIT, (), (), 4, core[5] + 8, False), core[5] + 16, True),
@@ -347,17 +357,18 @@ class TraceCompiler:
         w.flush()                                            # a warp's chunks are its own
         return written, lineno
 
-    def _lines(self, lines, n: int, at: int, warp: int) -> tuple[list[tuple], int]:
-        """The next ``n`` instruction lines, blank lines skipped, parsed (see ``_parse``; known
-        lines from the memo); the number of the last line read."""
+    def _lines(self, lines, k: int, at: int, warp: int, n: int, got: int) -> tuple[list[tuple], int]:
+        """The next ``k`` instruction lines of a warp of ``n`` (``got`` read before), blank
+        lines skipped, parsed (see ``_parse``; known lines from the memo); the number of the
+        last line read."""
         memo = self.memo
         hits: list[tuple] = []
         lineno = at
-        while len(hits) < n:
-            items = list(islice(lines, n - len(hits)))
+        while len(hits) < k:
+            items = list(islice(lines, k - len(hits)))
             if not items:
                 raise ConfigError(self.where(at), "end of file", f"expected {n} instruction "
-                                  f"lines for warp {warp} ('insts = {n}'), found {len(hits)}")
+                                  f"lines for warp {warp} ('insts = {n}'), found {got + len(hits)}")
             lineno = items[-1][0]
             found = list(map(memo.get, map(_RAW, items)))
             blank, i = 0, -1
@@ -366,7 +377,7 @@ class TraceCompiler:
                 ln, raw = items[i]
                 s = raw.strip()
                 if s:
-                    found[i] = self._parse(raw, s, ln, n, len(hits) + i - blank, at, warp)
+                    found[i] = self._parse(raw, s, ln, n, got + len(hits) + i - blank, at, warp)
                 else:
                     found[i] = ()               # a blank line: dropped below
                     blank += 1
