@@ -51,7 +51,7 @@ def test_a_run_of_other_length_than_accelsims_is_refused(tmp_path):
 
 def test_the_record_covers_the_peer_kits_large_traces_on_titanx():
     cases = load_record(RECORD)["cases"]
-    assert {"alu", "ld10"} <= set(cases)
+    assert {"alu", "ld10", "scat"} <= set(cases)
     for case in cases.values():
         assert case["warp_insts"] >= 500_000 and case["accelsim_cpu_s"] > 0
         assert len(case["trace_sha256"]) == 64 and case["loop_10m_cpu_s"] > 0
