@@ -40,7 +40,8 @@ def cta_sched_params(preset: str, policy: str, overrides=(), id_w: int = 32,
     """``cta_sched`` RTL params matching ``IkraCtaScheduler`` on that config (C = SMs)."""
     cfg = _config(preset, overrides)
     return parse_params(get_block("cta_sched"), {"C": cfg.sm.count, "ID_W": id_w,
-                                                 "QDEPTH": qdepth, "policy": policy})
+                                                 "QDEPTH": qdepth, "policy": policy,
+                                                 "victim_first": cfg.kernels.ikra_victim_first})
 
 
 def swm_params(block: str, preset: str, overrides=(), count_bits: int = 24) -> dict:
@@ -84,6 +85,10 @@ def gpu_cta_sched(blocks, params_list: list[dict], preset: str, workload: str,
     for blk, p in zip(blocks, params_list):
         if p["C"] != cfg.sm.count:
             raise ValueError(f"cta_sched C={p['C']} but {preset} has {cfg.sm.count} SMs")
+        first = p.get("victim_first", "right")
+        if first != cfg.kernels.ikra_victim_first:
+            raise ValueError(f"cta_sched victim_first={first} but the config has "
+                             f"kernels.ikra_victim_first={cfg.kernels.ikra_victim_first}")
         sched = IkraCtaScheduler(cfg, p["policy"], qdepth=p["QDEPTH"], id_w=p["ID_W"])
         stats = _simulate(cfg, workload, scale, seed, memory, cta_scheduler=sched,
                           blocks=_given(gpu=("cta_sched", blk)))

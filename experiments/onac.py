@@ -60,6 +60,7 @@ from __future__ import annotations
 import math
 import re
 
+from experiments import onac_programs as programs
 from experiments.onac_figures import draw_estimates, draw_scaling, draw_summary
 from experiments.thesis_runs import KIND, grid_union, steady_of
 from gpusched.experiment.grid import Grid
@@ -158,29 +159,30 @@ def _long(results: ResultSet, workload: str, controller: str, column: str) -> fl
     return results.mean(column, {"workload": workload, "sm_controller": controller})
 
 
-def static_factor(results: ResultSet, share: float) -> float:
-    """Factor on the preset's static powers that gives the all-SM run of ``REFERENCE`` a static
+def static_factor(results: ResultSet, share: float, reference: str = REFERENCE) -> float:
+    """Factor on the preset's static powers that gives the all-SM run of ``reference`` a static
     share ``share`` of its energy (§3.9 calibration)."""
-    dyn = _long(results, REFERENCE, "all_active", "e_dyn")
-    stat = _long(results, REFERENCE, "all_active", "e_static")
+    dyn = _long(results, reference, "all_active", "e_dyn")
+    stat = _long(results, reference, "all_active", "e_static")
     if not dyn > 0 or not stat > 0:
-        raise ValueError(f"no all-SM run of {REFERENCE} to calibrate static power on")
+        raise ValueError(f"no all-SM run of {reference} to calibrate static power on")
     return share / (1 - share) * dyn / stat
 
 
 def energy_saving(results: ResultSet, workload: str, controller: str,
-                  share: float = STATIC_SHARE) -> float:
+                  share: float = STATIC_SHARE, reference: str = REFERENCE) -> float:
     """1 − E(controller) / E(all SMs), in %, with calibrated static power."""
-    k = static_factor(results, share)
+    k = static_factor(results, share, reference)
     def energy(c: str) -> float:
         return _long(results, workload, c, "e_dyn") + k * _long(results, workload, c, "e_static")
     return 100 * (1 - energy(controller) / energy("all_active"))
 
 
-def oracle_saving(results: ResultSet, workload: str, share: float = STATIC_SHARE) -> float:
+def oracle_saving(results: ResultSet, workload: str, share: float = STATIC_SHARE,
+                  reference: str = REFERENCE) -> float:
     """1 − E/instruction at the oracle N / E/instruction at all SMs, in %, from the oracle
     sweep (fixed counts, no detection): the saving an exact, free detector would reach."""
-    k = static_factor(results, share)
+    k = static_factor(results, share, reference)
     curve = oracle_curve(results, workload)
     def per_inst(n: int) -> float:
         where = {"workload": workload, "sm_controller": f"active_{n}"}
@@ -214,9 +216,9 @@ def mean_over(fn, workloads: list[str], *args):
     return ours
 
 
-def static_share_at_defaults(results: ResultSet) -> float:
-    dyn = _long(results, REFERENCE, "all_active", "e_dyn")
-    stat = _long(results, REFERENCE, "all_active", "e_static")
+def static_share_at_defaults(results: ResultSet, reference: str = REFERENCE) -> float:
+    dyn = _long(results, reference, "all_active", "e_dyn")
+    stat = _long(results, reference, "all_active", "e_static")
     return 100 * stat / (dyn + stat)
 
 
@@ -302,24 +304,27 @@ def _headline() -> list[Headline]:
     return rows
 
 
-EXPERIMENT = Experiment(
-    name="onac",
-    title="ONAC vs Seq-Det vs all SMs: active-SM count, detection time, energy (thesis)",
+METRICS = [
+    Metric("cycles", "Run time", "core cycles"),
+    Metric("ipc", "IPC", "warp instructions/cycle"),
+    Metric("warp_insts", "Warp instructions", "instructions"),
+    Metric("steady_ipc", "Steady-state IPC", "warp instructions/cycle", compute=steady_of),
+    Metric("n_chosen", "Active SMs chosen", "SMs", compute=n_chosen),
+    Metric("detect_cycles", "Detection time", "cycles", compute=detect_cycles),
+    Metric("e_dyn", "Dynamic energy", "µJ", compute=dynamic_uj),
+    Metric("e_static", "Static energy (preset defaults)", "µJ", compute=static_uj),
+    Metric("active_sms", "Mean un-gated SMs", "SMs", compute=mean_active_sms),
+]
+
+CATALOGUE = Experiment(
+    name="onac-catalogue",
+    title="ONAC vs Seq-Det vs all SMs: active-SM count, detection time, energy (thesis, "
+          "catalogue)",
     description=__doc__,
     grid=_grid("onac", TYPE_A + TYPE_B, 32, LONG_WAVES, ORACLE_WAVES, {}),
     quick=_grid("onac_quick", ["onac_bp_k2_like", "onac_compute"], 8, QUICK_LONG_WAVES,
                 QUICK_ORACLE_WAVES, QUARTER_CHIP),
-    metrics=[
-        Metric("cycles", "Run time", "core cycles"),
-        Metric("ipc", "IPC", "warp instructions/cycle"),
-        Metric("warp_insts", "Warp instructions", "instructions"),
-        Metric("steady_ipc", "Steady-state IPC", "warp instructions/cycle", compute=steady_of),
-        Metric("n_chosen", "Active SMs chosen", "SMs", compute=n_chosen),
-        Metric("detect_cycles", "Detection time", "cycles", compute=detect_cycles),
-        Metric("e_dyn", "Dynamic energy", "µJ", compute=dynamic_uj),
-        Metric("e_static", "Static energy (preset defaults)", "µJ", compute=static_uj),
-        Metric("active_sms", "Mean un-gated SMs", "SMs", compute=mean_active_sms),
-    ],
+    metrics=METRICS,
     # rows = SM controller: the long runs (all_active, the detectors), then the oracle sweep
     tables=[Table("steady_ipc", rows="sm_controller", columns="workload",
                   title="Steady-state IPC per SM controller (active_n: the oracle sweep)"),
@@ -337,4 +342,113 @@ EXPERIMENT = Experiment(
                       "1.0 (all SMs active); values printed on the bars.")],
     headline=_headline(),
     labels={"sm_controller": "SM controller", "workload": "workload"},
+)
+
+
+# ---- the program suite --------------------------------------------------------------------------
+
+def _on_programs(fn, labels: list[str], kind: str = "arith"):
+    """``kind`` mean over ``labels`` (those with runs) of ``fn(relabelled results, label)``."""
+    def ours(results: ResultSet) -> float:
+        r = programs.relabel(results)
+        present = [lab for lab in labels if r.select(workload=lab).rows]
+        if not present:
+            raise ValueError("none of " + ", ".join(labels) + " in the results")
+        return programs.means([fn(r, lab) for lab in present])[kind]
+    return ours
+
+
+def _program_headline() -> list[Headline]:
+    a, b, ref = programs.of_type("A"), programs.of_type("B"), programs.REFERENCE
+    skip = f"{RAMP_SKIP}-wave ramp-up skip; static share {STATIC_SHARE:.0%} on {ref}"
+
+    def saving(ctrl: str, share: float = STATIC_SHARE):
+        return lambda r, w: energy_saving(r, w, ctrl, share, ref)
+
+    rows = [Headline(f"type A: ONAC energy saving vs all SMs ({kind} mean)", "%",
+                     _on_programs(saving(ONAC), a, kind), paper=20.0 if kind == "arith" else None,
+                     note=skip) for kind in ("arith", "harm", "geo")]
+    rows += [
+        Headline("type A: Seq-Det energy saving vs all SMs", "%",
+                 _on_programs(saving(SEQ_DET), a), paper=10.0, note=skip),
+        Headline("type A: energy saving at the oracle N (fixed, no detection)", "%",
+                 _on_programs(lambda r, w: oracle_saving(r, w, STATIC_SHARE, ref), a),
+                 note="energy per warp instruction, oracle sweep; the ceiling for a detector"),
+        Headline("type A: detection-time reduction, ONAC vs Seq-Det", "%",
+                 _on_programs(detection_reduction, a), paper=45.0, note=skip),
+        Headline("type A: performance retained by ONAC", "%",
+                 _on_programs(lambda r, w: perf_retained(r, w, ONAC), a), paper=98.0,
+                 note="paper: < 2 % loss"),
+        Headline("type A: performance retained by Seq-Det", "%",
+                 _on_programs(lambda r, w: perf_retained(r, w, SEQ_DET), a)),
+        Headline("type B: ONAC energy saving vs all SMs", "%",
+                 _on_programs(saving(ONAC), b), paper=-2.0, note="paper: +2 % energy on type B"),
+        Headline("type B: performance retained by ONAC", "%",
+                 _on_programs(lambda r, w: perf_retained(r, w, ONAC), b)),
+        Headline(f"static share at the preset's defaults ({ref}, all SMs)", "%",
+                 lambda r: static_share_at_defaults(programs.relabel(r), ref)),
+    ]
+    for w in programs.KERNELS:
+        rows += [Headline(f"{w}: oracle N", "SMs", _on_programs(oracle_of, [w]),
+                          paper=programs.PAPER_ORACLE.get(w),
+                          note="smallest n with ≥ 98 % steady IPC; paper: of 32 cores"),
+                 Headline(f"{w}: ONAC N", "SMs", _on_programs(lambda r, w: _long(
+                     r, w, ONAC, "n_chosen"), [w])),
+                 Headline(f"{w}: Seq-Det N", "SMs", _on_programs(lambda r, w: _long(
+                     r, w, SEQ_DET, "n_chosen"), [w]))]
+    return rows
+
+
+def program_table(results: ResultSet) -> list[str]:
+    """Per-kernel table: Table 4.4's type and known N_oracle beside ours."""
+    r = programs.relabel(results)
+    lines = ["### Table 4.4's kernels: ours per kernel", "",
+             "Paper: [THESIS §4.4] Table 4.4 types; N_oracle known for BP-K2 (12) and BT-K2 (31) "
+             "of 32 cores, per-kernel savings not given (only the type A mean, 20 % ONAC, 10 % "
+             "Seq-Det). Ours: energy saving vs all SMs at static share 40 % on "
+             f"{programs.REFERENCE}; perf. = all-SM cycles / controller cycles.", "",
+             "| kernel | program:kernel | type | N_oracle paper (of 32) | N_oracle ours | ONAC N "
+             "| Seq-Det N | ONAC saving % | Seq-Det saving % | oracle saving % | ONAC perf. % |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+
+    def cell(fn) -> str:
+        try:
+            v = fn()
+        except (ValueError, KeyError, ZeroDivisionError):
+            return "–"
+        return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else (
+            f"{v:.1f}" if isinstance(v, float) else str(v))
+
+    ref = programs.REFERENCE
+    for lab, (prog, kernel, kind) in programs.KERNELS.items():
+        if not r.select(workload=lab).rows:
+            continue
+        lines.append(" | ".join([
+            f"| {lab}", f"{prog}:{kernel}", kind, str(programs.PAPER_ORACLE.get(lab, "–")),
+            cell(lambda: oracle_of(r, lab)), cell(lambda: _long(r, lab, ONAC, "n_chosen")),
+            cell(lambda: _long(r, lab, SEQ_DET, "n_chosen")),
+            cell(lambda: energy_saving(r, lab, ONAC, STATIC_SHARE, ref)),
+            cell(lambda: energy_saving(r, lab, SEQ_DET, STATIC_SHARE, ref)),
+            cell(lambda: oracle_saving(r, lab, STATIC_SHARE, ref)),
+            cell(lambda: perf_retained(r, lab, ONAC))]) + " |")
+    return lines
+
+
+EXPERIMENT = Experiment(
+    name="onac",
+    title="ONAC vs Seq-Det vs all SMs on the program suite: Table 4.4's kernels (thesis)",
+    description=programs.__doc__,
+    grid=programs.grid("onac_programs", list(programs.KERNELS), programs.FULL_SCALE,
+                       programs.FULL_SWEEP, 32, CONTROLLERS),
+    quick=programs.grid("onac_programs_quick", programs.QUICK_LABELS, programs.QUICK_SCALE,
+                        programs.QUICK_SWEEP, 8, ["all_active", ONAC, SEQ_DET],
+                        programs.QUARTER_CHIP),
+    metrics=METRICS,
+    tables=[Table("steady_ipc", rows="sm_controller", columns="kernel",
+                  title="Steady-state IPC per SM controller (active_n: the oracle sweep)"),
+            Table("cycles", rows="sm_controller", columns="kernel",
+                  title="Run time (core cycles)")],
+    headline=_program_headline(),
+    sections=(program_table,),
+    labels={"sm_controller": "SM controller", "workload": "program", "kernel": "kernel"},
 )

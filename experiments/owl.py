@@ -9,15 +9,16 @@ full memory hierarchy. IPC is normalised per workload to RR (``lrr``) and averag
 Type-1 archetypes with the arithmetic (the paper's default), harmonic and geometric means.
 
 - RR = ``lrr``; TL = ``tl_narasiman`` (8-warp groups by warp id, [OWL §12] A15); CTA-Aware,
-  +Locality, +BLP = ``owl_cta``, ``owl_locality``, ``owl_blp`` (g_size = 8, A3 (a)
-  slot-static groups); OWL = ``owl_blp`` + the opportunistic prefetcher, scheme B
-  (``dram.prefetch = owl_b``, §12 A11 default) when the model has it, otherwise ``owl_blp``
-  alone (the headline note then says so); prefetch ablations (with the prefetcher): OWL with
+  +Locality, +BLP = ``owl_cta``, ``owl_locality_rot``, ``owl_blp_rot`` (g_size = 8; A3 (b),
+  the rotating head: priority moves to the next group only once the head group has completed,
+  as Fig 4B describes, and refilled CTAs join the lowest-priority group); OWL = ``owl_blp_rot``
+  + the opportunistic prefetcher, scheme B (``dram.prefetch = owl_b``, §12 A11 default) when
+  the model has it, otherwise ``owl_blp_rot`` alone (the headline note then says so); prefetch ablations (with the prefetcher): OWL with
   scheme A (``owl_a``) and OWL with [OWL §7.6]'s order (``owl_b_hi``: prefetches above row-miss
   demands, ``dram.prefetch_priority = above_misses``); Perfect-L2 and Perfect-L1 = RR with ``l2.perfect`` /
   ``l1.perfect`` (Perfect-L1 only for PMEM = IPC(Perfect-L1) / IPC(RR), the Type-1 test);
-  [OWL §12] A3 (b) ablations: +Locality and +BLP with the rotating head (``owl_locality_rot``,
-  ``owl_blp_rot``: refilled CTAs join the lowest-priority group).
+  [OWL §12] A3 (a) ablations: +Locality and +BLP with slot-static groups (``owl_locality``,
+  ``owl_blp``: Algorithm 1 read literally, a refilled CTA inherits its slot's group).
 - Type-1 = the memory-bound archetypes (``TYPE1``); Type-2 (do-no-harm, §12 A16) = ``TYPE2``
   (compute-bound, ≤ 6 warps per core); they are reported apart and never enter the means.
 - Metrics (§10): L1 miss rate (loads, ``1 − memory.l1.hit_rate``), BLP (per MC, averaged over
@@ -52,7 +53,7 @@ TYPE1 = ["owl_t_reuse", "owl_t_stream_shared", "owl_t_stream_private", "owl_t_ir
          "owl_t_mixed"]
 TYPE2 = ["owl_t_compute", "owl_t_small"]
 IRREGULAR = ["owl_t_irregular"]
-ROTATING = ["rr", "locality", "blp", "locality_rot", "blp_rot", "owl"]
+ROTATING = ["rr", "locality", "blp", "locality_static", "blp_static", "owl"]
 
 
 # ---- headline (over the catalogue's Type-1 archetypes) -----------------------------------------
@@ -94,7 +95,7 @@ def _grid(name: str, workloads: list[str], schemes: list[str], scale: float,
 
 
 _MAIN = ["rr", "tl", "cta", "locality", "blp", "owl", "perfect_l2"]
-_ABLATION = ["owl_a", "owl_b_hi", "locality_rot", "blp_rot"]
+_ABLATION = ["owl_a", "owl_b_hi", "locality_static", "blp_static"]
 _AR = "IPC / RR IPC, arithmetic mean over the Type-1 archetypes, − 1"
 CATALOGUE = Experiment(
     name="owl-catalogue",
@@ -160,10 +161,10 @@ CATALOGUE = Experiment(
                  note="ablation: stop prefetching at a conflicting demand; " + _AR),
         Headline("OWL with the §7.6 order over RR", "%", gain("owl_b_hi"),
                  note="ablation: scheme B, prefetch above row-miss demands; " + _AR),
-        Headline("+Locality, A3 (b) rotating head, over RR", "%", gain("locality_rot"),
-                 note="ablation: refilled CTAs join the lowest-priority group; " + _AR),
-        Headline("+BLP, A3 (b) rotating head, over RR", "%", gain("blp_rot"),
-                 note="ablation: refilled CTAs join the lowest-priority group; " + _AR),
+        Headline("+Locality, A3 (a) slot-static groups, over RR", "%", gain("locality_static"),
+                 note="ablation: a refilled CTA inherits its slot's group; " + _AR),
+        Headline("+BLP, A3 (a) slot-static groups, over RR", "%", gain("blp_static"),
+                 note="ablation: a refilled CTA inherits its slot's group; " + _AR),
         Headline("OWL over RR without owl_t_irregular", "%",
                  gain("owl", workloads=[w for w in TYPE1 if w not in IRREGULAR]),
                  note="arithmetic mean over the other Type-1 archetypes (scheme B's cost on "

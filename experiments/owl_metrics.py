@@ -13,9 +13,9 @@ from gpusched.experiment.registry import Metric
 LABELS = {"rr": "RR", "tl": "TL", "cta": "CTA-Aware", "locality": "+Locality", "blp": "+BLP",
           "owl": "OWL", "owl_a": "OWL (scheme A)", "owl_b_hi": "OWL (§7.6 order)",
           "perfect_l2": "Perfect-L2", "perfect_l1": "Perfect-L1",
-          "locality_rot": "+Locality (A3 b)", "blp_rot": "+BLP (A3 b)"}
-SCHEDULING = ["rr", "tl", "cta", "locality", "blp", "owl", "owl_a", "owl_b_hi", "locality_rot",
-              "blp_rot"]
+          "locality_static": "+Locality (A3 a)", "blp_static": "+BLP (A3 a)"}
+SCHEDULING = ["rr", "tl", "cta", "locality", "blp", "owl", "owl_a", "owl_b_hi",
+              "locality_static", "blp_static"]
 PREFETCHING = ["owl", "owl_a", "owl_b_hi"]
 PLOTTED = ["rr", "tl", "cta", "locality", "blp", "owl", "owl_a"]    # ≤ 8 series: one colour each
 

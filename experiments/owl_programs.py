@@ -192,7 +192,8 @@ def fig7(results: ResultSet) -> list[str]:
 
 # ---- the experiment ----------------------------------------------------------------------------
 
-SCHEMES = ["rr", "tl", "cta", "locality", "blp", "owl", "owl_a", "perfect_l2", "perfect_l1"]
+SCHEMES = ["rr", "tl", "cta", "locality", "blp", "owl", "owl_a", "blp_static", "perfect_l2",
+           "perfect_l1"]
 QUICK = ["sad", "bfs_sdk", "kmeans", "scalarprod", "spmv", "streamcluster", "blackscholes",
          "hotspot"]
 _AR = "IPC / RR IPC, arithmetic mean over the programs measured Type-1, − 1"
@@ -255,6 +256,10 @@ def program_experiment(quick_machine: dict | None = None) -> Experiment:
                      paper=19.0, note="IPC(OWL)/IPC(TL), arithmetic mean, − 1"),
             Headline("OWL with scheme A over RR", "%", _gain("owl_a", workloads=t1),
                      note="ablation: stop prefetching at a conflicting demand; " + _AR),
+            Headline("+BLP, A3 (a) slot-static groups, over RR", "%",
+                     _gain("blp_static", workloads=t1),
+                     note="ablation: a refilled CTA inherits its slot's group (+BLP runs the "
+                          "rotating head, Fig 4B); " + _AR),
             Headline("OWL below Perfect-L2", "%", _gap(t1), paper=11.0,
                      note="1 − mean(OWL/RR) / mean(Perfect-L2/RR); paper: within 11 %"),
             Headline("Perfect-L2 over RR (regime)", "×", _ratio("perfect_l2", workloads=t1),

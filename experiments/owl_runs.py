@@ -12,21 +12,24 @@ from gpusched.experiment.point import Point
 from gpusched.experiment.runners import check_model, register_kind, run_model
 
 KIND = "owl"
-_OWL = {"sm.warp_sched": "owl_blp", "dram.prefetch": "owl_b"}
+# +Locality, +BLP and OWL run [OWL §12] A3 (b), the rotating head: Fig 4B's rule that priority
+# moves to the next group only once the head group has completed, refilled CTAs joining the
+# lowest-priority group; A3 (a), slot-static groups (Algorithm 1 read literally), is the option
+_OWL = {"sm.warp_sched": "owl_blp_rot", "dram.prefetch": "owl_b"}
 SCHEMES: dict[str, dict] = {
     "rr": {"sm.warp_sched": "lrr"},
     "tl": {"sm.warp_sched": "tl_narasiman"},
     "cta": {"sm.warp_sched": "owl_cta"},
-    "locality": {"sm.warp_sched": "owl_locality"},
-    "blp": {"sm.warp_sched": "owl_blp"},
+    "locality": {"sm.warp_sched": "owl_locality_rot"},
+    "blp": {"sm.warp_sched": "owl_blp_rot"},
     "owl": _OWL,
     # prefetch ablations: scheme A (stop on a conflicting demand, [OWL §7.4]) and scheme B with
     # [OWL §7.6]'s priority order (prefetch above row-miss demands) instead of the lowest
     "owl_a": {**_OWL, "dram.prefetch": "owl_a"},
     "owl_b_hi": {**_OWL, "dram.prefetch_priority": "above_misses"},
-    # [OWL §12] A3 (b): the rotating head instead of slot-static groups
-    "locality_rot": {"sm.warp_sched": "owl_locality_rot"},
-    "blp_rot": {"sm.warp_sched": "owl_blp_rot"},
+    # [OWL §12] A3 (a): slot-static groups instead of the rotating head
+    "locality_static": {"sm.warp_sched": "owl_locality"},
+    "blp_static": {"sm.warp_sched": "owl_blp"},
     "perfect_l2": {"sm.warp_sched": "lrr", "l2.perfect": True},
     "perfect_l1": {"sm.warp_sched": "lrr", "l1.perfect": True},
 }

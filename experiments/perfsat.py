@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 import re
 
+from experiments import perfsat_programs as programs
 from experiments.thesis_runs import KIND, grid_union, steady_of
 from gpusched.experiment.grid import Grid
 from gpusched.experiment.plots import FigurePlot
@@ -281,9 +282,10 @@ def _headline() -> list[Headline]:
     return rows
 
 
-EXPERIMENT = Experiment(
-    name="perfsat",
-    title="Perf-Sat: detected vs oracle CTA limit, resources saved (thesis, M2090-like)",
+CATALOGUE = Experiment(
+    name="perfsat-catalogue",
+    title="Perf-Sat: detected vs oracle CTA limit, resources saved (thesis, M2090-like, "
+          "catalogue)",
     description=__doc__,
     grid=_grid("perfsat", WORKLOADS, WAVES, M2090),
     quick=_grid("perfsat_quick", ["perfsat_c_weak", "perfsat_mem"], QUICK_WAVES, QUARTER_CHIP),
@@ -309,4 +311,34 @@ EXPERIMENT = Experiment(
                       "dotted: the oracle limit.")],
     headline=_headline(),
     labels={"cta_limit": "CTA limit policy", "workload": "workload"},
+)
+
+
+def _decision(key: str):
+    return lambda stats: (stats.get("perf_sat_decisions") or {}).get(key)
+
+
+EXPERIMENT = Experiment(
+    name="perfsat",
+    title="Perf-Sat on the program suite: Table 4.2's kernels, detected vs oracle CTA limit "
+          "(thesis, M2090)",
+    description=programs.__doc__,
+    grid=programs.grid("perfsat_programs", list(programs.KERNELS), programs.FULL_SCALE),
+    quick=programs.grid("perfsat_programs_quick", programs.QUICK_LABELS, programs.QUICK_SCALE,
+                        programs.QUARTER_CHIP),
+    metrics=[
+        Metric("cycles", "Run time (the kernel's launches)", "core cycles"),
+        Metric("ipc", "IPC", "warp instructions/cycle"),
+        Metric("n_max", "Occupancy limit N_max", "CTAs", compute=n_max_of),
+        Metric("n_det", "Perf-Sat decision (mean over launch × SM)", "CTAs",
+               compute=_decision("mean")),
+        Metric("settled", "Perf-Sat detections settled", "fraction", compute=_decision("settled")),
+        Metric("mean_ctas", "Resident CTAs per SM (mean)", "CTAs", compute=mean_ctas),
+    ],
+    tables=[Table("ipc", rows="cta_limit", columns="kernel"),
+            Table("n_det", rows="cta_limit", columns="kernel"),
+            Table("mean_ctas", rows="cta_limit", columns="kernel")],
+    headline=programs.headline(),
+    sections=(programs.table42,),
+    labels={"cta_limit": "CTA limit policy", "workload": "program", "kernel": "kernel"},
 )

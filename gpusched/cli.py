@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> None:
     use_light_coercion()
     show_flags_without_a_type()
     try:
-        with signals_raise():
+        with signals_raise(final=True):
             _register(args)
             code = app(args=args, prog_name="gpusched", standalone_mode=False)
     except ConfigError as e:

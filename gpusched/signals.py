@@ -18,10 +18,12 @@ import contextlib
 import os
 import signal
 import subprocess
+import sys
 import threading
 from typing import Iterator
 
 GRACE_S = 2.0
+REDELIVER_S = 0.01
 RAISING = (signal.SIGTERM, signal.SIGHUP)
 
 
@@ -41,20 +43,51 @@ def _raise(signum, frame):
     raise Terminated(signum)
 
 
+def _redeliver(hook_args) -> None:
+    """``sys.unraisablehook``: a signal's exception raised where Python cannot propagate it (a
+    ``__del__`` or weakref callback, such as the import system's module-lock cleanup) would be
+    printed as "Exception ignored" and lost; deliver the signal again instead, a moment later
+    from another thread (delivered at once, its handler would raise inside this hook), so that
+    it raises at an ordinary point of the main thread."""
+    exc = hook_args.exc_value
+    if isinstance(exc, (Terminated, KeyboardInterrupt)):
+        sig = exc.signum if isinstance(exc, Terminated) else signal.SIGINT
+        again = threading.Timer(REDELIVER_S, os.kill, (os.getpid(), sig))
+        again.daemon = True
+        again.start()
+    else:
+        sys.__unraisablehook__(hook_args)
+
+
+def _exit_now(signum, frame):
+    """After the command: a signal ends the process at once with 128 + its number (what is
+    printed is flushed first), as it would have inside the command."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(128 + signum)
+
+
 @contextlib.contextmanager
-def signals_raise() -> Iterator[None]:
+def signals_raise(final: bool = False) -> Iterator[None]:
     """SIGTERM and SIGHUP raise ``Terminated`` inside the block (main thread only; a signal
-    that is ignored stays ignored)."""
+    that is ignored stays ignored); a signal that arrives inside a destructor or callback is
+    delivered again (``_redeliver``), never lost. ``final`` (the command line's outermost
+    block): after the block a signal exits with 128 + its number at once instead of the old
+    disposition (which would end the process by the signal while it prints or exits)."""
     old = {}
+    hook = sys.unraisablehook
     if threading.current_thread() is threading.main_thread():
         for sig in RAISING:
             if signal.getsignal(sig) is not signal.SIG_IGN:
                 old[sig] = signal.signal(sig, _raise)
+        sys.unraisablehook = _redeliver
     try:
         yield
     finally:
         for sig, handler in old.items():
-            signal.signal(sig, handler)
+            signal.signal(sig, _exit_now if final else handler)
+        sys.unraisablehook = hook
 
 
 def stop(proc: subprocess.Popen) -> None:

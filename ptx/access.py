@@ -88,7 +88,7 @@ class Access:
                 raise self.fail(st, sel, j, int(addrs[j]), f"misaligned {w}-byte access")
         space = self.space
         if space != "generic":
-            return [self._one(st, sel, None, addrs, space)]
+            return [self._one(st, sel, None, addrs, space, explicit=True)]
         groups = []
         kinds = np.full(len(addrs), 0, np.int8)
         kinds[(addrs >= SHARED_WINDOW) & (addrs < SHARED_WINDOW + WINDOW_SIZE)] = 1
@@ -103,8 +103,11 @@ class Access:
                 groups.append(self._one(st, sel, pos, addrs[pos] - np.uint64(base), name))
         return groups
 
-    def _one(self, st, sel, pos, addrs, space):
-        """One space's lanes (``pos`` of ``sel``, None: all) → (views, offsets, pos, timing)."""
+    def _one(self, st, sel, pos, addrs, space, explicit=False):
+        """One space's lanes (``pos`` of ``sel``, None: all) → (views, offsets, pos, timing).
+        Timing addresses of an ``explicit`` local access (LDL/STL) are the threads' own local
+        addresses, as the NVBit tracer records them (the timing model places them); a generic
+        access that lands in local memory is recorded at its physical address."""
         w = self.width
         lanes = slice(None) if pos is None else pos
         if space == "global":
@@ -123,9 +126,12 @@ class Access:
             limit = st.local_size
             buf = st.local_views
             rows = st.lane_thread(sel)[lanes].astype(np.int64) * st.local_stride
-            g = st.global_thread(sel)[lanes].astype(np.uint64)
-            timing = np.uint64(LOCAL_PHYSICAL) + ((addrs >> np.uint64(2)) * np.uint64(st.grid_threads)
-                                                  + g) * np.uint64(4) + (addrs & np.uint64(3))
+            if explicit:
+                timing = addrs
+            else:
+                g = st.global_thread(sel)[lanes].astype(np.uint64)
+                timing = np.uint64(LOCAL_PHYSICAL) + ((addrs >> np.uint64(2)) * np.uint64(st.grid_threads)
+                                                      + g) * np.uint64(4) + (addrs & np.uint64(3))
         elif space == "const":
             limit = st.const_size
             buf = st.const_views

@@ -53,7 +53,8 @@ class KernelRun:
 
     __slots__ = ("kernel", "index", "slot", "n_ctas", "warps_per_cta", "padded_threads",
                  "regs_per_cta", "smem_per_cta", "occupancy", "next_cta", "ctas_done",
-                 "launched_at", "ready_at", "start", "end", "warp_insts", "ctas")
+                 "launched_at", "ready_at", "start", "end", "warp_insts", "ctas", "n_sms",
+                 "local_pcs")
 
     def __init__(self, kernel: Kernel, index: int, sm: SMConfig, n_sms: int, concurrent: bool):
         self.kernel, self.index, self.slot = kernel, index, -1
@@ -63,6 +64,9 @@ class KernelRun:
         self.regs_per_cta = self.padded_threads * (-(-kernel.regs_per_thread // 4) * 4)
         self.smem_per_cta = kernel.smem_per_cta
         self.occupancy = occupancy_limit(sm, kernel, n_sms, clamp_small_grid=not concurrent)
+        self.n_sms = n_sms
+        # the PCs of its local loads and stores (LDL/STL), whose addresses the SM translates
+        self.local_pcs: frozenset[int] = frozenset(kernel.meta.get("local_pcs", ()))
         self.next_cta = 0           # CTAs placed so far = next linear id to hand out in order
         self.ctas_done = 0
         self.launched_at = self.ready_at = self.start = self.end = -1

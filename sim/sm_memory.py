@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from sim.memory.local_map import local_addresses
 from sim.subcore import NEVER, SubCore, Unit
 from sim.warp import LDST, WS_MEMORY, WS_SCOREBOARD, Warp
+from sim.workload.kernel import Instr
 from sim.workload.kernel import OP_ATOM as _ATOM
 from sim.workload.kernel import OP_LDS as _LDS
 from sim.workload.kernel import OP_STS as _STS
@@ -89,6 +91,10 @@ class SMMemory:
                 w.pending |= d.dst_mask
                 self.schedule_writeback(now + self.smem_latency + (passes - 1) * unit.ii, w, d.dst_mask)
             return
+        instr = d.instr
+        run = w.cta.run
+        if run.local_pcs and instr.pc in run.local_pcs:
+            instr = self.local_instr(w, instr, run)
         dst = d.dst_mask
         if dst:
             w.pending |= dst
@@ -101,10 +107,10 @@ class SMMemory:
             token: tuple = (w, dst, 1)
         else:
             token = (w, dst)
-        if self.memory.issue(now, self.sm_id, d.instr, token):
-            unit.free_at = now + self.ldst_hold(d.instr, unit.ii)
+        if self.memory.issue(now, self.sm_id, instr, token):
+            unit.free_at = now + self.ldst_hold(instr, unit.ii)
         else:
-            unit.stalled = (d.instr, token)
+            unit.stalled = (instr, token)
             unit.free_at = NEVER
             if not self.retry:
                 self.gpu.n_retrying += 1
@@ -145,6 +151,15 @@ class SMMemory:
                 self.wake = now
                 if not gpu.in_tick:     # the GPU loop may have passed this SM: let it re-check
                     gpu.policy_acted = True
+
+    def local_instr(self, w: Warp, instr: Any, run: Any) -> Instr:
+        """A local load or store (LDL/STL) at the physical addresses of its threads' local
+        words (``sim.memory.local_map``), 4-byte words for accesses of 4 bytes or more."""
+        warp_size = run.padded_threads // run.warps_per_cta
+        addrs = local_addresses(instr.addrs, instr.mask, instr.size, w.slot, warp_size,
+                                self.sm_id, run.n_sms, run.padded_threads, run.occupancy.limit)
+        size = 4 if instr.size >= 4 else instr.size
+        return Instr(instr.op, instr.dst, instr.src, addrs, size, instr.mask, instr.pc, instr.next_pc)
 
     def ldst_hold(self, instr: Any, ii: int) -> int:
         """Cycles an accepted global access holds its LD/ST unit: ``ii``, or with

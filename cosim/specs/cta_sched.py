@@ -1,6 +1,7 @@
 """Block entry: IKRA CTA scheduler, policies rr / chunk / reset / flip / steal ([IKRA §2]).
 
-Parameters: C = number of CUs (the spec's P), ID_W, QDEPTH, policy; ``check=1`` makes the twin
+Parameters: C = number of CUs (the spec's P), ID_W, QDEPTH, policy, victim_first (right: the
+paper's Fig 3 order; left); ``check=1`` makes the twin
 run the §8 property checker on every cycle (any backend; no effect on the RTL).
 """
 
@@ -12,7 +13,7 @@ from gpusched.blocks import BlockSpec, Param
 def spec() -> BlockSpec:
     from cosim.stimuli.cta_sched import CtaSchedStimulus
     from hdl.cta_sched import CtaSched
-    from hdl.ikra.params import POLICIES, IkraShape
+    from hdl.ikra.params import POLICIES, VICTIM_FIRST, IkraShape
     from sim.blocks.cta_sched import CtaSchedTwin
     from sim.blocks.ikra.checker import checked_twin_class
     shape = IkraShape(2)
@@ -25,11 +26,16 @@ def spec() -> BlockSpec:
             "ID_W": Param(int, 32, "an integer in 4..63 (linear TB id width)", lambda v: 4 <= v <= 63),
             "QDEPTH": Param(int, 32, "a power of two >= 2 (steal queue entries)", pow2),
             "policy": Param(str, "steal", "one of " + ", ".join(POLICIES), lambda v: v in POLICIES),
+            "victim_first": Param(str, "right", "one of " + ", ".join(VICTIM_FIRST)
+                                  + " (a thief's first victim, [IKRA §2.4] Fig 3)",
+                                  lambda v: v in VICTIM_FIRST),
             "check": Param(int, 0, "0 or 1 (twin checks [IKRA §8] properties)", lambda v: v in (0, 1)),
         },
-        make_rtl=lambda p: CtaSched(p["C"], p["ID_W"], p["QDEPTH"], p["policy"]),
+        make_rtl=lambda p: CtaSched(p["C"], p["ID_W"], p["QDEPTH"], p["policy"],
+                                    p.get("victim_first", "right")),
         make_twin=lambda p: (checked_twin_class(CtaSchedTwin) if p.get("check") else CtaSchedTwin)(
-            p["C"], p["ID_W"], p["QDEPTH"], p["policy"]),
+            p["C"], p["ID_W"], p["QDEPTH"], p["policy"],
+            victim_first=p.get("victim_first", "right")),
         make_stimulus=lambda p, seed: CtaSchedStimulus(p["C"], p["ID_W"], seed),
         inputs=shape.inputs(),
         outputs=shape.outputs(),

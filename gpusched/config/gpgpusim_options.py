@@ -12,10 +12,13 @@ _REASONS: dict[str, str] = {
         "-gpgpu_ptx_save_converted_ptxplus -gpgpu_ptx_instruction_classification "
         "-gpgpu_ptx_use_cuobjdump -gpgpu_ptx_inst_debug_file -gpgpu_ptx_inst_debug_thread_uid "
         "-gpgpu_ptx_inst_debug_to_file -ptx_opcode_latency_tesnor -ptx_opcode_initiation_tensor "
-        "-gpgpu_experimental_lib_support -save_embedded_ptx -keep -gpgpu_local_mem_map "
+        "-gpgpu_experimental_lib_support -save_embedded_ptx -keep "
         "-gpgpu_cdp_enabled -cdp_latency -gpgpu_runtime_pending_launch_count_limit "
         "-gpgpu_runtime_sync_depth_limit -gpgpu_stack_size_limit -gpgpu_heap_size_limit "
         "-gpgpu_compute_capability_major -gpgpu_compute_capability_minor -coption",
+    "local memory is always placed as with GPGPU-Sim's default, 1 (by CTA slot and SM; "
+    "sim/memory/local_map.py)":
+        "-gpgpu_local_mem_map",
     "statistics, tracing, checkpoints and output only":
         "-gpgpu_memlatency_stat -gpgpu_runtime_stat -enable_ptx_file_line_stats "
         "-ptx_line_stats_filename -visualizer_enabled -visualizer_outputfile -visualizer_zlevel "

@@ -322,6 +322,11 @@ class KernelConfig:
                                         "(CUDA's stream semantics; GPGPU-Sim's stream manager and "
                                         "Accel-Sim launch a kernel only into an idle stream); "
                                         "FIFO kernel scheduler")
+    ikra_victim_first: str = rule("right", choices=("right", "left"),
+                                  doc="IKRA Steal (cta_scheduler ikra_steal): the neighbour a "
+                                      "thief tries first, right = CU i+1 (the paper's Fig 3: CU 0 "
+                                      "steals from CU 1 first) or left = CU i-1; then the other "
+                                      "neighbour, i+2, i+3, ... ([IKRA §2.4])")
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ def build_fabric(m: Module, sh: IkraShape, cus: list[StealCu]) -> StealResult:
     # choice[i][(kind, v)]: thief i aims at region (kind, v); kind 0 = queue, 1 = chunk
     choice: list[dict[tuple[int, int], Value]] = []
     for i in range(p):
-        order = victim_order(i, p)
+        order = victim_order(i, p, sh.victim_first)
         cand = Signal(width, name=f"thief{i}_cand")
         m.d.comb += cand.eq(Cat(*[cus[v].q_av for v in order], *[cus[v].c_av for v in order]))
         hot = first_one_hot(m, cand, width, f"thief{i}_aim")

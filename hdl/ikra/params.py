@@ -12,6 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 POLICIES = ("rr", "chunk", "reset", "flip", "steal")
+# A thief's first victim (§2.4 step 2): the right neighbour i+1 (the paper's Fig 3, where CU 0
+# steals from CU 1 first) or the left one i−1 (the order the spec's §6 item 1 chose before).
+VICTIM_FIRST = ("right", "left")
 
 # tb_src encoding (§2.6): own chunk, own queue, stolen from a queue, stolen from a chunk.
 SRC_CHUNK, SRC_QUEUE, SRC_STOLEN_QUEUE, SRC_STOLEN_CHUNK = 0, 1, 2, 3
@@ -21,8 +24,11 @@ TB_DONE_W = 4                    # retirements per CU per cycle (§2.6)
 SRC_W = 2
 
 
-def check_params(n_cus: int, id_w: int, qdepth: int, policy: str) -> None:
+def check_params(n_cus: int, id_w: int, qdepth: int, policy: str,
+                 victim_first: str = "right") -> None:
     """Shared parameter check (RTL, twin, registry)."""
+    if victim_first not in VICTIM_FIRST:
+        raise ValueError(f"victim_first = {victim_first!r}: allowed: {', '.join(VICTIM_FIRST)}")
     if policy not in POLICIES:
         raise ValueError(f"policy = {policy!r}: allowed: {', '.join(POLICIES)}")
     if not 1 <= n_cus <= 64:
@@ -40,9 +46,10 @@ class IkraShape:
     id_w: int = 32
     qdepth: int = 32
     policy: str = "steal"
+    victim_first: str = "right"      # VICTIM_FIRST: which neighbour a thief tries first
 
     def __post_init__(self):
-        check_params(self.n_cus, self.id_w, self.qdepth, self.policy)
+        check_params(self.n_cus, self.id_w, self.qdepth, self.policy, self.victim_first)
 
     @property
     def cu_w(self) -> int:
@@ -83,11 +90,19 @@ class IkraShape:
         return tuple(k for k, (d, _) in self.ports().items() if d == "out")
 
 
-def victim_order(thief: int, n_cus: int) -> list[int]:
-    """Victim search order of ``thief`` (§2.4 step 2, §6 item 1): left, right, i+2, i+3, … mod P."""
+def victim_order(thief: int, n_cus: int, first: str = "right") -> list[int]:
+    """Victim search order of ``thief`` (§2.4 step 2): both neighbours, then i+2, i+3, … mod P,
+    each other CU once. ``first`` = "right": i+1, i−1, … (Fig 3: CU 0 steals from CU 1 first);
+    "left": i−1, i+1, … (§6 item 1)."""
+    if first not in VICTIM_FIRST:
+        raise ValueError(f"victim_first = {first!r}: allowed: {', '.join(VICTIM_FIRST)}")
+    left, right = (thief - 1) % n_cus, (thief + 1) % n_cus
+    rest = [(thief + k) % n_cus for k in range(2, n_cus - 1)]
     if n_cus < 2:
         return []
-    return [(thief - 1) % n_cus] + [(thief + k) % n_cus for k in range(1, n_cus - 1)]
+    if n_cus == 2:
+        return [right]
+    return ([right, left] if first == "right" else [left, right]) + rest
 
 
 def chunk_bounds(cu: int, n: int, n_cus: int, start_cu: int) -> tuple[int, int]:

@@ -24,15 +24,16 @@ class CtaSchedTwin:
     """Behavioural G / C / R / F / S CTA scheduler for ``n_cus`` CUs."""
 
     def __init__(self, n_cus: int, id_w: int = 32, qdepth: int = 32, policy: str = "steal",
-                 steal_extra_latency: int = 0):
+                 steal_extra_latency: int = 0, victim_first: str = "right"):
         """``steal_extra_latency`` (twin only, §2.7, §3): extra cycles before a stolen TB is
-        offered, for sensitivity studies; 0 = the RTL's timing (offer in the next cycle)."""
+        offered, for sensitivity studies; 0 = the RTL's timing (offer in the next cycle).
+        ``victim_first``: the neighbour a thief tries first (``hdl.ikra.params.VICTIM_FIRST``)."""
         self.steal_extra_latency = steal_extra_latency
-        self.sh = sh = IkraShape(n_cus, id_w, qdepth, policy)
+        self.sh = sh = IkraShape(n_cus, id_w, qdepth, policy, victim_first)
         self.p, self.id_w, self.qdepth, self.policy = n_cus, id_w, qdepth, policy
         self.mask = (1 << id_w) - 1
         self.qmask = (1 << sh.q_w) - 1
-        self.order = [victim_order(i, n_cus) for i in range(n_cus)]
+        self.order = [victim_order(i, n_cus, victim_first) for i in range(n_cus)]
         p = n_cus
         self.active, self.init_left, self.n, self.retired, self.done_pulse = 0, 0, 0, 0, 0
         self.last_cu, self.rot_start, self.next_tb = p - 1, 0, 0

@@ -62,6 +62,7 @@ class IkraCtaScheduler(Policy):
         self.policy = policy or self.default_policy
         self.n = cfg.sm.count
         self.id_w, self.qdepth, self.steal_extra_latency = id_w, qdepth, steal_extra_latency
+        self.victim_first = cfg.kernels.ikra_victim_first
         self.block = self.twin = None
         self.steps = 0                      # block cycles run (not part of the stats)
         self.every_cycle = every_cycle
@@ -75,15 +76,17 @@ class IkraCtaScheduler(Policy):
     def attach(self, gpu) -> None:
         super().attach(gpu)
         self.sms = gpu.sms
-        params = {"C": self.n, "ID_W": self.id_w, "QDEPTH": self.qdepth, "policy": self.policy}
+        params = {"C": self.n, "ID_W": self.id_w, "QDEPTH": self.qdepth, "policy": self.policy,
+                  "victim_first": self.victim_first}
         make_twin = lambda: CtaSchedTwin(self.n, self.id_w, self.qdepth, self.policy,
-                                         self.steal_extra_latency)
+                                         self.steal_extra_latency, self.victim_first)
         if self.steal_extra_latency and gpu.blocks.replaces("cta_sched", "gpu"):
             raise ConfigError("steal_extra_latency", self.steal_extra_latency,
                               "a twin-only knob: the cta_sched RTL has none")
         self.block = gpu.blocks.block("cta_sched", "gpu", lambda: params, make_twin)
         self.twin = self.block if type(self.block) is CtaSchedTwin else \
-            CtaSchedPorts(self.block, self.n, self.id_w, self.qdepth, self.policy)
+            CtaSchedPorts(self.block, self.n, self.id_w, self.qdepth, self.policy,
+                          self.victim_first)
 
     # -- Policy hooks ----------------------------------------------------------------------------
     def on_kernel_launch(self, now: int, run) -> None:
@@ -168,9 +171,10 @@ class CtaSchedPorts:
     stolen offer in the next cycle, which also names the stolen id for ``steal_log``.
     """
 
-    def __init__(self, block, n_cus: int, id_w: int, qdepth: int, policy: str):
+    def __init__(self, block, n_cus: int, id_w: int, qdepth: int, policy: str,
+                 victim_first: str = "right"):
         self.block, self.p, self.policy = block, n_cus, policy
-        self.sh = IkraShape(n_cus, id_w, qdepth, policy)
+        self.sh = IkraShape(n_cus, id_w, qdepth, policy, victim_first)
         self.active, self.init_left, self.n, self.retired = 0, 0, 0, 0
         self.expect_done, self.prev_dims = 0, None
         self.stolen_wait = [0] * n_cus          # the block offers a stolen TB in the next cycle
@@ -251,7 +255,7 @@ class CtaSchedPorts:
         for i in range(p):
             if not free >> i & 1 or stolen[i] or c_left[i] or q_left[i]:
                 continue
-            order = victim_order(i, p)
+            order = victim_order(i, p, sh.victim_first)
             aim = next(((0, v) for v in order if q_left[v]), None) or \
                 next(((1, v) for v in order if c_left[v]), None)
             if aim in aims:

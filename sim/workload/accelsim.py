@@ -169,7 +169,8 @@ class TraceKernel:
                       meta={"trace": str(self.path), "kernel id": self.headers.get("kernel id", ""),
                             "binary version": m["binary_version"], "warp_insts": m["warp_insts"],
                             "thread_insts": m["thread_insts"],
-                            "cuda stream": self.headers.get("cuda stream id", "0")})
+                            "cuda stream": self.headers.get("cuda stream id", "0"),
+                            "local_pcs": self.compiled.local_pcs})
 
     def stream(self, cta: int, warp: int) -> Iterator[Instr]:
         return self.compiled.stream(cta, warp)

@@ -175,6 +175,10 @@ def base_opcode(opcode: str) -> str:
     return opcode.split(".", 1)[0].upper()
 
 
+# loads and stores of a thread's local memory: the SM places their addresses (sim.memory.local_map)
+LOCAL_OPCODES = frozenset({"LDL", "STL"})
+
+
 def classify(opcode: str, family: str | None = None) -> tuple[Op, bool]:
     """(op class, known) of a SASS opcode such as ``LDG.E.64.SYS``: known = in ``family``'s
     table (any family's when None); unknown opcodes run as ALU."""

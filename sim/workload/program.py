@@ -24,7 +24,8 @@ from .kernel import Kernel, Workload
 from .trace_store import CompiledKernel, cache_root, verified
 
 PROGRAM_PREFIX = "program:"
-MANIFEST_VERSION = 2        # 2: sealed (gpusched.cache), each launch with its seal key
+MANIFEST_VERSION = 3        # 2: sealed (gpusched.cache), each launch with its seal key; 3: local
+                            # accesses recorded in the tracer's form
 
 
 @dataclass
@@ -132,7 +133,7 @@ def kernel_of(folder: Path, arrival: int = 0) -> Kernel:
                   meta={"trace": str(folder), "warp_insts": m["warp_insts"], "cuda stream": "0",
                         "thread_insts": m["thread_insts"], "source": m["source"],
                         "ptx_statics": m.get("ptx_statics", []),
-                        "profile": m.get("profile", {})})
+                        "profile": m.get("profile", {}), "local_pcs": ck.local_pcs})
 
 
 def workload_of(folders: list[Path], name: str) -> Workload:

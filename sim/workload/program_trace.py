@@ -25,13 +25,18 @@ from .trace_compile import CHUNK_INSTS, FORMAT_VERSION, LISTED
 from .trace_store import cache_root, problem, publish, report, seal
 
 
+# what the front end records, beside the compiled form; 2: local loads and stores at the
+# threads' own local addresses (the tracer's form), placed by the timing model
+RECORD_VERSION = 2
+
+
 def launch_folder(key: str, root: Path | None = None) -> Path:
-    return (cache_root() if root is None else root) / "ptx" / f"{key[:40]}-v{FORMAT_VERSION}"
+    return (cache_root() if root is None else root) / "ptx" / f"{key[:40]}-v{FORMAT_VERSION}.{RECORD_VERSION}"
 
 
 def launch_seal(key: str) -> str:
     """The key a launch's folder is sealed for."""
-    return f"ptx-launch sha256={key} format={FORMAT_VERSION}"
+    return f"ptx-launch sha256={key} format={FORMAT_VERSION} record={RECORD_VERSION}"
 
 
 class CachedSink:

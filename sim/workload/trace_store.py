@@ -36,6 +36,7 @@ from gpusched.cache import cache_root as gpusched_cache_root
 from gpusched.cache import problem, publish, read_json, report, seal, verified, write_json
 
 from .kernel import Instr, Op
+from .opcodes import LOCAL_OPCODES, base_opcode
 from .trace_compile import FORMAT_VERSION, LISTED, TraceCompiler
 
 __all__ = ["cache_root", "compiled", "content_digest", "CompiledKernel", "seal", "publish",
@@ -122,6 +123,8 @@ class CompiledKernel:
         self.statics = [(Op(op), tuple(dst), tuple(src), width, pc, next_pc, has_mem)
                         for _, op, dst, src, width, pc, next_pc, has_mem in self.meta["statics"]]
         self.is_mem = [st[6] for st in self.statics]
+        self.local_pcs = tuple(sorted({s[5] for s in self.meta["statics"]
+                                       if s[7] and base_opcode(s[0]) in LOCAL_OPCODES}))
         self._index: dict[int, tuple[int, int]] | None = None
         self._shared: dict[int, Instr] = {}
         self._templates: dict[bytes, tuple[list, list[int]]] = {}

@@ -7,7 +7,8 @@ import pytest
 
 from cosim.amaranth_backend import run_sequence
 from gpusched.blocks import get_block
-from hdl.ikra.params import POLICIES, TB_DONE_W, chunk_bounds, pack, unpack
+from hdl.ikra.params import (POLICIES, SRC_STOLEN_CHUNK, TB_DONE_W, chunk_bounds, pack, unpack,
+                             victim_order)
 from sim.blocks.cta_sched import CtaSchedTwin
 
 from sim.blocks.ikra.harness import run_rtl_checked, run_twin_checked
@@ -73,17 +74,50 @@ def test_rr_deals_in_circular_order_and_kernel_done_pulses():
     assert last["tb_valid"] == 0b101 and unpack(last["tb_id"], idw, p) == [1, 0, 0]
 
 
-LOCKSTEP = [(pol, p, q, cycles) for pol in POLICIES
+LOCKSTEP = [(pol, p, q, cycles, "right") for pol in POLICIES
             for p, q, cycles in ((1, 4, 2000), (2, 4, 2000), (3, 4, 2500), (5, 8, 1500), (16, 4, 700))]
+# the other victim order (only Steal has victims; P >= 3 has two neighbours)
+LOCKSTEP += [("steal", p, q, cycles, "left") for p, q, cycles in ((3, 4, 2500), (5, 8, 1500),
+                                                                  (16, 4, 700))]
 
 
-@pytest.mark.parametrize("policy,p,qdepth,cycles", LOCKSTEP)
-def test_lockstep_rtl_vs_twin_with_properties(policy, p, qdepth, cycles):
+@pytest.mark.parametrize("policy,p,qdepth,cycles,first", LOCKSTEP)
+def test_lockstep_rtl_vs_twin_with_properties(policy, p, qdepth, cycles, first):
     """Amaranth simulator: identical outputs every cycle, §8 properties on the RTL outputs."""
-    twin = run_rtl_checked(p, 10, qdepth, policy, cycles, seed=p * 7 + qdepth, max_n=120)
+    twin = run_rtl_checked(p, 10, qdepth, policy, cycles, seed=p * 7 + qdepth, max_n=120,
+                           victim_first=first)
     assert twin.checker.kernel >= 3, "too few kernels to mean anything"
     if policy == "steal" and p > 1:
         assert twin.stats["steals_chunk"] > 0
+
+
+@pytest.mark.parametrize("first,victim", [("right", 1), ("left", 2)])
+def test_fig3_cu0_steals_from_its_first_neighbour(first, victim):
+    """The paper's Fig 3 example: P = 3, N = 9, chunks [0, 3), [3, 6), [6, 9). CU 0 alone gets
+    slots and runs out of its chunk while CUs 1 and 2 still hold all of theirs; it steals the
+    TB its victim would have run last (hi − 1 in phase 0): CU 1's TB 5 with the right
+    neighbour first (Fig 3), CU 2's TB 8 with the left one. RTL and twin, checker on."""
+    p, idw = 3, 8
+    params = {"C": p, "ID_W": idw, "QDEPTH": 4, "policy": "steal", "victim_first": first,
+              "check": 1}
+    start = idw + 3                                   # first offer (§2.5)
+    inputs = [{"launch_valid": int(c == 0), "grid_x": 9, "grid_y": 1, "grid_z": 1,
+               "slot_free": 0b001 if c >= start else 0} for c in range(start + 5)]
+    res = both(params, inputs)
+    for c, (rtl, twin) in enumerate(res):
+        assert rtl == twin, f"cycle {c}"
+    own = [unpack(res[start + k][0]["tb_id"], idw, p)[0] for k in range(3)]
+    assert own == [0, 1, 2]
+    steal = res[start + 4][0]                        # thief in start + 3, offer in start + 4
+    assert steal["tb_valid"] & 1
+    assert unpack(steal["tb_src"], 2, p)[0] == SRC_STOLEN_CHUNK
+    assert unpack(steal["tb_victim"], 1 if p < 3 else 2, p)[0] == victim
+    assert unpack(steal["tb_id"], idw, p)[0] == chunk_bounds(victim, 9, p, 0)[1] - 1
+
+
+def test_victim_first_is_checked_with_one_line():
+    with pytest.raises(ValueError, match="victim_first = 'up': allowed: right, left"):
+        CtaSchedTwin(3, 8, 4, "steal", victim_first="up")
 
 
 @pytest.mark.parametrize("policy", POLICIES)
@@ -258,3 +292,15 @@ def test_steal_extra_latency_delays_stolen_offers_and_keeps_exactly_once():
         if inp["launch_valid"] and prev["launch_ready"]:
             seen, n = set(), inp["grid_x"] * inp["grid_y"] * inp["grid_z"]
     assert kernels >= 3 and twin.stats["steals_chunk"] > 0
+
+
+def test_victim_order_neighbours_first_then_ascending():
+    """§2.4 step 2: both neighbours (the chosen one first), then i+2, i+3, … mod P, each other CU
+    once; with P = 2 the only victim is the other CU."""
+    assert victim_order(0, 5, "right") == [1, 4, 2, 3]
+    assert victim_order(0, 5, "left") == [4, 1, 2, 3]
+    assert victim_order(3, 5, "right") == [4, 2, 0, 1]
+    assert victim_order(1, 2, "right") == victim_order(1, 2, "left") == [0]
+    for p in (3, 4, 15):
+        for i in range(p):
+            assert sorted(victim_order(i, p)) == [v for v in range(p) if v != i]

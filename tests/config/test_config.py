@@ -54,6 +54,7 @@ def test_override_applies_and_types():
     ("l1.size_bytes=5000", "l1.size_bytes", "sets × l1.ways × l1.line_bytes"),
     ("sm.warp_sched=fifo", "sm.warp_sched", "unknown; known: lrr, gto, old, two_level_active:<N>"),
     ("dram.bank_bit=8", "dram.bank_bit", "overlaps dram.channel_bit"),
+    ("kernels.ikra_victim_first=up", "kernels.ikra_victim_first", "right"),
 ])
 def test_bad_override_is_one_line_exit_2(override, field, fragment):
     with pytest.raises(ConfigError) as e:

@@ -55,7 +55,8 @@ def test_malformed_toml_names_line(cli, tmp_path, old, new, where, fragment):
 
 @pytest.mark.parametrize("args, fragment", [
     (("report", "nosuch_paper", "--no-run"), "PAPER = 'nosuch_paper': no such experiment; known: "),
-    (("report", "perfsat", "--no-run", "--catalogue"), "--catalogue = 'perfsat': perfsat has no "
+    (("report", "baseline_warp", "--no-run", "--catalogue"), "--catalogue = 'baseline_warp': "
+     "baseline_warp has no "
      "catalogue variant"),
     (("sweep", "GRID", "--plugin", "no_such_plugin_mod"), "--plugin = 'no_such_plugin_mod'"),
     (("sweep", "GRID", "--jobs", "0"), "--jobs = 0"),

@@ -16,7 +16,7 @@ QUARTER = {"sm.count": 4, "dram.channels": 3, "l2.slices": 3, "dram.bank_bit": 1
 
 
 def test_grids_hold_controller_runs_and_a_full_oracle_sweep():
-    exp = get_experiment("onac")
+    exp = get_experiment("onac", catalogue=True)
     detectors = {"onac_skip3", "seq_det_skip3", "onac", "seq_det"}   # headline + spec default
     for grid, m in ((exp.grid, 32), (exp.quick, 8)):
         points = grid.check()
@@ -38,7 +38,7 @@ def test_headline_detectors_skip_the_ramp_up_and_the_spec_default_one_wave():
                           (SPEC_ONAC, "onac", 1), (SPEC_SEQ_DET, "seq_det", 1)):
         ctl = make_policy("sm_controller", name, cfg)
         assert (ctl.mode, ctl.skip_waves) == (mode, k)
-    names = {h.metric for h in get_experiment("onac").headline}
+    names = {h.metric for h in get_experiment("onac", catalogue=True).headline}
     assert {"type A: ONAC energy saving vs all SMs",
             "type A: ONAC energy saving, spec-default 1-wave skip"} <= names
 
@@ -143,13 +143,13 @@ def test_fixed_active_gates_the_other_sms_and_waves_size_the_grid():
 
 
 def test_tiny_end_to_end_report(tmp_path):
-    from experiments.onac import EXPERIMENT, _grid
+    from experiments.onac import CATALOGUE, _grid
     from gpusched.experiment.executors import SerialExecutor
     from gpusched.experiment.report import write_report
     from gpusched.experiment.store import ResultStore
     from gpusched.experiment.sweep import run_sweep
     grid = _grid("onac_tiny", ["onac_bp_k2_like"], 4, 10, 2, QUARTER)
-    exp = dataclasses.replace(EXPERIMENT, quick=grid, module="experiments.onac")
+    exp = dataclasses.replace(CATALOGUE, quick=grid, module="experiments.onac")
     points = grid.check()
     with ResultStore(tmp_path / "r.sqlite") as store:
         summary = run_sweep("tiny", points, store, SerialExecutor(exp.plugins),
@@ -164,3 +164,55 @@ def test_tiny_end_to_end_report(tmp_path):
     assert oracle is not None and 1 <= oracle <= 4
     assert head["type A: ONAC energy saving vs all SMs"]["paper"] == 20.0
     assert head["type A: performance retained by ONAC"]["ours"] > 50
+
+
+# ---- the program suite (experiments/onac_programs.py) -------------------------------------------
+
+def test_program_grids_run_table_4_4_kernels_with_a_full_sweep_on_own_sms():
+    from experiments.onac import ONAC, SEQ_DET
+    from experiments.onac_programs import KERNELS
+    from experiments.phase_program_runs import program_kernels
+    from workloads import programs
+    exp = get_experiment("onac")
+    for grid, m in ((exp.grid, 32), (exp.quick, 8)):
+        points = grid.check()
+        for p in points:
+            assert p.params["kernel"] in program_kernels(p.workload)
+        for label, (prog, kernel, kind) in KERNELS.items():
+            mine = [p for p in points if p.params["kernel"] == kernel]
+            if not mine:
+                continue
+            ctrl = {p.params["sm_controller"] for p in mine}
+            assert {"all_active", ONAC, SEQ_DET} | {f"active_{n}" for n in range(1, m + 1)} \
+                <= ctrl
+            for p in mine:
+                assert bool(p.params.get("sweep")) == p.params["sm_controller"].startswith(
+                    "active_")
+    # every label's program names the thesis's ch.4 (Table 4.4 types: A saves, B scales)
+    for label, (prog, _, kind) in KERNELS.items():
+        assert "thesis_ch4" in programs.load(prog).INFO["papers"]
+        assert kind in ("A", "B")
+
+
+def test_relabel_names_rows_by_table_4_4_label_for_the_cross_run_analysis():
+    from experiments.onac import oracle_of
+    from experiments.onac_programs import relabel
+    rows = [{"workload": "program:backprop", "kernel": "bp_adjust_weights",
+             "sm_controller": f"active_{n}", "steady_ipc": min(n, 3.0)} for n in range(1, 9)]
+    rows += [{"workload": "program:backprop", "kernel": "bp_layer_forward",
+              "sm_controller": f"active_{n}", "steady_ipc": float(n)} for n in range(1, 9)]
+    r = relabel(ResultSet(rows))
+    assert oracle_of(r, "BP-K2") == 3 and oracle_of(r, "BP-K1") == 8
+
+
+def test_one_program_point_runs_a_sweep_count_on_its_own_share_of_the_grid():
+    from experiments.onac import n_chosen
+    from experiments.onac_program_runs import run_point
+    from gpusched.experiment.point import Point
+    base = {"kernel": "bp_adjust_weights", "scale": 0.02, "sweep": True}
+    whole = run_point(Point("thesis", "program:backprop", 0, QUARTER,
+                            {**base, "sm_controller": "active_4"}, kind="onac_program"))
+    half = run_point(Point("thesis", "program:backprop", 0, QUARTER,
+                           {**base, "sm_controller": "active_2"}, kind="onac_program"))
+    assert n_chosen(half) == 2 and half["program_scale"] == pytest.approx(0.01)
+    assert len(half["ctas"]["ends"]) < len(whole["ctas"]["ends"])

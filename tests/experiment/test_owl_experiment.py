@@ -67,7 +67,7 @@ def test_tiny_grid_runs_each_scheme_with_its_configuration():
         point = Point(preset="owl", workload="owl_t_stream_shared", seed=0, overrides={},
                       params={"scheme": scheme, "scale": 0.05}, kind="owl")
         out[scheme] = kind.run(point)
-    assert out["rr"]["warp_sched"] == "lrr" and out["blp"]["warp_sched"] == "owl_blp"
+    assert out["rr"]["warp_sched"] == "lrr" and out["blp"]["warp_sched"] == "owl_blp_rot"
     assert out["blp"]["scheme"] == "blp"
     assert out["rr"]["memory"]["dram"]["reads"] > 0
     assert out["perfect_l2"]["memory"]["dram"]["reads"] == 0
@@ -102,12 +102,16 @@ def test_profiler_metrics_are_exact_or_absent_never_a_proxy():
         assert metric[name].value(issue) is None        # issue-slot counts are not the counters
 
 
-def test_rotating_head_ablations_differ_from_their_scheme_only_in_the_scheduler():
-    assert owl.SCHEMES["locality_rot"] == {"sm.warp_sched": "owl_locality_rot"}
-    assert owl.SCHEMES["blp_rot"] == {"sm.warp_sched": "owl_blp_rot"}
-    assert set(owl.SCHEMES["locality"]) == set(owl.SCHEMES["locality_rot"])
+def test_the_stages_run_the_rotating_head_and_slot_static_groups_are_the_ablation():
+    """[OWL §12] A3: +Locality, +BLP and OWL run the rotating head (Fig 4B's rule); the
+    slot-static ablations differ from them in the warp scheduler only."""
+    assert owl.SCHEMES["locality"] == {"sm.warp_sched": "owl_locality_rot"}
+    assert owl.SCHEMES["blp"] == {"sm.warp_sched": "owl_blp_rot"}
+    assert owl.SCHEMES["owl"]["sm.warp_sched"] == "owl_blp_rot"
+    assert owl.SCHEMES["locality_static"] == {"sm.warp_sched": "owl_locality"}
+    assert owl.SCHEMES["blp_static"] == {"sm.warp_sched": "owl_blp"}
     points = owl.CATALOGUE.grid.points()
-    assert {p.params["scheme"] for p in points} >= {"locality_rot", "blp_rot"}
+    assert {p.params["scheme"] for p in points} >= {"locality_static", "blp_static"}
 
 
 def test_rr_points_carry_the_table_4_row_profile():

@@ -8,6 +8,7 @@ import os
 import signal
 import sqlite3
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -162,3 +163,48 @@ def test_a_stale_claim_of_a_dead_sweep_is_taken_over(tmp_path):
         store.record(p, Outcome(p.key, "done", {}, None, 0.1, "h"), owner=me)
         assert store.claim(p.key, other) == "recorded"         # computed since `other` looked
         assert store.conn.execute("SELECT count(*) FROM claims").fetchone()[0] == 0
+
+
+class _SignalInDestructor:
+    """Sends ``sig`` to this process from its ``__del__``: the handler runs there, where an
+    exception cannot propagate (as in the import system's module-lock callback)."""
+
+    def __init__(self, sig):
+        self.sig = sig
+
+    def __del__(self):
+        signal.raise_signal(self.sig)
+        sum(range(1000))            # bytecodes: the handler runs inside this destructor
+
+
+@pytest.mark.parametrize("sig, exc", [(signal.SIGTERM, "Terminated"), (signal.SIGHUP, "Terminated"),
+                                      (signal.SIGINT, "KeyboardInterrupt")])
+def test_a_signal_raised_inside_a_destructor_is_delivered_again_not_lost(sig, exc, capsys):
+    from gpusched import signals
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(BaseException) as caught:
+            with signals.signals_raise():
+                bomb = _SignalInDestructor(sig)
+                del bomb
+                deadline = time.monotonic() + 5
+                while time.monotonic() < deadline:  # the re-delivered signal raises out of here
+                    pass
+    finally:
+        signal.signal(signal.SIGINT, old)
+    assert type(caught.value).__name__ == exc
+    assert "Exception ignored" not in capsys.readouterr().err
+
+
+def test_a_signal_after_the_command_still_exits_128_plus_its_number():
+    """Between the end of the command and the end of the process (printing, exiting) a SIGTERM
+    exits 143, as inside the command, not by the signal's default action (-15)."""
+    code = ("import os, signal, sys\n"
+            "from gpusched.signals import signals_raise\n"
+            "with signals_raise(final=True):\n"
+            "    pass\n"
+            "print('done', flush=True)\n"
+            "os.kill(os.getpid(), signal.SIGTERM)\n"
+            "sys.exit(0)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (143, "done\n")

@@ -158,6 +158,21 @@ def test_steal_keeps_the_mapping_except_for_new_thefts():
         sum(len(v) for v in sched.steal_log.values())
 
 
+@pytest.mark.parametrize("first,victim", [("right", 1), ("left", 2)])
+def test_config_sets_the_first_victim(first, victim):
+    """kernels.ikra_victim_first reaches the block: SM 0 (the shortest CTAs under rising work)
+    runs dry first and steals its first CTA from its right neighbour SM 1 (Fig 3, the default)
+    or, with ``left``, from SM 2 (§2.4 step 2)."""
+    n_sms, wl = 3, iterative(2, grid=(15, 1, 1), skew=12)
+    order = [] if first == "right" else ["kernels.ikra_victim_first=left"]    # right: default
+    result, sched = run_ikra(wl, "steal", f"sm.count={n_sms}", *order)
+    got = placements(result)
+    stolen_by_0 = [c for c in sched.steal_log[0] if got[0][c][0] == 0]
+    assert stolen_by_0, "SM 0 never stole in kernel 0"
+    lo, hi = chunk_bounds(victim, 15, n_sms, 0)
+    assert lo <= min(stolen_by_0, key=lambda c: got[0][c][1]) < hi
+
+
 # -- (c) inter-kernel L1 reuse (§2.8) -------------------------------------------------------------
 
 def test_stable_mapping_reuses_the_previous_kernels_l1_data():

@@ -21,16 +21,25 @@ REF = json.loads((Path(__file__).parents[2] / "data" / "accelsim" / "programs_sm
                  .read_text())["cases"]
 TOLERANCE = 0.10
 # ours/Accel-Sim of the cases outside the tolerance, as measured, and why
-NOT_YET = {"local_window": (0.196, "Accel-Sim interleaves local-memory addresses per thread itself "
-                                   "(translate_local_memaddr); the front end records them already "
-                                   "interleaved, so Accel-Sim spreads them twice")}
+NOT_YET = {"local_window": (1.700, "the L1 caches local loads in Accel-Sim while titanx's global loads "
+                                   "bypass it; ours bypasses local loads too (with the L1 on for all "
+                                   "loads: 1.233)")}
 
 
 def test_every_case_is_recorded():
     assert set(REF) == set(CASES)
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
+# suite programs checked in the default suite (the smallest); the others with --runslow
+FAST_PROGRAMS = {"backprop", "nn", "pathfinder"}
+
+
+def _marks(case: str) -> list:
+    slow = CASES[case][0] == "program" and case not in FAST_PROGRAMS
+    return [pytest.mark.slow] if slow else []
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, marks=_marks(c)) for c in sorted(CASES)])
 def test_trace_is_the_one_accelsim_ran_and_cycles_agree(case, tmp_path):
     d = write_case(case, tmp_path, root=tmp_path / "cache")
     assert trace_digest(d) == REF[case]["trace_sha256"]

@@ -29,8 +29,9 @@ class PropertyViolation(AssertionError):
 
 
 class CtaSchedChecker:
-    def __init__(self, n_cus: int, id_w: int = 32, qdepth: int = 32, policy: str = "steal"):
-        self.sh = IkraShape(n_cus, id_w, qdepth, policy)
+    def __init__(self, n_cus: int, id_w: int = 32, qdepth: int = 32, policy: str = "steal",
+                 victim_first: str = "right"):
+        self.sh = IkraShape(n_cus, id_w, qdepth, policy, victim_first)
         self.p, self.policy = n_cus, policy
         self.cycle = -1
         self.kernel = -1                  # launches so far - 1
@@ -229,7 +230,7 @@ class CtaSchedChecker:
         taken: set[tuple[int, int]] = set()
         expect = {}
         for i in self.thieves:                                  # ascending: lowest index first
-            order = victim_order(i, p)
+            order = victim_order(i, p, self.sh.victim_first)
             aim = next(((0, v) for v in order if av[v][1]), None) or \
                 next(((1, v) for v in order if av[v][0]), None)
             if aim is None or aim in taken:
@@ -273,7 +274,8 @@ def checked_twin_class(base):
     class Checked(base):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
-            self.checker = CtaSchedChecker(self.p, self.id_w, self.qdepth, self.policy)
+            self.checker = CtaSchedChecker(self.p, self.id_w, self.qdepth, self.policy,
+                                           self.sh.victim_first)
 
         def step(self, **inputs) -> dict[str, int]:
             out = super().step(**inputs)

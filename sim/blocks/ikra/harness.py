@@ -14,16 +14,19 @@ from sim.blocks.ikra.checker import CtaSchedChecker
 
 
 def run_rtl_checked(p: int, id_w: int, qdepth: int, policy: str, cycles: int, seed: int,
-                    twin: CtaSchedTwin | None = None, max_n: int = 3000) -> CtaSchedTwin:
+                    twin: CtaSchedTwin | None = None, max_n: int = 3000,
+                    victim_first: str = "right") -> CtaSchedTwin:
     """Amaranth-simulator lockstep (RTL vs twin) with the §8 checker run on the RTL's outputs."""
-    sh = IkraShape(p, id_w, qdepth, policy)
-    dut = CtaSched(p, id_w, qdepth, policy)
-    twin = twin if twin is not None else CtaSchedTwin(p, id_w, qdepth, policy)
+    sh = IkraShape(p, id_w, qdepth, policy, victim_first)
+    dut = CtaSched(p, id_w, qdepth, policy, victim_first)
+    twin = twin if twin is not None else CtaSchedTwin(p, id_w, qdepth, policy,
+                                                      victim_first=victim_first)
     stim = CtaSchedStimulus(p, id_w, seed, max_n=max_n)
-    checker = CtaSchedChecker(p, id_w, qdepth, policy)
+    checker = CtaSchedChecker(p, id_w, qdepth, policy, victim_first)
     ins = [(n, getattr(dut, n)) for n in sh.inputs()]
     outs = [(n, getattr(dut, n)) for n in sh.outputs()]
-    params = {"P": p, "ID_W": id_w, "QDEPTH": qdepth, "policy": policy}
+    params = {"P": p, "ID_W": id_w, "QDEPTH": qdepth, "policy": policy,
+              "victim_first": victim_first}
 
     async def bench(ctx):
         prev = None
@@ -50,7 +53,7 @@ def run_twin_checked(twin: CtaSchedTwin, cycles: int, seed: int, max_n: int = 30
                      on_cycle=None) -> CtaSchedChecker:
     """Closed-loop twin-only run with the checker; ``on_cycle(twin, inputs, outputs)`` optional."""
     stim = CtaSchedStimulus(twin.p, twin.id_w, seed, max_n=max_n)
-    checker = CtaSchedChecker(twin.p, twin.id_w, twin.qdepth, twin.policy)
+    checker = CtaSchedChecker(twin.p, twin.id_w, twin.qdepth, twin.policy, twin.sh.victim_first)
     prev = None
     for _ in range(cycles):
         inputs = stim.next(prev)
