@@ -232,7 +232,6 @@ class DRAM:
         if self.probe is not None:
             self.probe.dram_access(ch.index, b, req.kind == PREFETCH, hit)
         ch.mrq[b] = req
-        ch.in_service |= 1 << b
         ch.left[b] = -(-(req.mask.bit_count() * self.sector_bytes) // self.burst_bytes)
         n = self.n_banks
         ch.prio = ch.prio + 1 if ch.prio + 1 < n else 0
@@ -242,18 +241,9 @@ class DRAM:
         t = self.t
         n, group_of = self.n_banks, t.group_of
         mrq, open_row = ch.mrq, ch.open_row
-        prio = ch.prio
-        busy = ch.in_service
-        # the banks in service from prio on, then those below it (banks without a request
-        # have no command to issue)
-        order = (busy >> prio << prio) | (busy & ((1 << prio) - 1)) << n
+        b = ch.prio
         row_done = False
-        while order:
-            low = order & -order
-            order ^= low
-            b = low.bit_length() - 1
-            if b >= n:
-                b -= n
+        for _ in range(n):
             req = mrq[b]
             if req is not None:
                 g = group_of[b]
@@ -289,6 +279,7 @@ class DRAM:
                             self.log.append((e // self.dr, ch.index, "ACT", b))
                         row_done = True
                         ch.prio = b + 1 if b + 1 < n else 0
+            b = b + 1 if b + 1 < n else 0
 
     def _column(self, ch: Channel, b: int, g: int, req: MemRequest, e: int, write: bool) -> None:
         """One burst of ``req`` at edge ``e``: the constraints it sets; the last one ends it."""
@@ -316,7 +307,6 @@ class DRAM:
         ch.left[b] -= 1
         if ch.left[b] == 0:
             ch.mrq[b] = None
-            ch.in_service &= ~(1 << b)
             end = e + lat + t.burst
             self.ev.at(-(-end * self.beat_den // self.beat_num), self._done_cb, req)  # cycle_of
 
@@ -334,17 +324,13 @@ class DRAM:
             want |= 1 << q.bank
             if self.fifo:
                 break
-        busy = ch.in_service
-        if want & ~busy:                # a free bank has work: the next edge
-            return lo
         nxt = -1
         group_of = t.group_of
-        while busy:
-            low = busy & -busy
-            busy ^= low
-            b = low.bit_length() - 1
+        for b in range(self.n_banks):
             req = mrq[b]
             if req is None:
+                if want >> b & 1:
+                    return lo
                 continue
             g = group_of[b]
             row = open_row[b]

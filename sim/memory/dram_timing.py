@@ -64,7 +64,7 @@ class Channel:
 
     __slots__ = ("index", "queue", "overflow", "mrq", "left", "open_row", "rd_ok", "wr_ok",
                  "pre_ok", "act_ok", "gcol_ok", "gpre_ok", "col_ok", "rcol_ok", "wcol_ok",
-                 "act_any", "prio", "pf_want", "in_service", "next_edge", "wake_at", "outstanding",
+                 "act_any", "prio", "pf_want", "next_edge", "wake_at", "outstanding",
                  "busy_banks", "last_t", "blp_area", "blp_time", "q_area", "max_queue")
 
     def __init__(self, index: int, banks: int, groups: int):
@@ -72,7 +72,6 @@ class Channel:
         self.queue: list[MemRequest] = []
         self.overflow: deque[MemRequest] = deque()
         self.mrq: list[MemRequest | None] = [None] * banks     # request in service per bank
-        self.in_service = 0             # bit b: mrq[b] is not None (the scans visit just those)
         self.left = [0] * banks         # its column commands still to issue
         self.open_row = [-1] * banks    # -1: precharged (no open row)
         self.rd_ok = [0] * banks        # earliest read column command (ACT + tRCD)
