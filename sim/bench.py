@@ -134,6 +134,16 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def loop_10m_cpu_s() -> float:
+    """CPU seconds of a 10M-iteration ``x += i`` loop: this machine's speed for plain Python
+    right now (a shared machine's speed drifts several-fold with its load)."""
+    c0 = time.process_time()
+    x = 0
+    for i in range(10_000_000):
+        x += i
+    return time.process_time() - c0
+
+
 def run_one(name: str, memory: str = "fixed") -> dict:
     """Simulate one reference with memory kind ``memory`` in this process; time it and read
     the peak RSS."""
@@ -155,11 +165,7 @@ def _timed(name: str, memory: str, wl: Workload) -> dict:
     r = simulate(get_preset("gtx480"), wl, memory=memory)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     rss_mb = peak_rss_mb()
-    c0 = time.process_time()
-    x = 0
-    for i in range(10_000_000):     # calibration: this machine's speed for plain Python
-        x += i
-    calibration = time.process_time() - c0
+    calibration = loop_10m_cpu_s()
     return {"workload": name, "memory": memory, "target_warp_insts_per_s": TARGETS.get(name),
             "warp_insts": r["warp_insts"], "cycles": r["cycles"],
             "seconds": round(wall, 3), "cpu_seconds": round(cpu, 3),

@@ -1,5 +1,7 @@
 """CLI: cosim throughput line, errors as one line with exit 2, config show."""
 
+import json
+import os
 import subprocess
 import sys
 
@@ -124,3 +126,22 @@ def test_run_without_a_workload_says_what_to_give():
     assert len(r.stderr.strip().splitlines()) == 1
     both = gpusched("run", "--preset", "tiny", "--workload", "alpha", "--trace", "d")
     assert both.returncode == 2 and "not --workload and --trace" in both.stderr
+
+
+NUMPY_AFTER_RUN = ("import sys; from gpusched import cli\n"
+                   "try: cli.main(sys.argv[1:])\n"
+                   "except SystemExit as e: print('exit', e.code, file=sys.stderr)\n"
+                   "print('numpy' in sys.modules, file=sys.stderr)")
+
+
+def test_a_trace_run_does_not_load_the_ptx_front_end(tmp_path):
+    """Start-up time: only ``--program`` runs need the PTX front end (and numpy, ≈ 0.2 CPU s);
+    a trace run does not import it."""
+    from sim.run import load_workload
+    from sim.workload.tracegen import write_trace_dir
+    trace = write_trace_dir(tmp_path / "t", load_workload("mem_stream", scale=0.02))
+    env = {**os.environ, "GPUSCHED_TRACE_CACHE": str(tmp_path / "cache")}
+    r = subprocess.run([sys.executable, "-c", NUMPY_AFTER_RUN, "run", "--preset", "tiny", "--trace",
+                        str(trace), "--json"], capture_output=True, text=True, env=env)
+    assert r.stderr.split()[-1] == "False", r.stderr
+    assert json.loads(r.stdout)["warp_insts"] > 0

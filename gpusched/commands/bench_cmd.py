@@ -1,6 +1,8 @@
 """``gpusched bench model [--json] [--only NAMES] [--memory KINDS] [--repeat N]``: speed of the GPU
 model on its fixed reference set (``trace``: a reference read from an Accel-Sim trace), each
 reference with both memory kinds (fixed stand-in, full hierarchy), best of N runs.
+``gpusched bench model --peer DIR``: whole ``gpusched run`` processes on the peer kit's traces
+against Accel-Sim's recorded CPU seconds (sim/bench_peer.py).
 ``gpusched bench rtl [--json] [--only NAMES]``: a GPU run with one Verilator block in the loop
 against the twin run (cosim/bench_rtl.py)."""
 
@@ -19,7 +21,11 @@ def model(as_json: bool = typer.Option(False, "--json", help="print one JSON obj
           only: str = typer.Option("", "--only", help="comma-separated reference names"),
           memory: str = typer.Option("", "--memory",
                                      help="comma-separated memory kinds (default: fixed,hierarchy)"),
-          repeat: int = typer.Option(3, "--repeat", help="runs per entry; the fastest is shown")):
+          repeat: int = typer.Option(3, "--repeat", help="runs per entry; the fastest is shown"),
+          peer: str = typer.Option("", "--peer", metavar="DIR",
+                                   help="the peer kit's traces (DIR/alu, DIR/ld10, DIR/scat from "
+                                        "make_trace.py): our CPU s cold and warm against "
+                                        "Accel-Sim's recorded CPU s on titanx")):
     """Warp-instructions/s, cycles/s and peak RSS per reference workload on gtx480.
 
     Each entry runs ``--repeat`` times, each in a fresh process, and the row is its fastest run
@@ -33,6 +39,8 @@ def model(as_json: bool = typer.Option(False, "--json", help="print one JSON obj
     from sim.bench import MEMORY_KINDS, REFERENCES, bench_model
     check_count("--repeat", repeat, 1, MAX_BENCH_REPEAT, "each repeat runs every reference in a "
                 "fresh process")
+    if peer:
+        return _peer(peer, [n for n in only.split(",") if n], repeat, as_json)
     names = [n for n in only.split(",") if n] or list(REFERENCES)
     memories = [m for m in memory.split(",") if m] or list(MEMORY_KINDS)
     rows = bench_model(names, memories, repeat)
@@ -60,6 +68,34 @@ def model(as_json: bool = typer.Option(False, "--json", help="print one JSON obj
     compiled = {r.get("compiled") for r in rows}
     typer.echo("model: " + ("compiled (memory model and SM core, sim.accel)" if compiled == {True}
                             else "plain Python (build it with `python -m sim.accel build`)"))
+
+
+def _peer(folder: str, names: list[str], repeat: int, as_json: bool) -> None:
+    from pathlib import Path
+
+    from sim.bench_peer import PRESET, TARGET_COLD, TARGET_WARM, bench_peer
+    rows = bench_peer(Path(folder), names or None, repeat)
+    if as_json:
+        typer.echo(jsonout.dumps({"preset": PRESET, "results": rows}, sort_keys=True))
+        return
+    from gpusched.commands import stdout_console
+    from rich.table import Table
+    table = Table(title=f"GPU model against Accel-Sim ({PRESET}, whole processes, CPU s; "
+                        f"warm: best of {repeat})")
+    for col in ("trace", "warp insts", "cycles (AS)", "Accel-Sim s", "ours cold s", "ours warm s",
+                "cold ×", "warm ×", "warm s runs", "calib s (AS)"):
+        table.add_column(col, justify="right")
+    for r in rows:
+        table.add_row(r["case"], f"{r['warp_insts']:,}", f"{r['cycles']:,} ({r['accelsim_cycles']:,})",
+                      f"{r['accelsim_cpu_s_recorded']:.2f}", f"{r['cold_cpu_s']:.2f}",
+                      f"{r['warm_cpu_s']:.2f}", f"{r['cold_ratio']:.1f}", f"{r['warm_ratio']:.1f}",
+                      " ".join(f"{c:.2f}" for c in r["warm_cpu_s_runs"]),
+                      f"{r['loop_10m_cpu_s']:.2f} ({r['loop_10m_cpu_s_recorded']:.2f})")
+    stdout_console().print(table)
+    typer.echo("Accel-Sim s: recorded (data/accelsim/speed_sm6_titanx.json); calib s: a 10M-step "
+               "Python loop now (at recording): the ratios hold for a machine as loaded as then")
+    typer.echo(f"targets: warm ≥ {TARGET_WARM:g}×, cold (the run that compiles the trace) "
+               f"≥ {TARGET_COLD:g}× Accel-Sim's warp-instructions per CPU second")
 
 
 @bench_app.command("rtl")

@@ -20,10 +20,7 @@ from pathlib import Path
 from gpusched.cache import read_json, write_json
 from gpusched.config import ConfigError
 
-from ptx.host import FRONT_END_DIGEST
-
 from .kernel import Kernel, Workload
-from .program_trace import launch_seal, sink_factory
 from .trace_store import CompiledKernel, cache_root, verified
 
 PROGRAM_PREFIX = "program:"
@@ -108,6 +105,7 @@ def load_module(path: Path):
 def files_digest(path: Path) -> str:
     """What a program's results depend on besides seed and scale: its folder's .py/.ptx/.json
     files, the suite's shared input generators (``common/``) and the front end's code."""
+    from ptx.host import FRONT_END_DIGEST      # here, not at the top: a trace run loads no numpy
     h = hashlib.sha256(FRONT_END_DIGEST.encode())
     common = path.parent.parent / "common"
     for d in [path.parent] + ([common] if common.is_dir() else []):
@@ -151,6 +149,8 @@ def run_program(name: str, seed: int = 0, scale: float = 1.0, family: str = "vol
     """Run (or find cached) the host program ``name`` (with its options, ``split_options``);
     its launches as a workload."""
     from ptx.host import Context
+
+    from .program_trace import launch_seal, sink_factory
     path = program_path(name)
     options = split_options(name)[1]
     if options:

@@ -18,6 +18,8 @@ from __future__ import annotations
 import json
 import lzma
 from array import array
+from itertools import islice, repeat
+from operator import itemgetter
 from pathlib import Path
 from typing import IO, Any
 
@@ -35,6 +37,11 @@ KNOWN_HEADERS = ("kernel name", "kernel id", "grid dim", "block dim", "shmem", "
                  "accelsim tracer version", "shmem base_addr", "local mem base_addr")
 SUPPORTED_TRACER_VERSIONS = (3, 4, 5)
 STRUCTURE = "expected '#BEGIN_TB', 'thread block = x,y,z', 'warp = N', 'insts = K' or '#END_TB'"
+# fields of a parsed line (TraceCompiler._parse) and of a (line number, raw line) item
+_MASK, _MEM, _CORE_ID, _IS_EXIT, _PC = (itemgetter(i) for i in range(1, 6))
+_RAW = itemgetter(1)
+
+
 def open_trace(path: Path) -> IO[bytes]:
     """A ``.traceg`` or ``.traceg.xz`` file as a binary line stream."""
     return lzma.open(path, "rb") if path.name.endswith(".xz") else open(path, "rb")
@@ -61,8 +68,6 @@ class _Writer:
         self.bases, self.strides, self.listed = array("Q"), array("q"), array("Q")
 
     def add(self, sid: int, mask: int, mem: tuple | None) -> None:
-        self.warp_insts += 1
-        self.thread_insts += mask.bit_count()
         self.sids.append(sid)
         self.masks.append(mask)
         if mem is not None:
@@ -76,9 +81,33 @@ class _Writer:
         if len(self.sids) >= CHUNK_INSTS:
             self.flush()
 
+    def extend(self, sids: list[int], masks: list[int], mems: list) -> None:
+        """Instructions in order (one warp's), split into chunks exactly as ``add`` would."""
+        i, n = 0, len(sids)
+        while i < n:
+            j = min(n, i + CHUNK_INSTS - len(self.sids))
+            self.sids.extend(sids[i:j])
+            self.masks.extend(masks[i:j])
+            part = mems[i:j]
+            if part.count(None) != len(part):
+                for mem in part:
+                    if mem is not None:
+                        base, stride = mem
+                        if stride == LISTED:
+                            self.bases.append(len(self.listed))
+                            self.listed.extend(base)
+                        else:
+                            self.bases.append(base)
+                        self.strides.append(stride)
+            if len(self.sids) >= CHUNK_INSTS:
+                self.flush()
+            i = j
+
     def flush(self) -> None:
         if not self.sids:
             return
+        self.warp_insts += len(self.sids)          # counted per chunk: one C loop, not per line
+        self.thread_insts += sum(map(int.bit_count, self.masks))
         head = array("Q", (len(self.sids), len(self.bases), len(self.listed)))
         for a in (head, self.sids, self.masks, self.bases, self.strides, self.listed):
             a.tofile(self.f)
@@ -96,10 +125,11 @@ class TraceCompiler:
         self.header_lines: dict[str, int] = {}
         self.notes: list[list] = []            # [kind, where, text]: warnings for the reader
         self.statics: list[list] = []
-        self.sid_of: dict[tuple, int] = {}
+        self.sid_of: dict[tuple, int] = {}      # (core id, next pc, last) → static id
+        self.core_ids: dict[tuple, int] = {}    # static core → a small int (cheap to hash)
         self.unknown: dict[str, int] = {}      # opcode → dynamic count (not in the family table)
         self.no_unit: dict[str, int] = {}      # texture / tensor opcodes → dynamic count
-        self.memo: dict[bytes, tuple] = {}     # non-memory line → (static core, mask)
+        self.memo: dict[bytes, tuple] = {}     # non-memory raw line → its _parse result
         self.op_memo: dict[str, tuple[Op, bool]] = {}
         self.lanes_not_exited: list = []       # [warps, first (line, warp, exit mask, lanes)]
 
@@ -202,7 +232,8 @@ class TraceCompiler:
         gx, gy, gz = self.grid
         wpc = self.warps_per_cta
         seen_ctas: set[int] = set()
-        in_tb, cta, warp, warps_here, lineno = True, -1, -1, set(), 0
+        in_tb, cta, warp, lineno = True, -1, -1, 0
+        warps_here: set[int] = set()
         last_insts: tuple[int, int] | None = None
         for lineno, raw in lines:
             s = raw.strip()
@@ -283,44 +314,75 @@ class TraceCompiler:
         return vals
 
     def _warp(self, lines, n: int, at: int, warp: int) -> tuple[int, int]:
-        """Compile one warp's ``n`` instruction lines; return (instructions written, last line)."""
-        pending = None          # (static core, mask, mem) waiting for the next pc
-        written, got, lineno = 0, 0, at
-        memo, add = self.memo, self.w.add
-        exited = 0              # the lanes some EXIT line covers
+        """Compile one warp's ``n`` instruction lines; return (instructions written, last line).
+        An instruction's static id depends on the next one's pc, so the lines are read and
+        paired in segments of at most ``CHUNK_INSTS`` (C-level ``map``/``zip`` over the lines, no
+        Python step per line that was seen before; memory stays bounded by one segment)."""
+        w = self.w
+        pending = None          # the last line read, waiting for the next pc
+        got, exited, lineno = 0, 0, at
         while got < n:
-            item = next(lines, None)
-            if item is None:
-                raise ConfigError(self.where(at), "end of file",
-                                  f"expected {n} instruction lines for warp {warp} ('insts = {n}'), found {got}")
-            lineno, raw = item
-            s = raw.strip()
-            if not s:
-                continue
-            hit = memo.get(s)
-            if hit is None:
-                hit = self._parse(s, lineno, n, got, at, warp)
-            got += 1
-            if hit[0][1] == Op.EXIT:
-                exited |= hit[1]
+            seg, lineno = self._lines(lines, min(n - got, CHUNK_INSTS), at, warp, n, got)
+            got += len(seg)
+            if True in map(_IS_EXIT, seg):
+                for h in seg:
+                    if h[4]:
+                        exited |= h[1]      # the lanes some EXIT line covers
             if pending is not None:
-                add(self._sid(pending[0], hit[0][5], False), pending[1], pending[2])
-                written += 1
-            pending = hit
+                seg.insert(0, pending)
+            pending = seg.pop()
+            if not seg:
+                continue
+            pcs = list(map(_PC, seg))
+            pcs.append(pending[5])
+            sids = list(map(self.sid_of.get, zip(map(_CORE_ID, seg), pcs[1:], repeat(False))))
+            if None in sids:
+                for i, sid in enumerate(sids):
+                    if sid is None:
+                        sids[i] = self._sid(seg[i][0], pcs[i + 1], False)
+            w.extend(sids, list(map(_MASK, seg)), list(map(_MEM, seg)))
         if pending is None:                                  # 'insts = 0': a bare EXIT
-            add(self._sid(("EXIT", Op.EXIT, (), (), 4, 0, False), 8, True), 0xFFFFFFFF, None)
-            self.w.flush()
-            return written + 1, lineno
-        core, mask, mem = pending
+            w.add(self._sid(("EXIT", Op.EXIT, (), (), 4, 0, False), 8, True), 0xFFFFFFFF, None)
+            w.flush()
+            return 1, lineno
         if exited:
             self._check_lanes_exit(exited, warp, lineno)
-        add(self._sid(core, core[5] + 8, True), mask, mem)
-        written += 1
+        core, mask, mem = pending[:3]
+        w.add(self._sid(core, core[5] + 8, True), mask, mem)
+        written = n
         if core[1] != Op.EXIT:                               # the model needs a final EXIT
-            add(self._sid(("EXIT", Op.EXIT, (), (), 4, core[5] + 8, False), core[5] + 16, True), mask, None)
+            w.add(self._sid(("EXIT", Op.EXIT, (), (), 4, core[5] + 8, False), core[5] + 16, True),
+                  mask, None)
             written += 1
-        self.w.flush()                                       # a warp's chunks are its own
+        w.flush()                                            # a warp's chunks are its own
         return written, lineno
+
+    def _lines(self, lines, k: int, at: int, warp: int, n: int, got: int) -> tuple[list[tuple], int]:
+        """The next ``k`` instruction lines of a warp of ``n`` (``got`` read before), blank
+        lines skipped, parsed (see ``_parse``; known lines from the memo); the number of the
+        last line read."""
+        memo = self.memo
+        hits: list[tuple] = []
+        lineno = at
+        while len(hits) < k:
+            items = list(islice(lines, k - len(hits)))
+            if not items:
+                raise ConfigError(self.where(at), "end of file", f"expected {n} instruction "
+                                  f"lines for warp {warp} ('insts = {n}'), found {got + len(hits)}")
+            lineno = items[-1][0]
+            found = list(map(memo.get, map(_RAW, items)))
+            blank, i = 0, -1
+            for _ in range(found.count(None)):  # the lines not in the memo, found by C scans
+                i = found.index(None, i + 1)
+                ln, raw = items[i]
+                s = raw.strip()
+                if s:
+                    found[i] = self._parse(raw, s, ln, n, got + len(hits) + i - blank, at, warp)
+                else:
+                    found[i] = ()               # a blank line: dropped below
+                    blank += 1
+            hits += [h for h in found if h] if blank else found
+        return hits, lineno
 
     def _check_lanes_exit(self, exited: int, warp: int, lineno: int) -> None:
         """Every thread of the warp must pass an EXIT (a predicated EXIT's mask covers its
@@ -332,7 +394,10 @@ class TraceCompiler:
                 self.lanes_not_exited = [0, (lineno, warp, exited, lanes)]
             self.lanes_not_exited[0] += 1
 
-    def _parse(self, s: bytes, lineno: int, n: int, got: int, at: int, warp: int) -> tuple:
+    def _parse(self, raw: bytes, s: bytes, lineno: int, n: int, got: int, at: int,
+               warp: int) -> tuple:
+        """Line ``raw`` (``s`` stripped) → (static core, mask, addresses, core id, is EXIT, pc);
+        kept in the memo by its raw bytes when it has no addresses and nothing to count."""
         text = self._text(s, lineno).strip()
         try:
             opcode, dst, src, width, pc, mask, mem = parse_instruction(text, self.where(lineno), self.skip,
@@ -355,16 +420,23 @@ class TraceCompiler:
                 counts[base] = counts.get(base, 0) + 1
         if mem is not None and op not in (Op.LDG, Op.STG, Op.LDS, Op.STS, Op.ATOM):
             mem = None                    # addresses on a non-memory op (e.g. CCTL): not modelled
-        hit = ((opcode, op, dst, src, width, pc, mem is not None), mask, mem)
+        core = (opcode, op, dst, src, width, pc, mem is not None)
+        core_id = self.core_ids.get(core)
+        if core_id is None:
+            core_id = self.core_ids[core] = len(self.core_ids)
+        hit = (core, mask, mem, core_id, op == Op.EXIT, pc)
         if mem is None and not flagged:
             if len(self.memo) >= 1 << 16:
                 self.memo.clear()
-            self.memo[s] = hit
+            self.memo[raw] = hit
         return hit
 
     def _sid(self, core: tuple, next_pc: int, last: bool) -> int:
         """The static id of ``core`` followed by ``next_pc``; counts the instance."""
-        key = (core, next_pc, last)
+        core_id = self.core_ids.get(core)
+        if core_id is None:
+            core_id = self.core_ids[core] = len(self.core_ids)
+        key = (core_id, next_pc, last)
         sid = self.sid_of.get(key)
         if sid is None:
             opcode, op, dst, src, width, pc, has_mem = core
