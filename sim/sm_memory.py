@@ -17,7 +17,7 @@ from typing import Any, Final
 from sim.memory.local_map import local_addresses
 from sim.subcore import NEVER, SubCore, Unit
 from sim.warp import LDST, WS_MEMORY, WS_SCOREBOARD, Warp
-from sim.workload.kernel import Instr
+from sim.workload.kernel import LocalInstr
 from sim.workload.kernel import OP_ATOM as _ATOM
 from sim.workload.kernel import OP_LDS as _LDS
 from sim.workload.kernel import OP_STS as _STS
@@ -152,14 +152,15 @@ class SMMemory:
                 if not gpu.in_tick:     # the GPU loop may have passed this SM: let it re-check
                     gpu.policy_acted = True
 
-    def local_instr(self, w: Warp, instr: Any, run: Any) -> Instr:
+    def local_instr(self, w: Warp, instr: Any, run: Any) -> LocalInstr:
         """A local load or store (LDL/STL) at the physical addresses of its threads' local
         words (``sim.memory.local_map``), 4-byte words for accesses of 4 bytes or more."""
         warp_size = run.padded_threads // run.warps_per_cta
         addrs = local_addresses(instr.addrs, instr.mask, instr.size, w.slot, warp_size,
                                 self.sm_id, run.n_sms, run.padded_threads, run.occupancy.limit)
         size = 4 if instr.size >= 4 else instr.size
-        return Instr(instr.op, instr.dst, instr.src, addrs, size, instr.mask, instr.pc, instr.next_pc)
+        return LocalInstr(instr.op, instr.dst, instr.src, addrs, size, instr.mask, instr.pc,
+                          instr.next_pc)
 
     def ldst_hold(self, instr: Any, ii: int) -> int:
         """Cycles an accepted global access holds its LD/ST unit: ``ii``, or with

@@ -38,7 +38,7 @@ from sim.workload.kernel import OP_ATOM as _ATOM
 from sim.workload.kernel import OP_LDS as _LDS
 from sim.workload.kernel import OP_STG as _STG
 from sim.workload.kernel import OP_STS as _STS
-from sim.workload.kernel import Instr, Kernel
+from sim.workload.kernel import Instr, Kernel, LocalInstr
 
 from .coalescer import coalesce, smem_conflict_cycles
 from .dram import DRAM, AddressMap
@@ -46,7 +46,7 @@ from .energy import memory_energy
 from .events import EventQueue, nothing
 from .icnt import Crossbar
 from .interface import CompletionCallback
-from .l1 import ATOMIC, L1, LOAD, STORE, LoadRecord
+from .l1 import ATOMIC, L1, LOAD, LOCAL_LOAD, STORE, LoadRecord
 from .l2 import L2Slice
 from .prefetch import OwlPrefetcher, prefetch_stats_off
 from .request import ATOM, PREFETCH, READ, WRITE, MemRequest
@@ -149,7 +149,7 @@ class MemoryHierarchy:
             if ok:
                 self.atomics += 1
         else:
-            ok = l1.load(now, lines, token)
+            ok = l1.load(now, lines, token, type(instr) is LocalInstr)
         if not ok:
             if refused is None:
                 l1.stalls += 1          # a stall episode, counted once however often retried
@@ -198,7 +198,8 @@ class MemoryHierarchy:
         """Remember a refused access with the state it waits on, so a retry is O(1) until an
         MSHR frees or (unless the MSHRs bind) the SM's injection queue moves."""
         l1 = self.l1s[sm_id]
-        kind = STORE if op == _STG else ATOMIC if op == _ATOM else LOAD
+        kind = (STORE if op == _STG else ATOMIC if op == _ATOM
+                else LOCAL_LOAD if type(instr) is LocalInstr else LOAD)
         self._refused[sm_id][id(instr)] = (instr, lines, l1.frees, self.up.src_waiting[sm_id],
                                            l1.refused_on_mshrs, kind)
         self._watch_queue(sm_id)

@@ -37,6 +37,7 @@ from .request import ATOM, READ, WRITE, WRITEBACK, MemRequest
 LOAD: Final = 0     # access kinds for ``L1.blocked``
 STORE: Final = 1
 ATOMIC: Final = 2
+LOCAL_LOAD: Final = 3   # a local load: cached even where global loads bypass the L1
 
 
 class LoadRecord:
@@ -51,10 +52,11 @@ class LoadRecord:
 
 
 class _Mshr:
-    __slots__ = ("pending", "waiters", "t_alloc", "prefetch")
+    __slots__ = ("pending", "waiters", "t_alloc", "prefetch", "install")
 
-    def __init__(self, pending: int, t_alloc: int, prefetch: bool = False):
+    def __init__(self, pending: int, t_alloc: int, prefetch: bool = False, install: bool = True):
         self.pending, self.t_alloc, self.prefetch = pending, t_alloc, prefetch
+        self.install = install          # the fill goes into the cache (not a bypassing load's)
         self.waiters: list[LoadRecord] = []
 
 
@@ -113,8 +115,8 @@ class L1:
 
     def blocked(self, kind: int, lines: dict[int, int]) -> bool:
         """Exactly when ``load`` / ``store`` / ``atomic`` (``kind``) would refuse ``lines`` now."""
-        if kind == LOAD:
-            return self._load_blocked(lines)
+        if kind == LOAD or kind == LOCAL_LOAD:
+            return self._load_blocked(lines, kind == LOCAL_LOAD)
         if kind == STORE:
             return self._store_blocked(lines)
         return not self._room(len(lines), len(lines))
@@ -125,15 +127,16 @@ class L1:
         return bool(waiting and lines and waiting + len(lines) > self.inject_queue)
 
     # --- loads -----------------------------------------------------------------------------
-    def _load_blocked(self, lines: dict[int, int]) -> bool:
+    def _load_blocked(self, lines: dict[int, int], local: bool = False) -> bool:
         """``load``'s exact check: the MSHRs and packets the lines need do not fit."""
-        if self.unmerged:
+        bypass = self.bypass and not local
+        if self.unmerged and not local:
             return not self._room(0, len(lines))
         cache, mshr = self.cache, self.mshr
         sets, n_sets, shift = cache.sets, cache.n_sets, cache.line_shift
         new = packets = 0
         for addr, mask in lines.items():
-            line = None if self.bypass else sets[(addr >> shift) % n_sets].get(addr)
+            line = None if bypass else sets[(addr >> shift) % n_sets].get(addr)
             missing = mask if line is None else mask & ~line.valid
             if missing:
                 entry = mshr.get(addr)
@@ -144,17 +147,21 @@ class L1:
                     packets += 1
         return not self._room(new, packets)
 
-    def load(self, now: int, lines: dict[int, int], token: object) -> bool:
-        """Accept a warp load (all its lines) or refuse it whole (structural stall)."""
+    def load(self, now: int, lines: dict[int, int], token: object, local: bool = False) -> bool:
+        """Accept a warp load (all its lines) or refuse it whole (structural stall). A
+        ``local`` load (LDL) uses the cache even where global loads bypass it, as GPGPU-Sim's
+        ``-gmem_skip_L1D`` skips the L1 for global accesses only."""
         cache, mshr = self.cache, self.mshr
         n = len(lines)
         waiting = self.src_waiting[self.sm]
         if ((len(mshr) + self.atomics_inflight + n > self.n_mshrs
-                or (waiting and waiting + n > self.inject_queue)) and self._load_blocked(lines)):
+                or (waiting and waiting + n > self.inject_queue))
+                and self._load_blocked(lines, local)):
             return False
+        bypass = self.bypass and not local
         sets, n_sets, shift = cache.sets, cache.n_sets, cache.line_shift
         rec = LoadRecord(token, self.sm, now)
-        if self.unmerged:
+        if self.unmerged and not local:
             for addr, mask in lines.items():
                 self.misses += 1
                 rec.remaining += 1
@@ -164,14 +171,14 @@ class L1:
             return True
         for addr, mask in lines.items():
             line: Line | None = None
-            if not self.bypass:         # cache.touch, inlined
+            if not bypass:              # cache.touch, inlined
                 s = sets[(addr >> shift) % n_sets]
                 line = s.get(addr)
                 if line is not None:
                     del s[addr]
                     s[addr] = line
             missing = mask if line is None else mask & ~line.valid
-            if not self.bypass:
+            if not bypass:
                 pend = mshr.get(addr)
                 count_access(self.breakdown, READ_AT, mask, 0 if line is None else line.valid,
                              0 if pend is None else pend.pending, line is not None)
@@ -191,7 +198,7 @@ class L1:
                 self.misses += 1
                 if line is not None:
                     self.sector_misses += 1
-                entry = mshr[addr] = _Mshr(missing, now)
+                entry = mshr[addr] = _Mshr(missing, now, install=not bypass)
                 if len(mshr) > self.max_mshr:
                     self.max_mshr = len(mshr)
                 self.send(now, MemRequest(READ, self.sm, addr, missing, now))
@@ -218,7 +225,7 @@ class L1:
         entry = self.mshr.get(addr)
         if entry is None:
             return
-        if not self.bypass:
+        if entry.install:
             self.sector_accesses += req.mask.bit_count()
             self._install(now, addr, req.mask, 0, entry.prefetch)
         entry.pending &= ~req.mask

@@ -64,6 +64,13 @@ class Instr:
         return f"Instr({self.op.name} pc={self.pc:#x} dst={self.dst} src={self.src}{a})"
 
 
+class LocalInstr(Instr):
+    """A local load or store (LDL/STL) at its threads' physical addresses
+    (sim.memory.local_map): the L1 caches it even where global loads bypass the L1."""
+
+    __slots__ = ()
+
+
 StreamFactory = Callable[[int, int], Iterator[Instr]]
 
 

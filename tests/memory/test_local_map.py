@@ -70,3 +70,26 @@ def test_the_sm_places_only_the_kernels_local_pcs(local):
     r = simulate(cfg, Workload("w", [store_kernel(local)]), memory="hierarchy")
     assert r["memory"]["l2"]["writes"] == 16
     assert r["memory"]["l2"]["sector_accesses"] == (16 * 4 if local else 16)
+
+
+def load_kernel(local: bool) -> Kernel:
+    """Every warp loads the same local word twice (a trace's LDL, stride 0), the second time
+    after the first returned."""
+    def stream(cta, warp):
+        return iter([Instr(Op.LDG, (2,), (1,), (0,) * 32, 4, FULL, 0x10),
+                     Instr(Op.ALU, (3,), (2,), pc=0x18),
+                     Instr(Op.LDG, (4,), (3,), (0,) * 32, 4, FULL, 0x20),
+                     Instr(Op.ALU, (5,), (4,), pc=0x28), Instr(Op.EXIT, pc=0x30)])
+    return Kernel("k", (8, 1, 1), (64, 1, 1), 16, 0, stream,
+                  meta={"local_pcs": (0x10, 0x20) if local else ()})
+
+
+@pytest.mark.parametrize("local", [True, False])
+def test_local_loads_use_the_l1_where_global_loads_bypass_it(local):
+    """titanx's global loads bypass the L1 (-gmem_skip_L1D); GPGPU-Sim skips it for global
+    accesses only, so a local load's second access hits there."""
+    cfg = resolve_config("titanx", ["sm.count=2"])
+    assert cfg.l1.bypass_global_loads
+    r = simulate(cfg, Workload("w", [load_kernel(local)]), memory="hierarchy")
+    l1 = r["memory"]["l1"]
+    assert (l1["hits"], l1["misses"]) == ((16, 16) if local else (0, 32))
