@@ -96,7 +96,11 @@ TITANX = GPUConfig(
     units=UnitsConfig(alu_latency=4, alu_ii=1, sfu_latency=20, sfu_ii=4, fp64_latency=20, fp64_ii=8,
                       div_latency=39, idiv_latency=145, div_ii=4, ldst_shared=True, smem_latency=24,
                       operand_latency=5, ldst_sector_cycles=1, sync_slot=True),
-    l1=GP102.l1,
+    # gp102's L1 in SM6_TITANX's geometry, -gpgpu_cache:dl1 S:4:128:96 (4 sets × 96 ways of
+    # 128 B = 48 KB) [ext]: it holds what bypass_global_loads lets in, the local loads, whose
+    # per-thread words lie one all-threads stride apart (sim/memory/local_map.py) and would
+    # crowd a few sets of a 64-set cache
+    l1=replace(GP102.l1, sets=4, ways=96),
     # 12 channels × 2 sub-partitions, 64 sets × 128 B × 16 ways = 128 KB each [ext].
     l2=L2Config(slices=24, size_per_slice=131072, line_bytes=128, ways=16, sets=64,
                 hit_latency=97, mshrs=64, mshr_merge=64),

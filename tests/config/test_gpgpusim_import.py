@@ -166,5 +166,5 @@ def test_the_presets_are_the_imports_with_the_parity_runs_settings(tmp_path):
     t, _ = import_config(write_config(tmp_path / "t", "SM6_TITANX"))
     a, b = flat(to_dict(t)), flat(to_dict(get_preset("titanx")))
     differ = {k for k in a if a[k] != b[k] and k != "name"}
-    assert differ == {"sm.fetch_per_cycle", "l1.ways", "l1.sets", "l1.mshrs", "l2.mshrs",
+    assert differ == {"sm.fetch_per_cycle", "l1.mshrs", "l2.mshrs",
                       "dram.fixed_latency", "kernels.max_concurrent", "kernels.launch_latency"}
