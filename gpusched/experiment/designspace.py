@@ -65,7 +65,7 @@ MECHANISMS: tuple[Mechanism, ...] = (
     Mechanism("Seq-Det (type A, energy)", "onac", "type A: Seq-Det energy saving vs all SMs",
               "percent", (Priced("seq_det", {"M": 32}, "gpu"),), "onac"),
     Mechanism("Perf-Sat (resources saved)", "perfsat",
-              "Perf-Sat resource saving (resident CTAs vs baseline)", "percent",
+              "Perf-Sat resource saving (1 − N̄_det/N_max)", "percent",
               (Priced("perf_sat", {}, "sm"), Priced("core_sampler", {}, "sm")), "perf-sat"),
     Mechanism("OWL +BLP scheduler (vs RR)", "owl", "+BLP over RR", "percent",
               (Priced("warp_sched", {"policy": "owl_blp"}, "subcore"),), "owl",
