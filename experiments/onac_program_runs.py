@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 
 from experiments.owl_program_runs import program_scale
-from experiments.phase_program_runs import only_kernel, program_kernels
+from experiments.phase_program_runs import check_program_kernel, only_kernel
 from experiments.thesis_runs import n_dispatch_sms
 from gpusched.config import ConfigError
 from gpusched.experiment.point import Point
@@ -35,15 +35,10 @@ def _split(point: Point) -> tuple[Point, str, bool]:
 
 def check_point(point: Point) -> None:
     """A ``program:NAME`` workload, one of its declared kernels; the rest as ``model``."""
-    if not point.workload.startswith("program:"):
-        raise ConfigError("workload", point.workload, "a suite program (program:NAME)")
-    base, kernel, sweep = _split(point)
+    check_program_kernel(point.workload, point.params.get("kernel"))
+    base, _, sweep = _split(point)
     if not isinstance(sweep, bool):
         raise ConfigError("params.sweep", sweep, "true or false")
-    declared = program_kernels(base.workload)
-    if kernel not in declared:
-        raise ConfigError("params.kernel", kernel, f"a kernel of {base.workload}: "
-                          + ", ".join(declared))
     check_model(base)
 
 

@@ -14,8 +14,7 @@ from __future__ import annotations
 import dataclasses
 
 from experiments.owl_program_runs import program_scale
-from experiments.phase_program_runs import only_kernel, program_kernels
-from gpusched.config import ConfigError
+from experiments.phase_program_runs import check_program_kernel, only_kernel
 from gpusched.experiment.point import Point
 from gpusched.experiment.runners import check_model, register_kind
 
@@ -61,13 +60,8 @@ def _split(point: Point) -> tuple[Point, str]:
 
 def check_point(point: Point) -> None:
     """A ``program:NAME`` workload, one of its declared kernels, a known CTA-limit policy."""
-    if not point.workload.startswith("program:"):
-        raise ConfigError("workload", point.workload, "a suite program (program:NAME)")
-    base, kernel = _split(point)
-    declared = program_kernels(base.workload)
-    if kernel not in declared:
-        raise ConfigError("params.kernel", kernel, f"a kernel of {base.workload}: "
-                          + ", ".join(declared))
+    check_program_kernel(point.workload, point.params.get("kernel"))
+    base, _ = _split(point)
     check_model(base)
 
 

@@ -30,6 +30,17 @@ def program_kernels(workload: str) -> tuple[str, ...]:
     return tuple(getattr(load_module(program_path(workload)), "INFO", {}).get("kernels", ()))
 
 
+def check_program_kernel(workload: str, kernel: object) -> None:
+    """ConfigError unless ``workload`` is a suite program (``program:NAME``) and ``kernel`` one
+    of the kernels it declares (the runner kinds that run one kernel of a program)."""
+    if not workload.startswith("program:"):
+        raise ConfigError("workload", workload, "a suite program (program:NAME)")
+    declared = program_kernels(workload)
+    if kernel not in declared:
+        raise ConfigError("params.kernel", kernel, f"a kernel of {workload}: "
+                          + ", ".join(declared))
+
+
 def only_kernel(workload, name: str):
     """``workload`` with only the launches of kernel ``name`` (launch order kept)."""
     from sim.workload.kernel import Workload
@@ -52,12 +63,7 @@ def _split(point: Point) -> tuple[Point, str]:
 def check_phase_program(point: Point) -> None:
     """A ``program:NAME`` workload and one of its declared kernels; the rest as ``model``."""
     base, kernel = _split(point)
-    if not base.workload.startswith("program:"):
-        raise ConfigError("workload", base.workload, "a suite program (program:NAME)")
-    declared = program_kernels(base.workload)
-    if kernel not in declared:
-        raise ConfigError("params.kernel", kernel, f"a kernel of {base.workload}: "
-                          + ", ".join(declared))
+    check_program_kernel(base.workload, kernel)
     check_model(base)
 
 

@@ -68,18 +68,8 @@ class _Writer:
         self.bases, self.strides, self.listed = array("Q"), array("q"), array("Q")
 
     def add(self, sid: int, mask: int, mem: tuple | None) -> None:
-        self.sids.append(sid)
-        self.masks.append(mask)
-        if mem is not None:
-            base, stride = mem
-            if stride == LISTED:
-                self.bases.append(len(self.listed))
-                self.listed.extend(base)
-            else:
-                self.bases.append(base)
-            self.strides.append(stride)
-        if len(self.sids) >= CHUNK_INSTS:
-            self.flush()
+        """One instruction (a warp's last lines; the rest come through ``extend``)."""
+        self.extend([sid], [mask], [mem])
 
     def extend(self, sids: list[int], masks: list[int], mems: list) -> None:
         """Instructions in order (one warp's), split into chunks exactly as ``add`` would."""
