@@ -1,0 +1,73 @@
+"""The scale at which a suite program fills a machine (issue 33: characterise at scales that fill
+the paper's GPU, and state the scale and its waves).
+
+A program *fills* a machine when one of its launches has at least one full wave of CTAs: as many
+CTAs as the machine's CTA slots for that kernel (SMs × the per-SM occupancy limit, [GPGPU-Sim
+§1.5]'s ``max_cta()``). Below that, some SMs idle or hold fewer CTAs than they could — the regime
+where the quick scales left OWL with one warp group per core and IKRA with nothing to steal.
+
+``fill_scale`` climbs a ladder of scales (the program's quick scale doubled each step) and stops at
+the first that fills the machine, or at the ladder's top (``limit`` × the default scale). Each step
+runs the program functionally once (cached on disk like every program run), so the search costs
+about twice the chosen scale's functional run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+TOP = 4.0           # the ladder's top: this many times the program's default scale
+
+
+@dataclass(frozen=True)
+class Fill:
+    """A program's chosen scale on a preset and what it launches there."""
+    program: str
+    scale: float
+    kernel: str          # the launch with the most waves
+    ctas: int
+    slots: int           # SMs × the kernel's per-SM CTA limit
+    fills: bool          # waves >= 1 (False: the ladder's top still leaves slots empty)
+
+    @property
+    def waves(self) -> float:
+        return self.ctas / self.slots
+
+
+def waves_of(workload, cfg) -> tuple[str, int, int]:
+    """(kernel, CTAs, slots) of the launch of ``workload`` with the most waves on ``cfg``."""
+    from sim.cta import occupancy_limit
+    best = None
+    for k in workload.kernels:
+        slots = occupancy_limit(cfg.sm, k, cfg.sm.count, clamp_small_grid=False).limit * cfg.sm.count
+        if best is None or k.n_ctas / slots > best[1] / best[2]:
+            best = (k.name, k.n_ctas, slots)
+    return best
+
+
+def ladder(quick: float, default: float, top: float = TOP) -> list[float]:
+    """quick, 2·quick, 4·quick, … up to ``top`` × default (the last step exactly that)."""
+    steps, s = [], quick
+    while s < default * top:
+        steps.append(s)
+        s *= 2
+    steps.append(default * top)
+    return steps
+
+
+def fill_scale(program: str, preset: str, seed: int = 0, top: float = TOP) -> Fill:
+    """The smallest scale on the program's ladder at which it fills ``preset``'s machine."""
+    from gpusched.commands.config_cmd import resolve_config
+    from sim.run import load_workload
+    from workloads import programs
+    info = programs.load(program).INFO
+    cfg = resolve_config(preset, [])
+    quick = info.get("quick_scale") or info["default_scale"]
+    fill = None
+    for scale in ladder(quick, info["default_scale"], top):
+        wl = load_workload(f"program:{program}", seed=seed, scale=scale, preset=cfg.name)
+        kernel, ctas, slots = waves_of(wl, cfg)
+        fill = Fill(program, scale, kernel, ctas, slots, ctas >= slots)
+        if fill.fills:
+            break
+    return fill
