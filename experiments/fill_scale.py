@@ -1,8 +1,8 @@
 """The scale at which a suite program fills a machine (issue 33: characterise at scales that fill
 the paper's GPU, and state the scale and its waves).
 
-A program *fills* a machine when one of its launches has at least one full wave of CTAs: as many
-CTAs as the machine's CTA slots for that kernel (SMs × the per-SM occupancy limit, [GPGPU-Sim
+A program *fills* a machine when a launch of its main kernel (the most warp instructions) has at
+least one full wave of CTAs: as many CTAs as the machine's CTA slots for that kernel (SMs × the per-SM occupancy limit, [GPGPU-Sim
 §1.5]'s ``max_cta()``). Below that, some SMs idle or hold fewer CTAs than they could — the regime
 where the quick scales left OWL with one warp group per core and IKRA with nothing to steal.
 
@@ -24,7 +24,7 @@ class Fill:
     """A program's chosen scale on a preset and what it launches there."""
     program: str
     scale: float
-    kernel: str          # the launch with the most waves
+    kernel: str          # the main kernel (its largest launch is measured)
     ctas: int
     slots: int           # SMs × the kernel's per-SM CTA limit
     fills: bool          # waves >= 1 (False: the ladder's top still leaves slots empty)
@@ -34,11 +34,23 @@ class Fill:
         return self.ctas / self.slots
 
 
+def main_kernel(workload) -> str:
+    """The kernel with the most warp instructions over all its launches (the functional run's
+    count; without one, the most CTAs)."""
+    work: dict[str, int] = {}
+    for k in workload.kernels:
+        work[k.name] = work.get(k.name, 0) + k.meta.get("warp_insts", k.n_ctas)
+    return max(work, key=lambda name: work[name])
+
+
 def waves_of(workload, cfg) -> tuple[str, int, int]:
-    """(kernel, CTAs, slots) of the launch of ``workload`` with the most waves on ``cfg``."""
+    """(kernel, CTAs, slots) of the largest launch of ``workload``'s main kernel on ``cfg``."""
     from sim.cta import occupancy_limit
+    name = main_kernel(workload)
     best = None
     for k in workload.kernels:
+        if k.name != name:
+            continue
         slots = occupancy_limit(cfg.sm, k, cfg.sm.count, clamp_small_grid=False).limit * cfg.sm.count
         if best is None or k.n_ctas / slots > best[1] / best[2]:
             best = (k.name, k.n_ctas, slots)

@@ -102,7 +102,7 @@ def workloads_cmd(as_json: bool = typer.Option(False, "--json", help="print a JS
                                                      help="--characterize: parallel runs"),
                   fill: bool = typer.Option(False, "--fill", help="--characterize: each program at "
                                             "the smallest scale (its quick scale doubled) whose "
-                                            "largest launch fills the machine's CTA slots")):
+                                            "main kernel's largest launch fills the machine's CTA slots")):
     """List the synthetic workload catalogue (or the kernels of an Accel-Sim trace dir)."""
     from gpusched.limits import check_seed
     check_seed("--seed", seed)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from experiments.fill_scale import fill_scale, ladder, waves_of
+from experiments.fill_scale import fill_scale, ladder, main_kernel, waves_of
 from gpusched.commands.config_cmd import resolve_config
 from sim.run import load_workload
 from sim.workload.kernel import Kernel, Workload
@@ -17,19 +17,22 @@ def test_ladder_doubles_from_quick_to_the_top():
     assert ladder(0.3, 1.0, top=1.0) == [0.3, 0.6, 1.0]
 
 
-def _kernel(name: str, ctas: int, threads: int) -> Kernel:
-    return Kernel(name, (ctas, 1, 1), (threads, 1, 1), 0, 0, lambda *a: iter(()))
+def _kernel(name: str, ctas: int, threads: int, warp_insts: int) -> Kernel:
+    return Kernel(name, (ctas, 1, 1), (threads, 1, 1), 0, 0, lambda *a: iter(()),
+                  meta={"warp_insts": warp_insts})
 
 
-def test_waves_pick_the_launch_with_the_most_waves_on_the_presets_slots():
+def test_waves_are_the_main_kernels_largest_launch_on_the_presets_slots():
     cfg = resolve_config("owl", [])
     sm = cfg.sm
-    per_sm_small = min(sm.threads_per_sm // 64, sm.max_ctas_per_sm)
-    per_sm_big = min(sm.threads_per_sm // 512, sm.max_ctas_per_sm)
-    wl = Workload("w", [_kernel("small", 3 * sm.count, 64), _kernel("big", 2 * per_sm_big * sm.count, 512)])
+    per_sm = min(sm.threads_per_sm // 512, sm.max_ctas_per_sm)
+    # "copy" has more CTAs and more waves, but "main" has the most warp instructions overall
+    wl = Workload("w", [_kernel("copy", 50 * sm.count, 64, 1000),
+                        _kernel("main", per_sm * sm.count // 2, 512, 800),
+                        _kernel("main", 2 * per_sm * sm.count, 512, 800)])
+    assert main_kernel(wl) == "main"
     kernel, ctas, slots = waves_of(wl, cfg)
-    assert kernel == "big" and ctas == 2 * per_sm_big * sm.count and slots == per_sm_big * sm.count
-    assert 3 / per_sm_small < 2            # the small kernel has fewer waves
+    assert (kernel, ctas, slots) == ("main", 2 * per_sm * sm.count, per_sm * sm.count)
 
 
 def test_a_program_climbs_to_the_first_step_that_fills_the_machine():
