@@ -29,7 +29,7 @@ def _split(point: Point) -> tuple[Point, str, bool]:
     params = dict(point.params)
     kernel = params.pop("kernel", None)
     sweep = params.pop("sweep", False)
-    params["scale"] = program_scale(point.workload, params.get("scale", 1.0))
+    params["scale"] = program_scale(point.workload, params.get("scale", 1.0), point.preset)
     return dataclasses.replace(point, params=params, kind="model"), kernel, sweep
 
 

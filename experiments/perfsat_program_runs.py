@@ -54,7 +54,7 @@ def decisions(report: dict) -> dict:
 def _split(point: Point) -> tuple[Point, str]:
     params = dict(point.params)
     kernel = params.pop("kernel", None)
-    params["scale"] = program_scale(point.workload, params.get("scale", 1.0))
+    params["scale"] = program_scale(point.workload, params.get("scale", 1.0), point.preset)
     return dataclasses.replace(point, params=params, kind="model"), kernel
 
 

@@ -113,9 +113,9 @@ def characterize(name: str, preset: str | None, scale: float | None, seed: int,
 
 
 def _fill(name: str, preset: str, seed: int):
-    from experiments.fill_scale import fill_scale
+    from experiments.program_scale import fill
     typer.echo(f"{name}: choosing the scale that fills {preset} ...", err=True)
-    chosen = fill_scale(name, preset, seed)
+    chosen = fill(f"program:{name}", preset, seed)
     typer.echo(f"{name}: scale {chosen.scale:g}, {chosen.kernel} {chosen.ctas} CTAs on "
                f"{chosen.slots} slots ({chosen.waves:.2f} waves)", err=True)
     return chosen
@@ -123,7 +123,7 @@ def _fill(name: str, preset: str, seed: int):
 
 def _waves(name: str, preset: str, scale: float, seed: int) -> dict:
     """The waves of CTAs the program's largest launch has on ``preset`` at ``scale``."""
-    from experiments.fill_scale import waves_of
+    from experiments.program_scale import waves_of
     from gpusched.commands.config_cmd import resolve_config
     from sim.run import load_workload
     cfg = resolve_config(preset, [])
@@ -135,7 +135,7 @@ def _waves(name: str, preset: str, scale: float, seed: int) -> dict:
 def characterize_paper(paper: str, factor: float, seed: int, jobs: int | None,
                        out: str | None, fill: bool = False) -> int:
     """Characterise every program of ``paper`` on its preset at ``factor`` × its default scale
-    (with ``fill``: at the scale that fills the machine, experiments/fill_scale.py) and print
+    (with ``fill``: at the scale that fills the machine, experiments/program_scale.py) and print
     (or write to ``out``) the Markdown table beside the paper's values."""
     from experiments import characterize as ch
     from experiments.characterize_table import markdown

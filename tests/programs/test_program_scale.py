@@ -1,15 +1,19 @@
-"""Choosing the scale at which a program fills a machine: the ladder, the waves of a launch on a
-preset's CTA slots, and the smallest filling step of a real program."""
+"""A program's scale by name: quick/default from INFO, and fill — the ladder, the waves of the main
+kernel's largest launch on a preset's CTA slots, the smallest filling step of a real program."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 
-from experiments.fill_scale import fill_scale, ladder, main_kernel, waves_of
+import pytest
+
+from experiments.program_scale import fill, ladder, main_kernel, resolve, waves_of
 from gpusched.commands.config_cmd import resolve_config
+from gpusched.config import ConfigError
 from sim.run import load_workload
 from sim.workload.kernel import Kernel, Workload
+from workloads import programs
 
 
 def test_ladder_doubles_from_quick_to_the_top():
@@ -37,13 +41,26 @@ def test_waves_are_the_main_kernels_largest_launch_on_the_presets_slots():
 
 def test_a_program_climbs_to_the_first_step_that_fills_the_machine():
     cfg = resolve_config("owl", [])
-    chosen = fill_scale("scan", "owl")
+    chosen = fill("program:scan", "owl")
     assert chosen.fills and chosen.ctas >= chosen.slots
     steps = ladder(0.02, 1.0)
     i = steps.index(chosen.scale)
     assert i > 0, "scan's quick scale does not fill the 28-core machine"
     _, ctas, slots = waves_of(load_workload("program:scan", scale=steps[i - 1], preset="owl"), cfg)
     assert ctas < slots
+    assert resolve("program:scan", "fill", "owl") == chosen.scale
+
+
+def test_named_scales_resolve_and_bad_names_are_config_errors():
+    info = programs.load("scan").INFO
+    assert resolve("program:scan", "quick") == info["quick_scale"]
+    assert resolve("program:scan", "default") == info["default_scale"]
+    assert resolve("anything", 0.5) == 0.5
+    for workload, scale, preset, field in (("program:scan", "huge", None, "params.scale"),
+                                           ("program:scan", "fill", None, "params.scale"),
+                                           ("owl_t_reuse", "quick", None, "workload")):
+        with pytest.raises(ConfigError, match=field):
+            resolve(workload, scale, preset)
 
 
 def test_fill_and_scale_together_is_one_line():

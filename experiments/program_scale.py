@@ -1,13 +1,13 @@
-"""The scale at which a suite program fills a machine (issue 33: characterise at scales that fill
-the paper's GPU, and state the scale and its waves).
+"""A program's scale by name, for grids and the characterisation: ``quick`` and ``default`` (the
+program's ``INFO`` scales) and ``fill``, the scale at which it fills the machine it runs on.
 
 A program *fills* a machine when a launch of its main kernel (the most warp instructions) has at
-least one full wave of CTAs: as many CTAs as the machine's CTA slots for that kernel (SMs × the per-SM occupancy limit, [GPGPU-Sim
-§1.5]'s ``max_cta()``). Below that, some SMs idle or hold fewer CTAs than they could — the regime
+least one full wave of CTAs: as many CTAs as the machine's CTA slots for that kernel (SMs × the
+per-SM occupancy limit, [GPGPU-Sim §1.5]'s ``max_cta()``). Below that, some SMs idle or hold fewer CTAs than they could — the regime
 where the quick scales left OWL with one warp group per core and IKRA with nothing to steal.
 
-``fill_scale`` climbs a ladder of scales (the program's quick scale doubled each step) and stops at
-the first that fills the machine, or at the ladder's top (``limit`` × the default scale). Each step
+``fill`` climbs a ladder of scales (the program's quick scale doubled each step) and stops at
+the first that fills the machine, or at the ladder's top (``TOP`` × the default scale). Each step
 runs the program functionally once (cached on disk like every program run), so the search costs
 about twice the chosen scale's functional run.
 """
@@ -16,13 +16,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gpusched.config import ConfigError
+
+NAMED = {"quick": "quick_scale", "default": "default_scale"}
 TOP = 4.0           # the ladder's top: this many times the program's default scale
 
 
 @dataclass(frozen=True)
 class Fill:
     """A program's chosen scale on a preset and what it launches there."""
-    program: str
+    workload: str
     scale: float
     kernel: str          # the main kernel (its largest launch is measured)
     ctas: int
@@ -67,19 +70,40 @@ def ladder(quick: float, default: float, top: float = TOP) -> list[float]:
     return steps
 
 
-def fill_scale(program: str, preset: str, seed: int = 0, top: float = TOP) -> Fill:
+def program_info(workload: str) -> dict:
+    """``INFO`` of ``program:NAME[:options]`` (ConfigError naming ``workload`` otherwise)."""
+    from sim.workload.program import load_module, program_path
+    if not workload.startswith("program:"):
+        raise ConfigError("workload", workload, "a suite program, program:NAME")
+    return load_module(program_path(workload)).INFO
+
+
+def fill(workload: str, preset: str, seed: int = 0, top: float = TOP) -> Fill:
     """The smallest scale on the program's ladder at which it fills ``preset``'s machine."""
     from gpusched.commands.config_cmd import resolve_config
     from sim.run import load_workload
-    from workloads import programs
-    info = programs.load(program).INFO
+    info = program_info(workload)
     cfg = resolve_config(preset, [])
     quick = info.get("quick_scale") or info["default_scale"]
-    fill = None
+    chosen = None
     for scale in ladder(quick, info["default_scale"], top):
-        wl = load_workload(f"program:{program}", seed=seed, scale=scale, preset=cfg.name)
+        wl = load_workload(workload, seed=seed, scale=scale, preset=cfg.name)
         kernel, ctas, slots = waves_of(wl, cfg)
-        fill = Fill(program, scale, kernel, ctas, slots, ctas >= slots)
-        if fill.fills:
+        chosen = Fill(workload, scale, kernel, ctas, slots, ctas >= slots)
+        if chosen.fills:
             break
-    return fill
+    return chosen
+
+
+def resolve(workload: str, scale: object, preset: str | None = None, seed: int = 0) -> float:
+    """``scale`` as a number: a number as it is; ``quick``/``default``, the program's INFO scale;
+    ``fill``, the scale that fills ``preset``'s machine."""
+    if isinstance(scale, (int, float)) and not isinstance(scale, bool):
+        return float(scale)
+    if scale not in (*NAMED, "fill"):
+        raise ConfigError("params.scale", scale, "a number, or quick, default or fill")
+    if scale == "fill":
+        if preset is None:
+            raise ConfigError("params.scale", scale, "fill needs the preset the program runs on")
+        return fill(workload, preset, seed).scale
+    return float(program_info(workload)[NAMED[scale]])
