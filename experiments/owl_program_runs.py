@@ -17,15 +17,16 @@ from gpusched.experiment.runners import register_kind
 PROGRAM_KIND = "owl_program"
 
 
-def program_scale(workload: str, scale: object, preset: str | None = None) -> float:
+def program_scale(workload: str, scale: object, preset: str | None = None,
+                  run: bool = True) -> float:
     """The numeric scale of ``scale`` (a number, or quick / default / fill) for ``workload``
-    (experiments/program_scale.py)."""
+    (experiments/program_scale.py; ``run=False``: checked, not run)."""
     from experiments.program_scale import resolve
-    return resolve(workload, scale, preset)
+    return resolve(workload, scale, preset, run=run)
 
 
-def _numeric(point: Point) -> Point:
-    scale = program_scale(point.workload, point.params.get("scale", 1.0), point.preset)
+def _numeric(point: Point, run: bool = True) -> Point:
+    scale = program_scale(point.workload, point.params.get("scale", 1.0), point.preset, run)
     return dataclasses.replace(point, params={**point.params, "scale": scale}, kind="owl")
 
 
@@ -38,7 +39,7 @@ def run_point(point: Point) -> dict:
 
 
 def check_point(point: Point) -> None:
-    check_owl_point(_numeric(point))
+    check_owl_point(_numeric(point, run=False))
 
 
 register_kind(PROGRAM_KIND, run_point, check_point)

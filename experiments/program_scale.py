@@ -95,15 +95,20 @@ def fill(workload: str, preset: str, seed: int = 0, top: float = TOP) -> Fill:
     return chosen
 
 
-def resolve(workload: str, scale: object, preset: str | None = None, seed: int = 0) -> float:
+def resolve(workload: str, scale: object, preset: str | None = None, seed: int = 0,
+            run: bool = True) -> float:
     """``scale`` as a number: a number as it is; ``quick``/``default``, the program's INFO scale;
-    ``fill``, the scale that fills ``preset``'s machine."""
+    ``fill``, the scale that fills ``preset``'s machine. With ``run=False`` (a grid's check)
+    ``fill`` is validated without running the program and stands for the ladder's first step."""
     if isinstance(scale, (int, float)) and not isinstance(scale, bool):
         return float(scale)
     if scale not in (*NAMED, "fill"):
         raise ConfigError("params.scale", scale, "a number, or quick, default or fill")
+    info = program_info(workload)
     if scale == "fill":
         if preset is None:
             raise ConfigError("params.scale", scale, "fill needs the preset the program runs on")
+        if not run:
+            return float(info.get("quick_scale") or info["default_scale"])
         return fill(workload, preset, seed).scale
-    return float(program_info(workload)[NAMED[scale]])
+    return float(info[NAMED[scale]])

@@ -76,11 +76,11 @@ def _overrides(point: Point) -> dict:
     return {**point.overrides, **VARIANTS[variant]}
 
 
-def resolve_scale(workload: str, scale, preset: str | None = None) -> float:
+def resolve_scale(workload: str, scale, preset: str | None = None, run: bool = True) -> float:
     """The point's ``scale`` as a number (experiments/program_scale.py: quick / default / fill
-    name a program's scale)."""
+    name a program's scale; ``run=False``: checked, not run)."""
     from experiments.program_scale import resolve
-    return resolve(workload, scale, preset)
+    return resolve(workload, scale, preset, run=run)
 
 
 @functools.lru_cache(maxsize=64)
@@ -120,7 +120,7 @@ def check_point(point: Point) -> None:
     unknown = set(point.params) - {"variant", "scale"}
     if unknown:
         raise ConfigError(", ".join(sorted(unknown)), "", "known params: variant, scale")
-    scale = resolve_scale(point.workload, point.params.get("scale", 1.0), point.preset)
+    scale = resolve_scale(point.workload, point.params.get("scale", 1.0), point.preset, run=False)
     if point.workload.startswith("program:"):
         check_options(load_module(program_path(point.workload)), point.workload,
                       split_options(point.workload)[1])

@@ -49,6 +49,7 @@ def test_a_program_climbs_to_the_first_step_that_fills_the_machine():
     _, ctas, slots = waves_of(load_workload("program:scan", scale=steps[i - 1], preset="owl"), cfg)
     assert ctas < slots
     assert resolve("program:scan", "fill", "owl") == chosen.scale
+    assert resolve("program:scan", "fill", "owl", run=False) == steps[0]     # checked, not run
 
 
 def test_named_scales_resolve_and_bad_names_are_config_errors():
