@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from gpusched.config import ConfigError
 
 NAMED = {"quick": "quick_scale", "default": "default_scale"}
-TOP = 4.0           # the ladder's top: this many times the program's default scale
+TOP = 1.0           # the ladder's top: the program's default scale (its documented size)
 
 
 @dataclass(frozen=True)

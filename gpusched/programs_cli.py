@@ -162,7 +162,7 @@ def characterize_paper(paper: str, factor: float, seed: int, jobs: int | None,
                              ("experiments.characterize",), show_progress=True)
     rows = [{**row, "program": n, "scale": scales[n], **_waves(n, preset, scales[n], seed)}
             for n, row in _summaries(db, by_program).items() if row is not None]
-    how = ("the smallest scale that fills the machine (one wave of CTAs), up to 4 × their default"
+    how = ("the smallest scale that fills the machine (one wave of CTAs), up to their default"
            if fill else f"{factor:g} × their default scale")
     text = (f"{len(rows)} of {len(names)} {paper} programs on `{preset}` at {how} (seed {seed})\n\n"
             + markdown(paper, rows, infos) + "\n")
