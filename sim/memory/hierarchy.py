@@ -76,9 +76,13 @@ class MemoryHierarchy:
                              self._at_sm, cfg.icnt.fifo_inputs)
         self.dram = DRAM(ev, cfg.dram, cfg.core_clock_mhz, self.sector_bytes, self._dram_done)
         spc = self.map.spc
+        line_sectors = cfg.l2.line_bytes // self.sector_bytes
         self.slices = [L2Slice(i, cfg.l2, self.map, self._to_dram, self._l2_reply,
-                               ev, self.dram.channels[i // spc].overflow, self.dram.queue_size)
+                               ev, self.dram.channels[i // spc].overflow, self.dram.queue_size,
+                               line_sectors)
                        for i in range(n_slices)]
+        for sl in self.slices:          # l2.input_queue: a full slice holds its request port
+            sl.refuse = self.up.hold
         self.dram.on_space = self._dram_space
         self.pf: OwlPrefetcher | None = None
         if cfg.dram.prefetch != "off":         # OWL opportunistic prefetcher (prefetch.py)
