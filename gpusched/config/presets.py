@@ -44,35 +44,53 @@ GTX480 = GPUConfig(
     kernels=KernelConfig(max_concurrent=8),
 )
 
-# [SOCGPU §3] "gp102" (GTX 1080 Ti-like, Accel-Sim SASS-trace mode).
+# [SOCGPU §3] "gp102" (GTX 1080 Ti-like, Accel-Sim SASS-trace mode). What the paper's machine
+# table (/work/shared/spec/socgpu.md §3) gives is its own; everything else follows Accel-Sim's
+# SM6_TITANX as `titanx` does [ext], so that gp102 is SM6_TITANX with the table's changes (its
+# Accel-Sim counterpart, data/accelsim/configs/gp102.json; parity in docs/validation.md).
 GP102 = GPUConfig(
     name="gp102",
     core_clock_mhz=1480.0,
+    # a warp with an atomic in flight issues nothing until it completes (GPGPU-Sim's
+    # shd_warp_t::waiting, n_atomic) [ext, SM6_TITANX]
     sm=SMConfig(count=28, subcores=4, warps_per_sm=64, threads_per_sm=2048, regs_per_sm=65536,
                 smem_per_sm=98304, max_ctas_per_sm=32, warp_sched="gto", dual_issue=True,
-                fetch_per_cycle=4),
+                fetch_per_cycle=4, blocking_atomics=True),
     # Accel-Sim behaviour measured on its SM6_TITANX (docs/validation.md): a dependent op issues 5
     # cycles after the execute latency (operand_latency), the LD/ST unit sends one sector request
     # per cycle (ldst_sector_cycles), stores complete at the L2's ack, a stream's kernels in order;
     # its interconnect (config_pascal_islip.icnt): one virtual channel per input (fifo_inputs),
     # 40-byte flits, 256-flit input buffers (= 64 packets of 4 flits); L1-bypassing loads do not
     # merge in the L1 (bypass_unmerged); each written sector is acked (sector_acks).
+    # FP64 8 (8) is the table's (SM6_TITANX's trace.config says 20,8); BAR and EXIT wait for a
+    # write-back slot behind the ALU ops (sync_slot) as in SM6_TITANX [ext].
     units=UnitsConfig(alu_latency=4, alu_ii=1, sfu_latency=20, sfu_ii=4, fp64_latency=8, fp64_ii=8,
                       div_latency=39, idiv_latency=145, div_ii=4, ldst_shared=True, smem_latency=24,
-                      operand_latency=5, ldst_sector_cycles=1),
-    # 48 KB, 128 B lines, sectored, latency 82, global loads bypass L1 [ext]; 64 × 6-way (choice).
-    l1=L1Config(size_bytes=49152, line_bytes=128, ways=6, sets=64, hit_latency=82, mshrs=64,
+                      operand_latency=5, ldst_sector_cycles=1, sync_slot=True),
+    # 48 KB, 128 B lines, sectored, latency 82, global loads bypass L1 [ext]; SM6_TITANX's
+    # geometry, -gpgpu_cache:dl1 S:4:128:96 (4 sets × 96 ways) [ext], which spreads the local
+    # loads' one-stride-apart words over its ways (see titanx).
+    l1=L1Config(size_bytes=49152, line_bytes=128, ways=96, sets=4, hit_latency=82, mshrs=64,
                 bypass_global_loads=True, store_ack=True, bypass_unmerged=True, sector_acks=True),
     # 11 partitions × 2 slices × 128 KB, 16-way [doc/ext]; L2 hit ≈ 220 = 20 + 180 + 20 (choice).
+    # SM6_TITANX's L2 [ext]: -gpgpu_cache:dl2 S:64:128:16,…,A:256:64 (256 MSHRs, 64 requests
+    # merged in one) and -gpgpu_dram_partition_queues 32:32:32:32 (icnt-to-L2 queue of 32).
     l2=L2Config(slices=22, size_per_slice=131072, line_bytes=128, ways=16, sets=64,
-                hit_latency=180, mshrs=64),
-    icnt=IcntConfig(latency=20, bytes_per_cycle=40, inject_queue=64, fifo_inputs=True),
-    # GDDR5X, 11 × 32-bit channels, 8 transfers per 1375 MHz clock ≈ 484 GB/s, queue 64 [ext].
-    # controller_latency 146 (choice): unloaded closed-row miss = 400, [SOCGPU §3] target.
-    dram=DRAMConfig(channels=11, banks=16, row_bytes=2048, clock_mhz=1375.0, bus_bytes=4,
-                    data_rate=8, burst_length=16, tCL=12, tRCD=12, tRP=12, tRAS=28, queue_size=64,
+                hit_latency=180, mshrs=256, mshr_merge=64, input_queue=32),
+    # one 8-byte request packet per 32-byte sector read (-gpgpu_coalesce_arch 61) [ext, SM6_TITANX]
+    icnt=IcntConfig(latency=20, bytes_per_cycle=40, inject_queue=64, fifo_inputs=True,
+                    sector_requests=True),
+    # GDDR5X, 11 × 32-bit channels, ≈ 484 GB/s, FR-FCFS queue 64 [ext]: SM6_TITANX's channel
+    # (QDR, burst 8, 16 banks, CL/RCD/RP/RAS/RRD 16/16/16/37/8, CCD 2, RC 52, WL 6, CDLR 7, WR 16,
+    # 4 bank groups on the low bits, CCDL 4, RTPL 3; the random partition map,
+    # -gpgpu_memory_partition_indexing 4) [ext] at 2750 MHz: 11 × 4 B × 4 × 2750 = 484 GB/s.
+    # controller_latency 146 (choice): unloaded closed-row miss ≈ 400, [SOCGPU §3] target.
+    dram=DRAMConfig(channels=11, banks=16, row_bytes=2048, clock_mhz=2750.0, bus_bytes=4,
+                    data_rate=4, burst_length=8, tCL=16, tRCD=16, tRP=16, tRAS=37, tRRD=8,
+                    tRC=52, tCCD=2, tWL=6, tCDLR=7, tWR=16, bank_groups=4, bank_group_bits="low",
+                    tCCDL=4, tRTPL=3, queue_size=64,
                     channel_bit=8, bank_bit=15, row_bit=19, fixed_latency=180,
-                    controller_latency=146),
+                    controller_latency=146, partition_map="random"),
     kernels=KernelConfig(max_concurrent=128, stream_order=True),
 )
 

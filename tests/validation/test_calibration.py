@@ -35,10 +35,10 @@ def closed_row_reads(cfg, n_banks: int) -> list[int]:
 
 def test_trrd_follows_each_presets_source():
     """Off where the source gives none; GPGPU-Sim's configs' RRD and [OWL] Table 1 elsewhere."""
-    for name in ("tiny", "gp102", "ikra_15cu"):
+    for name in ("tiny", "ikra_15cu"):
         assert get_preset(name).dram.tRRD == 0
     assert get_preset("gtx480").dram.tRRD == get_preset("thesis").dram.tRRD == 6   # GTX480: RRD=6
-    assert get_preset("titanx").dram.tRRD == 8                 # SM6_TITANX: RRD=8
+    assert get_preset("titanx").dram.tRRD == get_preset("gp102").dram.tRRD == 8    # SM6_TITANX: RRD=8
     assert get_preset("owl").dram.tRRD == 8                    # [OWL] Table 1
 
 
@@ -133,10 +133,11 @@ def test_interconnect_and_bypass_mechanisms_only_in_the_accelsim_presets():
 
 
 def test_partition_map_as_the_accelsim_configs_set_it():
-    """SM6_TITANX's partition indexing 4 (random), SM7_QV100's 2 (ipoly); modulo elsewhere."""
+    """SM6_TITANX's partition indexing 4 (random; titanx and gp102, its counterpart), SM7_QV100's
+    2 (ipoly); modulo elsewhere."""
     from gpusched.config.presets import PRESETS
     for name, cfg in PRESETS.items():
-        want = {"titanx": "random", "qv100": "ipoly"}.get(name, "modulo")
+        want = {"titanx": "random", "gp102": "random", "qv100": "ipoly"}.get(name, "modulo")
         assert cfg.dram.partition_map == want, name
 
 
@@ -175,10 +176,10 @@ def load_run(cfg, n_sectors: int) -> tuple[int, dict]:
 
 
 def test_sector_requests_only_in_the_sectored_accelsim_presets():
-    """Only the presets imported from Accel-Sim configs with -gpgpu_coalesce_arch >= 40."""
+    """Only the presets from Accel-Sim configs with -gpgpu_coalesce_arch >= 40 (gp102: SM6_TITANX's)."""
     from gpusched.config.presets import PRESETS
     for name, cfg in PRESETS.items():
-        assert cfg.icnt.sector_requests is (name in ("titanx", "qv100")), name
+        assert cfg.icnt.sector_requests is (name in ("titanx", "qv100", "gp102")), name
 
 
 @pytest.mark.parametrize("n_sectors", [1, 2, 4])

@@ -29,10 +29,9 @@ NOT_YET: dict[str, dict[str, float]] = {
     "titanx": {"store_stream": 0.88, "atomics_hot": 0.78},
     "qv100": {"alu_full": 0.89, "barrier": 1.11, "atomics": 0.72, "mem_stream": 0.89,
               "atomics_hot": 0.70, "sg_conv_train": 0.82},
-    "gp102": {"mem_scatter": 0.82, "strided": 1.52, "ld128_stream": 0.81, "copy128": 0.89,
-              "atomics_hot": 0.76, "barrier_1024": 0.77, "sg_srad": 0.83}}
+    "gp102": {"mem_stream": 1.16, "ld128_stream": 0.86, "store_stream": 0.90, "atomics_hot": 0.85}}
 # mean absolute errors not yet within MAE_TARGET, as measured
-MAE_NOT_YET: dict[str, float] = {"qv100": 0.061, "gp102": 0.078}
+MAE_NOT_YET: dict[str, float] = {"qv100": 0.061}
 PAIRS = [(c, n) for c in PARITY for n in sorted(CASES)]
 
 
@@ -88,8 +87,10 @@ def test_mean_absolute_error(runs, config):
     assert sum(errors) / len(errors) <= MAE_TARGET, sum(errors) / len(errors)
 
 
+# the configurations whose reference data recorded Accel-Sim's request packets (gp102's does not)
 SECTORED = [c for c in PARITY if resolve_config(PARITY[c].preset, []).icnt.sector_requests
-            and resolve_config(PARITY[c].preset, []).l1.bypass_global_loads]
+            and resolve_config(PARITY[c].preset, []).l1.bypass_global_loads
+            and all("icnt_up_packets" in case for case in REF[c].values())]
 
 
 @pytest.mark.parametrize("config, name", [(c, n) for c in SECTORED for n in sorted(CASES)])
