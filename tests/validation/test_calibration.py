@@ -158,6 +158,21 @@ def test_random_partition_map_spreads_strided_lines_and_keeps_each_slice_on_its_
     assert all(rand.slice_of(a + 32 * k) == rand.slice_of(a) for a in lines[:8] for k in range(4))
 
 
+def test_gp102s_random_partition_map_uses_each_of_its_22_slices_on_its_channel():
+    """gp102 takes SM6_TITANX's random map with its own 11 channels × 2 slices: consecutive lines
+    reach every slice, and a line's DRAM channel is its slice's."""
+    from sim.memory.dram import AddressMap
+    cfg = get_preset("gp102")
+    rand = AddressMap(cfg.dram, cfg.l2.line_bytes, cfg.l2.slices)
+    lines = [j * cfg.l2.line_bytes for j in range(cfg.l2.slices * 16)]
+    slices = [rand.slice_of(a) for a in lines]
+    assert set(slices) == set(range(cfg.l2.slices)) == set(range(22))
+    modulo = AddressMap(dataclasses.replace(cfg.dram, partition_map="modulo"), cfg.l2.line_bytes,
+                        cfg.l2.slices)
+    assert slices != [modulo.slice_of(a) for a in lines]               # not the modulo order
+    assert all(rand.locate(a)[0] == s // rand.spc < cfg.dram.channels for a, s in zip(lines, slices))
+
+
 def with_icnt(preset: str, **fields):
     cfg = get_preset(preset)
     return validate(dataclasses.replace(cfg, icnt=dataclasses.replace(cfg.icnt, **fields)))
