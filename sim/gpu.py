@@ -23,6 +23,7 @@ from sim.cta import CTA, KernelRun
 from sim.blocks.provider import TWINS
 from sim.kernel_issue import KernelIssue
 from sim.policies.tb_dispatch import TBDispatch
+from sim.policies.warp_sched import check_config as check_warp_scheduler_config
 from sim.sm import PWR_ACTIVE, PWR_GATED, PWR_PAUSED, PWR_PAUSING, SM, SM_STATE_NAMES, run_sms
 from sim.stats import ISSUE_SLOT_REASONS, add_counts
 from sim.subcore import NEVER
@@ -64,6 +65,7 @@ class GPU:
         (sim/blocks/provider.py; the twins by default)."""
         if not workload.kernels:
             raise ConfigError("workload", workload.name, "has no kernels")
+        check_warp_scheduler_config(cfg)
         self.cfg, self.workload, self.memory, self.rng = cfg, workload, memory, rng
         self.watchdog, self.sample_interval = watchdog, sample_interval
         self.blocks = blocks

@@ -45,7 +45,7 @@ SCHEDULERS = {"sequential": "ck_sequential", "interleaved": "ck_interleaved",
 
 def ch5_config(extra: tuple[str, ...] = ()) -> GPUConfig:
     """The Table 5.1 machine with Fig 5.3's 64 warps per core, plus ``extra`` overrides."""
-    from gpusched.commands.config_cmd import resolve_config
+    from gpusched.config import resolve_config
     return resolve_config(PRESET, [*FIG_5_3, *extra])
 
 
