@@ -100,7 +100,8 @@ def run_concurrent(cfg: GPUConfig, workload: str, kernel_scheduler: str = "ck_in
     names = check_names(workload)
     if not cfg.kernels.concurrent_sm:
         raise ConfigError("kernels.concurrent_sm", False, "must be true (kernels share SMs)")
-    wl = compose([Member(n) for n in names], seed, scale, cfg.kernels.max_concurrent)
+    wl = compose([Member(n) for n in names], seed, scale, cfg.kernels.max_concurrent,
+                 preset=cfg.name)
     if shares:
         wl = Workload(wl.name, [replace(k, meta={**k.meta, "ck_share": shares[m]})
                                 if (m := k.meta.get("member", k.name)) in shares else k
