@@ -18,6 +18,9 @@ knee 4 instead of the calibrated knees (FIFO, SRTF, Adaptive), and the SRTF knob
 experiments/srtf_ablations.py (hysteresis, sampling SM, sample size, Resident variant).
 Quick grid: 8 of the 56 pairs at +100 cycles, the alone runs, one check pair, the knobs on 4
 of those pairs.
+
+That is ``CATALOGUE`` (``gpusched reproduce srtf --catalogue``). ``EXPERIMENT`` runs the same
+study on the program suite in the cycle-level model (experiments/srtf_programs.py).
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from __future__ import annotations
 import math
 
 from experiments import srtf_ablations as knobs
+from experiments.srtf_program_runs import KIND as PROGRAM_KIND  # noqa: F401 (registers it)
+from experiments.srtf_programs import program_experiment
 from experiments.srtf_runs import KIND
 from experiments.thesis_runs import GridUnion
 from gpusched.experiment.grid import Grid
@@ -339,9 +344,10 @@ def draw_check(exp, results: ResultSet, plt):
     return fig
 
 
-EXPERIMENT = Experiment(
-    name="srtf",
-    title="SRTF: preemptive thread-block scheduling of concurrent kernels ([SRTF])",
+CATALOGUE = Experiment(
+    name="srtf-catalogue",
+    title="SRTF: preemptive thread-block scheduling of concurrent kernels ([SRTF], catalogue "
+          "stand-ins, block-level mode)",
     grid=GRID,
     quick=QUICK,
     metrics=[Metric("stp", "STP"), Metric("antt", "ANTT"), Metric("fairness", "StrictF"),
@@ -371,3 +377,7 @@ EXPERIMENT = Experiment(
     labels={"policy": "kernel scheduler"},
     description=__doc__,
 )
+
+PROGRAM_PLOTS = [p for p in CATALOGUE.plots
+                 if p.filename in ("policies.png", "workloads.png", "predictor.png")]
+EXPERIMENT = program_experiment()

@@ -1,0 +1,93 @@
+"""Runner kind ``srtf_program`` for the SRTF reproduction on the program suite (experiments/srtf.py
+``EXPERIMENT``): one point = one multiprogram workload of suite programs under one kernel
+scheduler, in the cycle-level model with the memory hierarchy, through sim/multiprog.
+
+Point: ``workload`` = ``A+B`` of program members (``program:NAME[~KERNEL]``, sim/multiprog/
+compose.py; [SRTF §7.2]'s kernels are one kernel of a program each) or one member alone;
+``preset`` gtx480 with ``kernels.concurrent_sm = true``; params ``task`` (``pair``: the
+workload's metrics; ``alone``: one member alone, its Table 5 columns and predictor records),
+``policy`` (kernel scheduler), ``offset`` (``100`` cycles, ``25%`` …) and ``scale`` (every
+member's program scale: the programs' grids at scale 1 are the paper's, so one scale keeps
+Table 5's proportions of blocks between kernels).
+
+Every input is checked before the sweep starts (one line naming the field). Kept apart from the
+report module so that editing the report leaves the stored runs valid.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from gpusched.config import ConfigError
+from gpusched.experiment.point import Point, override_strings
+from gpusched.experiment.runners import register_kind
+
+KIND = "srtf_program"
+TASKS = ("pair", "alone")
+PARAMS = ("task", "policy", "offset", "scale")
+MEMORY = "hierarchy"
+
+
+def _inputs(point: Point):
+    from gpusched.commands.config_cmd import resolve_config
+    cfg = resolve_config(point.preset, override_strings(point.overrides))
+    p = dict(point.params)
+    unknown = set(p) - set(PARAMS)
+    if unknown:
+        name = sorted(unknown)[0]
+        raise ConfigError(name, p[name], "unknown parameter; known: " + ", ".join(PARAMS))
+    task = p.get("task", "pair")
+    if task not in TASKS:
+        raise ConfigError("task", task, "allowed: " + ", ".join(TASKS))
+    if not cfg.kernels.concurrent_sm:
+        raise ConfigError("kernels.concurrent_sm", False, "must be true (kernels share SMs)")
+    return cfg, task, p.get("policy", "srtf"), str(p.get("offset", "100")), \
+        float(p.get("scale", 1.0))
+
+
+def check_point(point: Point) -> None:
+    from sim.multiprog.compose import PROGRAM
+    from sim.multiprog.study import check_inputs
+    cfg, task, policy, offset, scale = _inputs(point)
+    names = check_inputs(cfg, point.workload, offset, policy, "cycle", 3, scale)
+    bad = [n for n in names if not n.startswith(PROGRAM) or "@" in n]
+    if bad:
+        raise ConfigError("workload", bad[0], "program:NAME[~KERNEL] (the scale is the point's)")
+    if task == "alone" and len(names) != 1:
+        raise ConfigError("workload", point.workload, "task alone runs one program")
+    if task == "pair" and len(names) < 2:
+        raise ConfigError("workload", point.workload, "task pair needs A+B")
+
+
+def kernel_table(cfg, member: str, seed: int, scale: float) -> dict:
+    """[SRTF] Table 5's columns of ``member`` alone: R, threads per block, blocks, standalone
+    cycles, mean block time and its %RSD."""
+    from sim.cta import KernelRun
+    from sim.multiprog.compose import Member, compose
+    from sim.multiprog.execute import member_turnaround, run_trace
+    from sim.multiprog.study import STANDALONE_SCHEDULER
+    wl = compose([Member(member)], seed, scale, cfg.kernels.max_concurrent, preset=cfg.name)
+    trace = run_trace(cfg, wl, "cycle", seed, STANDALONE_SCHEDULER, MEMORY)
+    times = [e - s for k in trace["kernels"] for _sm, s, e in k["blocks"]]
+    k = wl.kernels[0]
+    mean = statistics.mean(times)
+    return {"R": KernelRun(k, 0, cfg.sm, cfg.sm.count, True).occupancy.limit,
+            "threads": k.block[0] * k.block[1] * k.block[2], "blocks": len(times),
+            "standalone": member_turnaround(trace)[member], "block_time": mean,
+            "rsd": 100 * statistics.pstdev(times) / mean}
+
+
+def run_point(point: Point) -> dict:
+    from sim.multiprog.study import run_workload
+    cfg, task, policy, offset, scale = _inputs(point)
+    out = run_workload(cfg, point.workload, offset, policy, "cycle", point.seed, scale,
+                       memory=MEMORY)
+    for clash in ("workload", "seed", "scale", "kernel_scheduler", "mode"):
+        out.pop(clash, None)            # inputs already in the point
+    if task == "alone":
+        out["table5"] = kernel_table(cfg, point.workload, point.seed, scale)
+    out["variant"] = policy
+    return out
+
+
+register_kind(KIND, run_point, check_point)
