@@ -117,9 +117,11 @@ def sharing_count(results: ResultSet) -> float:
     return sum(1 for r in rows if any(e[2] == "enter" for e in (r.get("sharing") or [])))
 
 
-def ratios(results: ResultSet, task: str, policy: str) -> list[float]:
-    """Predicted / actual of every record of ``task`` runs under ``policy`` (main study, +100)."""
-    return [x for r in results.rows if r.get("task") == task and r.get("policy") == policy
+def ratios(results: ResultSet, task: str, policy: str | None) -> list[float]:
+    """Predicted / actual of every record of ``task`` runs under ``policy`` (None: any; main
+    study, +100)."""
+    return [x for r in results.rows if r.get("task") == task
+            and (policy is None or r.get("policy") == policy)
             and str(r.get("offset", "100")) == "100" and r.get("share_cap", 3) == 3
             and r.get("timing", "calibrated") == "calibrated" for x in (r.get("pred_ratio") or [])]
 
@@ -299,7 +301,7 @@ def draw_predictor(exp, results: ResultSet, plt):
     dotted: within 2×."""
     from gpusched.experiment import plotstyle
     fig, (ax,) = plotstyle.figure(plt, 1, size=(5.6, 3.6))
-    for i, (task, policy, label) in enumerate((("alone", "srtf", "kernels alone"),
+    for i, (task, policy, label) in enumerate((("alone", None, "kernels alone"),
                                                ("pair", "mpmax", "under MPMax"),
                                                ("pair", "srtf", "under SRTF"))):
         xs = sorted(ratios(results, task, policy))

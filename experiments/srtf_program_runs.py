@@ -5,7 +5,7 @@ scheduler, in the cycle-level model with the memory hierarchy, through sim/multi
 Point: ``workload`` = ``A+B`` of program members (``program:NAME[~KERNEL]``, sim/multiprog/
 compose.py; [SRTF §7.2]'s kernels are one kernel of a program each) or one member alone;
 ``preset`` gtx480 with ``kernels.concurrent_sm = true``; params ``task`` (``pair``: the
-workload's metrics; ``alone``: one member alone, its Table 5 columns and predictor records),
+workload's metrics; ``alone``: one member alone under FIFO, its Table 5 columns and predictor records),
 ``policy`` (kernel scheduler), ``offset`` (``100`` cycles, ``25%`` …) and ``scale`` (every
 member's program scale: the programs' grids at scale 1 are the paper's, so one scale keeps
 Table 5's proportions of blocks between kernels).
@@ -59,10 +59,12 @@ def check_point(point: Point) -> None:
         raise ConfigError("workload", point.workload, "task pair needs A+B")
 
 
-def kernel_table(cfg, member: str, seed: int, scale: float) -> dict:
-    """[SRTF] Table 5's columns of ``member`` alone: R, threads per block, blocks, standalone
-    cycles, mean block time and its %RSD."""
+def run_alone(cfg, member: str, seed: int, scale: float) -> dict:
+    """``member`` alone under FIFO (its T^SP run): [SRTF] Table 5's columns — R, threads per
+    block, blocks, standalone cycles, mean block time and its %RSD — and the predictor's records
+    (FIFO is an SRTF-family scheduler: the predictors run, nothing is switched)."""
     from sim.cta import KernelRun
+    from sim.multiprog import metrics
     from sim.multiprog.compose import Member, compose
     from sim.multiprog.execute import member_turnaround, run_trace
     from sim.multiprog.study import STANDALONE_SCHEDULER
@@ -71,21 +73,24 @@ def kernel_table(cfg, member: str, seed: int, scale: float) -> dict:
     times = [e - s for k in trace["kernels"] for _sm, s, e in k["blocks"]]
     k = wl.kernels[0]
     mean = statistics.mean(times)
-    return {"R": KernelRun(k, 0, cfg.sm, cfg.sm.count, True).occupancy.limit,
-            "threads": k.block[0] * k.block[1] * k.block[2], "blocks": len(times),
-            "standalone": member_turnaround(trace)[member], "block_time": mean,
-            "rsd": 100 * statistics.pstdev(times) / mean}
+    acc = metrics.predictor_accuracy(trace)
+    return {"table5": {"R": KernelRun(k, 0, cfg.sm, cfg.sm.count, True).occupancy.limit,
+                       "threads": k.block[0] * k.block[1] * k.block[2], "blocks": len(times),
+                       "standalone": member_turnaround(trace)[member], "block_time": mean,
+                       "rsd": 100 * statistics.pstdev(times) / mean},
+            "cycles": trace["cycles"], "predictions": len(acc),
+            "pred_ratio": [round(r["ratio"], 4) for r in acc]}
 
 
 def run_point(point: Point) -> dict:
     from sim.multiprog.study import run_workload
     cfg, task, policy, offset, scale = _inputs(point)
+    if task == "alone":
+        return {**run_alone(cfg, point.workload, point.seed, scale), "variant": policy}
     out = run_workload(cfg, point.workload, offset, policy, "cycle", point.seed, scale,
                        memory=MEMORY)
     for clash in ("workload", "seed", "scale", "kernel_scheduler", "mode"):
         out.pop(clash, None)            # inputs already in the point
-    if task == "alone":
-        out["table5"] = kernel_table(cfg, point.workload, point.seed, scale)
     out["variant"] = policy
     return out
 

@@ -62,10 +62,11 @@ def test_a_tiny_pair_and_a_kernel_alone_run(tmp_path, monkeypatch):
     s = run_point(p)
     assert len(s["ntt"]) == 2 and all(x >= 1.0 - 1e-9 for x in s["ntt"])
     assert s["stp"] == pytest.approx(sum(1 / x for x in s["ntt"]))
-    alone = run_point(_point("program:jpeg~jpeg_idct", task="alone"))
+    alone = run_point(_point("program:jpeg~jpeg_idct", task="alone", policy="srtf_fifo"))
     t5 = alone["table5"]
     assert t5["R"] == table5("program:jpeg~jpeg_idct")[0]     # Table 5's 8 resident blocks
-    assert t5["threads"] == 64 and t5["standalone"] == alone["t_sp"][0]
+    assert t5["threads"] == 64 and t5["standalone"] == s["t_sp"][1]
+    assert alone["predictions"] == len(alone["pred_ratio"]) > 0
 
 
 def test_headline_means():
