@@ -380,6 +380,5 @@ CATALOGUE = Experiment(
     description=__doc__,
 )
 
-PROGRAM_PLOTS = [p for p in CATALOGUE.plots
-                 if p.filename in ("policies.png", "workloads.png", "predictor.png")]
+PROGRAM_PLOTS = [p for p in CATALOGUE.plots if p.filename != "knobs.png"]
 EXPERIMENT = program_experiment()

@@ -26,6 +26,7 @@ here knows a kernel scheduler.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import zlib
 from dataclasses import dataclass
@@ -92,16 +93,11 @@ def check_member(name: str, field: str = "workload") -> None:
     (``program:NAME[:key=value,…][@SCALE]`` of an existing program and its declared options)."""
     if name.startswith(PROGRAM):
         base, kernel, _ = split_program(name, field)
-        from sim.workload.program import check_options, load_module, program_path, split_options
         try:
-            path = program_path(base)
-            options = split_options(base)[1]
-            if options:
-                check_options(load_module(path), base, options)
+            declared = _declared_kernels(base)
         except ConfigError as e:
             raise ConfigError(field, name, f"unknown program ({e.allowed})") from None
-        declared = getattr(load_module(path), "INFO", {}).get("kernels", ()) if kernel else ()
-        if declared and kernel not in declared:
+        if kernel and declared and kernel not in declared:
             raise ConfigError(field, name, "~KERNEL: one of " + ", ".join(declared))
         return
     from sim.workload.catalogue import _entry
@@ -109,6 +105,19 @@ def check_member(name: str, field: str = "workload") -> None:
         _entry(name)
     except ConfigError as e:
         raise ConfigError(field, name, f"unknown kernel/workload ({e.allowed})") from None
+
+
+@functools.lru_cache(maxsize=None)
+def _declared_kernels(base: str) -> tuple[str, ...]:
+    """The kernels program ``base`` (``program:NAME[:options]``) declares in ``INFO``, after
+    checking that it exists and takes its options (ConfigError otherwise; checked once per
+    process: a sweep checks every point)."""
+    from sim.workload.program import check_options, load_module, program_path, split_options
+    module = load_module(program_path(base))
+    options = split_options(base)[1]
+    if options:
+        check_options(module, base, options)
+    return tuple(getattr(module, "INFO", {}).get("kernels", ()))
 
 
 def slots_needed(name: str) -> int:

@@ -45,6 +45,8 @@ def _point(workload, **params):
     ("program:nlm2", {}, "workload"),
     (JPEG, {"waves": 2}, "waves"),
     (JPEG, {"offset": "150%"}, "offset"),
+    (JPEG, {"task": "check", "offset": "25%"}, "offset"),
+    ("program:nlm2", {"task": "check"}, "workload"),
 ])
 def test_runner_checks_name_the_field(workload, params, field):
     from experiments.srtf_program_runs import check_point
@@ -68,6 +70,12 @@ def test_a_tiny_pair_and_a_kernel_alone_run(tmp_path, monkeypatch):
     assert t5["R"] == table5("program:jpeg~jpeg_idct")[0]     # Table 5's 8 resident blocks
     assert t5["threads"] == 64 and t5["blocks"] == 32 and 0 < t5["standalone"] <= alone["cycles"]
     assert alone["predictions"] == len(alone["pred_ratio"]) > 0
+    check = run_point(_point(JPEG, task="check", policy="srtf_fifo"))
+    assert check["cycle"]["t_sp"] == s["t_sp"]                  # the same cycle-level members
+    for model in ("cycle", "block"):
+        assert check[model]["stp"] == pytest.approx(sum(1 / x for x in check[model]["ntt"]))
+    # block records fitted to each kernel's cycle-level standalone runtime
+    assert check["block"]["t_sp"] == pytest.approx(check["cycle"]["t_sp"], rel=0.02)
 
 
 def test_headline_means():
