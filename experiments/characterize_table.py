@@ -11,7 +11,8 @@ from __future__ import annotations
 from experiments.characterize import mean_abs_difference
 
 # (row key, header, the paper's key or None, scale of ours for display, format)
-COMMON = [("warp_insts", "warp insts", None, 1, "{:,.0f}"), ("ipc", "IPC", None, 1, "{:.2f}"),
+COMMON = [("scale", "scale", None, 1, "{:g}"), ("waves", "waves", None, 1, "{:.2f}"),
+          ("warp_insts", "warp insts", None, 1, "{:,.0f}"), ("ipc", "IPC", None, 1, "{:.2f}"),
           ("ctas_per_sm", "CTAs/SM", None, 1, "{}"), ("limited_by", "limited by", None, 1, "{}"),
           ("l1_miss", "L1 miss %", None, 100, "{:.0f}"), ("l2_miss", "L2 miss %", None, 100, "{:.0f}"),
           ("memory_block", "MemBlock %", None, 100, "{:.0f}"),

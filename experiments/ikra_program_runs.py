@@ -24,14 +24,14 @@ STEAL_QUICK = {"program:hotspot": 0.0625,                    # 25 TBs × 20 kern
                "program:sssp:graph=olesnik0": 0.0625}
 
 
-def resolve_scale(workload: str, scale) -> float:
-    """A number, ``quick``/``default`` (the program's INFO scale) or ``steal_quick``."""
+def resolve_scale(workload: str, scale, preset: str | None = None, run: bool = True) -> float:
+    """A number, ``quick``/``default``/``fill`` (experiments/program_scale.py) or ``steal_quick``."""
     if scale == "steal_quick":
         if workload not in STEAL_QUICK:
             raise ConfigError("scale", scale, f"no steal_quick scale for {workload}; known: "
                               + ", ".join(STEAL_QUICK))
         return STEAL_QUICK[workload]
-    return _info_scale(workload, scale)
+    return _info_scale(workload, scale, preset, run)
 
 
 def _config(point: Point):
@@ -43,7 +43,7 @@ def _config(point: Point):
 def run_point(point: Point) -> dict:
     """Simulate the point's policy on its program; stats + ``setup`` (scale, TBs per kernel)."""
     from sim.run import load_workload, simulate
-    scale = resolve_scale(point.workload, point.params.get("scale", 1.0))
+    scale = resolve_scale(point.workload, point.params.get("scale", 1.0), point.preset)
     workload = load_workload(point.workload, seed=point.seed, scale=scale, preset=point.preset)
     tbs = [k.grid[0] * k.grid[1] * k.grid[2] for k in workload.kernels]
     stats = simulate(_config(point), workload, seed=point.seed, memory="hierarchy",
@@ -68,7 +68,7 @@ def check_point(point: Point) -> None:
                           "one of " + ", ".join(sorted(POLICIES["cta_scheduler"])))
     if not point.workload.startswith("program:"):
         raise ConfigError("workload", point.workload, "a program:NAME of the suite")
-    resolve_scale(point.workload, point.params.get("scale", 1.0))
+    resolve_scale(point.workload, point.params.get("scale", 1.0), point.preset, run=False)
     check_options(load_module(program_path(point.workload)), point.workload,
                   split_options(point.workload)[1])
 

@@ -25,18 +25,18 @@ from gpusched.experiment.runners import check_model, register_kind
 KIND = "onac_program"
 
 
-def _split(point: Point) -> tuple[Point, str, bool]:
+def _split(point: Point, run: bool = True) -> tuple[Point, str, bool]:
     params = dict(point.params)
     kernel = params.pop("kernel", None)
     sweep = params.pop("sweep", False)
-    params["scale"] = program_scale(point.workload, params.get("scale", 1.0))
+    params["scale"] = program_scale(point.workload, params.get("scale", 1.0), point.preset, run)
     return dataclasses.replace(point, params=params, kind="model"), kernel, sweep
 
 
 def check_point(point: Point) -> None:
     """A ``program:NAME`` workload, one of its declared kernels; the rest as ``model``."""
     check_program_kernel(point.workload, point.params.get("kernel"))
-    base, _, sweep = _split(point)
+    base, _, sweep = _split(point, run=False)
     if not isinstance(sweep, bool):
         raise ConfigError("params.sweep", sweep, "true or false")
     check_model(base)

@@ -208,7 +208,8 @@ def _grid(name: str, workloads: list[str], scale: object, overrides: dict | None
 
 def program_experiment(quick_machine: dict | None = None) -> Experiment:
     """The program-suite experiment: both grids on the 28-core machine (``quick_machine``:
-    overrides for the quick grid's), the quick grid a subset of the programs. The catalogue's
+    overrides for the quick grid's); the full grid every program at the scale that fills the
+    machine (experiments/program_scale.py), the quick grid a subset at their quick scales. The catalogue's
     quarter machine is no cheaper here: a program's grid is fixed by its scale, so fewer cores
     run it for more cycles (docs/mechanisms/owl.md, On the program suite)."""
     t1 = type1
@@ -217,7 +218,7 @@ def program_experiment(quick_machine: dict | None = None) -> Experiment:
         title="OWL on the program suite: CTA-aware warp scheduling and opportunistic "
               "prefetching vs RR (owl preset)",
         description=__doc__,
-        grid=_grid("owl_programs", WORKLOADS, "quick"),
+        grid=_grid("owl_programs", WORKLOADS, "fill"),
         quick=_grid("owl_programs_quick", [f"program:{p}" for p in QUICK], "quick",
                     quick_machine),
         metrics=[*plotted_metrics(), *per_run_metrics(),

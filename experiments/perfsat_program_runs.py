@@ -51,17 +51,17 @@ def decisions(report: dict) -> dict:
             "records": len(records)}
 
 
-def _split(point: Point) -> tuple[Point, str]:
+def _split(point: Point, run: bool = True) -> tuple[Point, str]:
     params = dict(point.params)
     kernel = params.pop("kernel", None)
-    params["scale"] = program_scale(point.workload, params.get("scale", 1.0))
+    params["scale"] = program_scale(point.workload, params.get("scale", 1.0), point.preset, run)
     return dataclasses.replace(point, params=params, kind="model"), kernel
 
 
 def check_point(point: Point) -> None:
     """A ``program:NAME`` workload, one of its declared kernels, a known CTA-limit policy."""
     check_program_kernel(point.workload, point.params.get("kernel"))
-    base, _ = _split(point)
+    base, _ = _split(point, run=False)
     check_model(base)
 
 

@@ -76,17 +76,11 @@ def _overrides(point: Point) -> dict:
     return {**point.overrides, **VARIANTS[variant]}
 
 
-PROGRAM_SCALES = {"quick": "quick_scale", "default": "default_scale"}
-
-
-def resolve_scale(workload: str, scale) -> float:
-    """The point's ``scale`` as a number: ``quick``/``default`` name a program's INFO scale."""
-    if isinstance(scale, str):
-        if scale not in PROGRAM_SCALES or not workload.startswith("program:"):
-            raise ConfigError("scale", scale, "a number, or quick/default for a program")
-        from sim.workload.program import load_module, program_path
-        return float(load_module(program_path(workload)).INFO[PROGRAM_SCALES[scale]])
-    return float(scale)
+def resolve_scale(workload: str, scale, preset: str | None = None, run: bool = True) -> float:
+    """The point's ``scale`` as a number (experiments/program_scale.py: quick / default / fill
+    name a program's scale; ``run=False``: checked, not run)."""
+    from experiments.program_scale import resolve
+    return resolve(workload, scale, preset, run=run)
 
 
 @functools.lru_cache(maxsize=64)
@@ -104,7 +98,7 @@ def _simulate(preset: str, overrides: tuple, workload: str, seed: int, scale: fl
 
 def run_point(point: Point) -> dict:
     """Simulate the point's variant and its baseline; stats + ``setup`` + ``vs_baseline``."""
-    scale = resolve_scale(point.workload, point.params.get("scale", 1.0))
+    scale = resolve_scale(point.workload, point.params.get("scale", 1.0), point.preset)
     key = (point.preset, point.workload, point.seed, scale)
     stats = dict(_simulate(point.preset, tuple(sorted(_overrides(point).items())), *key[1:]))
     base = _simulate(point.preset, tuple(sorted({**point.overrides, **_BASE}.items())), *key[1:])
@@ -126,7 +120,7 @@ def check_point(point: Point) -> None:
     unknown = set(point.params) - {"variant", "scale"}
     if unknown:
         raise ConfigError(", ".join(sorted(unknown)), "", "known params: variant, scale")
-    scale = resolve_scale(point.workload, point.params.get("scale", 1.0))
+    scale = resolve_scale(point.workload, point.params.get("scale", 1.0), point.preset, run=False)
     if point.workload.startswith("program:"):
         check_options(load_module(program_path(point.workload)), point.workload,
                       split_options(point.workload)[1])

@@ -74,7 +74,7 @@ def _summaries(db: str, by_program: dict[str, list]) -> dict[str, dict | None]:
 
 
 def characterize(name: str, preset: str | None, scale: float | None, seed: int,
-                 jobs: int | None, as_json: bool) -> int:
+                 jobs: int | None, as_json: bool, fill: bool = False) -> int:
     """Run the characterisation points of program ``name`` (stored and resumable, like a
     sweep) and print its row beside the paper's values where INFO gives them."""
     from experiments import characterize as ch
@@ -86,7 +86,10 @@ def characterize(name: str, preset: str | None, scale: float | None, seed: int,
     info = programs.load(name).INFO
     papers = list(info.get("papers", {}))
     preset = preset or next((ch.PAPER_PRESET[p] for p in papers if p in ch.PAPER_PRESET), "gtx480")
-    scale = info["default_scale"] if scale is None else scale
+    if fill and scale is not None:
+        raise ConfigError("--fill", "with --scale", "give one: --fill chooses the scale")
+    chosen = _fill(name, preset, seed) if fill else None
+    scale = chosen.scale if chosen else info["default_scale"] if scale is None else scale
     points = ch.points(name, preset, scale, seed)
     db = default_db()
     summary = execute_points(f"characterize-{name}", points, db, jobs, None,
@@ -94,7 +97,7 @@ def characterize(name: str, preset: str | None, scale: float | None, seed: int,
     if summary.failures:
         return 1
     row = _summaries(db, {name: points})[name]
-    row.update(program=name, preset=preset, scale=scale)
+    row.update(program=name, preset=preset, scale=scale, **_waves(name, preset, scale, seed))
     if as_json:
         typer.echo(jsonout.dumps(row))
         return 0
@@ -109,10 +112,31 @@ def characterize(name: str, preset: str | None, scale: float | None, seed: int,
     return 0
 
 
+def _fill(name: str, preset: str, seed: int):
+    from experiments.program_scale import fill
+    typer.echo(f"{name}: choosing the scale that fills {preset} ...", err=True)
+    chosen = fill(f"program:{name}", preset, seed)
+    typer.echo(f"{name}: scale {chosen.scale:g}, {chosen.kernel} {chosen.ctas} CTAs on "
+               f"{chosen.slots} slots ({chosen.waves:.2f} waves)", err=True)
+    return chosen
+
+
+def _waves(name: str, preset: str, scale: float, seed: int) -> dict:
+    """The waves of CTAs the program's largest launch has on ``preset`` at ``scale``."""
+    from experiments.program_scale import waves_of
+    from gpusched.commands.config_cmd import resolve_config
+    from sim.run import load_workload
+    cfg = resolve_config(preset, [])
+    kernel, ctas, slots = waves_of(load_workload(f"program:{name}", seed=seed, scale=scale,
+                                                 preset=cfg.name), cfg)
+    return {"waves": ctas / slots}
+
+
 def characterize_paper(paper: str, factor: float, seed: int, jobs: int | None,
-                       out: str | None) -> int:
+                       out: str | None, fill: bool = False) -> int:
     """Characterise every program of ``paper`` on its preset at ``factor`` × its default scale
-    and print (or write to ``out``) the Markdown table beside the paper's values."""
+    (with ``fill``: at the scale that fills the machine, experiments/program_scale.py) and print
+    (or write to ``out``) the Markdown table beside the paper's values."""
     from experiments import characterize as ch
     from experiments.characterize_table import markdown
     from gpusched.commands.sweep_cmd import execute_points
@@ -126,16 +150,22 @@ def characterize_paper(paper: str, factor: float, seed: int, jobs: int | None,
     preset = ch.PAPER_PRESET[paper]
     infos = {n: programs.load(n).INFO for n in programs.names()}
     names = [n for n, info in infos.items() if paper in info.get("papers", {})]
-    by_program = {n: ch.points(n, preset, infos[n]["default_scale"] * factor, seed,
-                               ch.PAPER_VARIANTS.get(paper)) for n in names}
+    if fill and factor != 1.0:
+        raise ConfigError("--fill", "with --scale", "give one: --fill chooses each program's scale")
+    scales = {n: _fill(n, preset, seed).scale if fill else infos[n]["default_scale"] * factor
+              for n in names}
+    by_program = {n: ch.points(n, preset, scales[n], seed, ch.PAPER_VARIANTS.get(paper))
+                  for n in names}
     every = [p for pts in by_program.values() for p in pts]
     db = default_db()
     summary = execute_points(f"characterize-{paper}", every, db, jobs, None,
                              ("experiments.characterize",), show_progress=True)
-    rows = [{**row, "program": n} for n, row in _summaries(db, by_program).items()
-            if row is not None]
-    text = (f"{len(rows)} of {len(names)} {paper} programs on `{preset}` at {factor:g} × their "
-            f"default scale (seed {seed})\n\n" + markdown(paper, rows, infos) + "\n")
+    rows = [{**row, "program": n, "scale": scales[n], **_waves(n, preset, scales[n], seed)}
+            for n, row in _summaries(db, by_program).items() if row is not None]
+    how = ("the smallest scale that fills the machine (one wave of CTAs), up to their default"
+           if fill else f"{factor:g} × their default scale")
+    text = (f"{len(rows)} of {len(names)} {paper} programs on `{preset}` at {how} (seed {seed})\n\n"
+            + markdown(paper, rows, infos) + "\n")
     if out:
         from pathlib import Path
         Path(out).write_text(text)

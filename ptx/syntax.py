@@ -11,97 +11,32 @@ skipped. Every error names ``file:line``.
 
 from __future__ import annotations
 
-import re
 import struct
 
 from .errors import PTXError, UnsupportedError
-from .ir import (SINK, TYPES, Addr, Function, Imm, Instr, Label, Module, Pair, Reg, Sym, Var,
-                 Vec)
-
-_TOKEN = re.compile(r"""
-    (?P<ws>[ \t\r]+) | (?P<nl>\n) | (?P<lc>//[^\n]*) | (?P<bc>/\*.*?\*/) |
-    (?P<str>"(?:[^"\\\n]|\\.)*") |
-    (?P<f32>0[fF][0-9a-fA-F]{8}\b) | (?P<f64>0[dD][0-9a-fA-F]{16}\b) |
-    (?P<hex>0[xX][0-9a-fA-F]+U?\b) | (?P<flt>\d+\.\d*(?:[eE][+-]?\d+)?) | (?P<int>\d+U?\b) |
-    (?P<id>[A-Za-z_$%.][\w$.]*) |
-    (?P<punct>[{}()\[\],;:|+\-@!<>=])
-""", re.S | re.X)
-
-
-class _Tokens:
-    def __init__(self, text: str, path: str):
-        self.path = path
-        self.toks: list[tuple[str, str, int]] = []
-        line = 1
-        pos = 0
-        for m in _TOKEN.finditer(text):
-            if m.start() != pos:
-                raise PTXError(f"{path}:{line}: unexpected character {text[pos]!r}")
-            pos = m.end()
-            kind = m.lastgroup
-            s = m.group()
-            if kind == "nl":
-                line += 1
-            elif kind == "bc":
-                line += s.count("\n")
-            elif kind not in ("ws", "lc"):
-                self.toks.append((kind, s, line))
-        if pos != len(text):
-            raise PTXError(f"{path}:{line}: unexpected character {text[pos]!r}")
-        self.i = 0
-
-    def peek(self, k: int = 0) -> tuple[str, str, int]:
-        j = self.i + k
-        return self.toks[j] if j < len(self.toks) else ("eof", "", self.toks[-1][2] if self.toks else 1)
-
-    def next(self) -> tuple[str, str, int]:
-        t = self.peek()
-        self.i += 1
-        return t
-
-    def expect(self, s: str) -> tuple[str, str, int]:
-        t = self.next()
-        if t[1] != s:
-            raise PTXError(f"{self.path}:{t[2]}: expected '{s}', found '{t[1] or 'end of file'}'")
-        return t
-
-    def accept(self, s: str) -> bool:
-        if self.peek()[1] == s:
-            self.i += 1
-            return True
-        return False
-
-    def error(self, what: str) -> PTXError:
-        t = self.peek()
-        return PTXError(f"{self.path}:{t[2]}: {what}, found '{t[1] or 'end of file'}'")
-
-
-def _int(tok: tuple[str, str, int], path: str) -> int:
-    kind, s, line = tok
-    if kind == "hex":
-        return int(s.rstrip("U"), 16)
-    if kind == "int":
-        return int(s.rstrip("U"))
-    raise PTXError(f"{path}:{line}: expected an integer, found '{s}'")
-
-
-def _skip_balanced(t: _Tokens, open_: str, close: str) -> None:
-    depth = 0
-    while True:
-        k, s, _ = t.next()
-        if k == "eof":
-            raise t.error(f"expected '{close}'")
-        depth += s == open_
-        depth -= s == close
-        if depth == 0:
-            return
+from .ir import (
+    SINK,
+    TYPES,
+    Addr,
+    Function,
+    Imm,
+    Instr,
+    Label,
+    Module,
+    Pair,
+    Reg,
+    Sym,
+    Var,
+    Vec,
+)
+from .tokens import Tokens, integer, skip_balanced
 
 
 class Parser:
     """Recursive-descent parser over the token list (one pass, no backtracking but peeks)."""
 
     def __init__(self, text: str, path: str = "<ptx>"):
-        self.t = _Tokens(text, path)
+        self.t = Tokens(text, path)
         self.path = path
         self.lines = text.splitlines()
         self.scope_id = 0
@@ -120,7 +55,7 @@ class Parser:
                     t.next()
             elif s == ".address_size":
                 t.next()
-                mod.address_size = _int(t.next(), self.path)
+                mod.address_size = integer(t.next(), self.path)
                 if mod.address_size != 64:
                     raise UnsupportedError(f"{self.path}:{line}", f".address_size {mod.address_size}",
                                            "only .address_size 64 is supported")
@@ -129,7 +64,7 @@ class Parser:
             elif s == ".section":
                 t.next()
                 t.next()
-                _skip_balanced(t, "{", "}")
+                skip_balanced(t, "{", "}")
             elif s in (".visible", ".extern", ".weak", ".common", ".entry", ".func",
                        ".global", ".const", ".shared", ".local"):
                 self._toplevel(mod)
@@ -184,14 +119,14 @@ class Parser:
             k, s, ln = t.peek()
             if s == ".align":
                 t.next()
-                align = _int(t.next(), self.path)
+                align = integer(t.next(), self.path)
             elif s == ".ptr":
                 t.next()
                 while t.peek()[1] in (".global", ".shared", ".const", ".local"):
                     t.next()
                 if t.peek()[1] == ".align":
                     t.next()
-                    align = _int(t.next(), self.path)
+                    align = integer(t.next(), self.path)
             elif s.startswith(".") and s[1:] in TYPES:
                 typ = s[1:]
                 t.next()
@@ -209,10 +144,10 @@ class Parser:
             if t.accept("]"):
                 count = 0
             else:
-                count = _int(t.next(), self.path)
+                count = integer(t.next(), self.path)
                 t.expect("]")
             while t.accept("["):
-                count *= _int(t.next(), self.path)
+                count *= integer(t.next(), self.path)
                 t.expect("]")
         init = None
         if t.accept("="):
@@ -246,7 +181,7 @@ class Parser:
                 t.expect(")")
             off = 0
             if t.accept("+"):
-                off = _int(t.next(), self.path)
+                off = integer(t.next(), self.path)
             return Addr(Sym(s), off)
         raise t.error("expected an initial value")
 
@@ -349,7 +284,7 @@ class Parser:
             if k != "id":
                 raise PTXError(f"{self.path}:{line}: expected a register name, found '{name}'")
             if t.accept("<"):
-                n = _int(t.next(), self.path)
+                n = integer(t.next(), self.path)
                 t.expect(">")
                 names = [f"{name}{i}" for i in range(n)]
             else:
@@ -436,7 +371,7 @@ class Parser:
         elif k == "flt":
             v, kind = float(s), "f64"
         elif k in ("int", "hex"):
-            v, kind = _int((k, s, line), self.path), "int"
+            v, kind = integer((k, s, line), self.path), "int"
         else:
             raise PTXError(f"{self.path}:{line}: expected a number, found '{s}'")
         return Imm(-v if neg else v, kind)

@@ -99,18 +99,21 @@ def workloads_cmd(as_json: bool = typer.Option(False, "--json", help="print a JS
                   preset: Optional[str] = typer.Option(None, "--preset", help="--characterize: "
                                                        "the GPU (default: its first paper's)"),
                   jobs: Optional[int] = typer.Option(None, "--jobs", "-j",
-                                                     help="--characterize: parallel runs")):
+                                                     help="--characterize: parallel runs"),
+                  fill: bool = typer.Option(False, "--fill", help="--characterize: each program at "
+                                            "the smallest scale (its quick scale doubled) whose "
+                                            "main kernel's largest launch fills the machine's CTA slots")):
     """List the synthetic workload catalogue (or the kernels of an Accel-Sim trace dir)."""
     from gpusched.limits import check_seed
     check_seed("--seed", seed)
     if programs or check is not None or characterize is not None:
         from gpusched import programs_cli
         if characterize is not None and characterize.startswith("paper:"):
-            code = programs_cli.characterize_paper(characterize[6:], scale, seed, jobs, out)
+            code = programs_cli.characterize_paper(characterize[6:], scale, seed, jobs, out, fill)
             raise typer.Exit(code)
         if characterize is not None:
             return programs_cli.characterize(characterize, preset, None if scale == 1.0 else scale,
-                                             seed, jobs, as_json)
+                                             seed, jobs, as_json, fill)
         if check is not None:
             return programs_cli.check(check, seed, None if scale == 1.0 else scale)
         programs_cli.show(as_json)

@@ -19,11 +19,12 @@ from pathlib import Path
 
 import numpy as np
 
+from .chunk_writer import CHUNK_INSTS
 from .kernel import Op
 from .opcodes import classify
-from .trace_compile import CHUNK_INSTS, FORMAT_VERSION, LISTED
+from .trace_compile import FORMAT_VERSION
+from .trace_line import LISTED
 from .trace_store import cache_root, problem, publish, report, seal
-
 
 # what the front end records, beside the compiled form; 2: local loads and stores at the
 # threads' own local addresses (the tracer's form), placed by the timing model

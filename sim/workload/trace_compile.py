@@ -25,12 +25,12 @@ from typing import IO, Any
 
 from gpusched.config import ConfigError
 
+from .chunk_writer import CHUNK_INSTS, ChunkWriter
 from .kernel import Op
 from .opcodes import FAMILY_OF_VERSION, NO_UNIT, base_opcode, classify
-from .trace_line import LISTED, parse_instruction
+from .trace_line import parse_instruction
 
 FORMAT_VERSION = 2              # 2: entries sealed (gpusched.cache); the partial-EXIT note
-CHUNK_INSTS = 4096
 MAX_THREADS_PER_BLOCK = 1024     # CUDA limit
 KNOWN_HEADERS = ("kernel name", "kernel id", "grid dim", "block dim", "shmem", "nregs",
                  "cuda stream id", "binary version", "enable lineinfo", "nvbit version",
@@ -56,54 +56,6 @@ def _dim3(text: str, where: str, limit: int) -> tuple[int, int, int]:
     if len(dims) != 3 or min(dims) < 1 or max(dims) > limit:
         raise ConfigError(where, text.strip(), f"expected '(x,y,z)' with integers 1..{limit}")
     return dims  # type: ignore[return-value]
-
-
-class _Writer:
-    """Chunked per-warp output: static ids, masks, base/stride pairs, listed addresses."""
-
-    def __init__(self, f: IO[bytes]):
-        self.f, self.offset = f, 0
-        self.warp_insts = self.thread_insts = 0
-        self.sids, self.masks = array("I"), array("I")
-        self.bases, self.strides, self.listed = array("Q"), array("q"), array("Q")
-
-    def add(self, sid: int, mask: int, mem: tuple | None) -> None:
-        """One instruction (a warp's last lines; the rest come through ``extend``)."""
-        self.extend([sid], [mask], [mem])
-
-    def extend(self, sids: list[int], masks: list[int], mems: list) -> None:
-        """Instructions in order (one warp's), split into chunks exactly as ``add`` would."""
-        i, n = 0, len(sids)
-        while i < n:
-            j = min(n, i + CHUNK_INSTS - len(self.sids))
-            self.sids.extend(sids[i:j])
-            self.masks.extend(masks[i:j])
-            part = mems[i:j]
-            if part.count(None) != len(part):
-                for mem in part:
-                    if mem is not None:
-                        base, stride = mem
-                        if stride == LISTED:
-                            self.bases.append(len(self.listed))
-                            self.listed.extend(base)
-                        else:
-                            self.bases.append(base)
-                        self.strides.append(stride)
-            if len(self.sids) >= CHUNK_INSTS:
-                self.flush()
-            i = j
-
-    def flush(self) -> None:
-        if not self.sids:
-            return
-        self.warp_insts += len(self.sids)          # counted per chunk: one C loop, not per line
-        self.thread_insts += sum(map(int.bit_count, self.masks))
-        head = array("Q", (len(self.sids), len(self.bases), len(self.listed)))
-        for a in (head, self.sids, self.masks, self.bases, self.strides, self.listed):
-            a.tofile(self.f)
-            self.offset += len(a) * a.itemsize
-        for a in (self.sids, self.masks, self.bases, self.strides, self.listed):
-            del a[:]
 
 
 class TraceCompiler:
@@ -203,7 +155,7 @@ class TraceCompiler:
         with open_trace(self.path) as src, open(self.out / "stream.bin", "wb") as f:
             lines = enumerate(src, 1)
             self._header(lines)
-            self.w = _Writer(f)
+            self.w = ChunkWriter(f)
             n_tbs = self._body(lines, index)
             self.w.flush()
         with open(self.out / "index.bin", "wb") as f:

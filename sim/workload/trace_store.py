@@ -33,11 +33,20 @@ from pathlib import Path
 from typing import Iterator
 
 from gpusched.cache import cache_root as gpusched_cache_root
-from gpusched.cache import problem, publish, read_json, report, seal, verified, write_json
+from gpusched.cache import (
+    problem,
+    publish,
+    read_json,
+    report,
+    seal,
+    verified,
+    write_json,
+)
 
 from .kernel import Instr, Op
 from .opcodes import LOCAL_OPCODES, base_opcode
-from .trace_compile import FORMAT_VERSION, LISTED, TraceCompiler
+from .trace_compile import FORMAT_VERSION, TraceCompiler
+from .trace_line import LISTED
 
 __all__ = ["cache_root", "compiled", "content_digest", "CompiledKernel", "seal", "publish",
            "verified", "problem"]
