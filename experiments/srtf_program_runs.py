@@ -6,10 +6,9 @@ Point: ``workload`` = ``A+B`` of program members (``program:NAME[~KERNEL]``, sim
 compose.py; [SRTF §7.2]'s kernels are one kernel of a program each) or one member alone;
 ``preset`` gtx480 with ``kernels.concurrent_sm = true``; params ``task`` (``pair``: the
 workload's metrics; ``alone``: one member alone under FIFO, its Table 5 columns and predictor
-records),
-``check``: the pair in the cycle-level model and in the block-level mode, whose records are
-measured from each member's own standalone cycle-level run, ``block_record``), ``policy``
-(kernel scheduler), ``offset`` (``100`` cycles, ``25%`` …) and ``scale`` (every
+records; ``check``: the pair in the cycle-level model and in the block-level mode, whose
+records are measured from each member's own standalone cycle-level run, ``block_record``),
+``policy`` (kernel scheduler), ``offset`` (``100`` cycles, ``25%`` …) and ``scale`` (every
 member's program scale: the programs' grids at scale 1 are the paper's, so one scale keeps
 Table 5's proportions of blocks between kernels).
 
