@@ -219,6 +219,7 @@ STATS: list[Stat] = [
         ("writebacks", "lines", "dirty lines written to DRAM"),
         ("stalls", "events", "times a slice stopped accepting requests (MSHRs, a sector's MSHR merges (`l2.mshr_merge`) or DRAM input queue full)"),
         ("merge_fails", "events", "of those stalls, the ones on a sector's MSHR entry holding `l2.mshr_merge` requests (0 without the limit)"),
+        ("refused_cycles", "slice-cycles", "cycles a slice refused the interconnect, its input queue (`l2.input_queue`) full of held-back requests (Accel-Sim's `gpu_stall_dramfull`; 0 without the bound)"),
         ("max_mshr", "entries", "most MSHRs in use at once, largest over slices"),
         ("prefetches", "lines", "prefetches issued into the L2"),
         ("prefetch_hits", "line accesses", "first demand hits on prefetched lines"),

@@ -36,7 +36,7 @@ DEFAULTS = {
     "-gpgpu_frfcfs_dram_sched_queue_size": "0", "-gpgpu_dram_scheduler": "1",
     "-gpgpu_memory_partition_indexing": "0", "-icnt_flit_size": "32", "-network_mode": "1",
     "-icnt_in_buffer_limit": "64", "-gpgpu_kernel_launch_latency": "0",
-    "-gpgpu_TB_launch_latency": "0", "-gpgpu_max_concurrent_kernel": "32",
+    "-gpgpu_TB_launch_latency": "0", "-gpgpu_dram_partition_queues": "8:8:8:8", "-gpgpu_max_concurrent_kernel": "32",
     "-gpgpu_adaptive_cache_config": "0", "-gpgpu_unified_l1d_size": "0", "-gpgpu_num_int_units": "0",
     "-ptx_opcode_latency_int": "4,13,4,5,145,32", "-ptx_opcode_initiation_int": "1,2,2,1,8,4",
     "-ptx_opcode_latency_fp": "4,13,4,5,39", "-ptx_opcode_initiation_fp": "1,2,1,1,4",
@@ -334,6 +334,19 @@ def _network(ctx: _Ctx) -> str:
     return "Booksim: see the .icnt file's settings"
 
 
+def _partition_queues(ctx: _Ctx) -> str:
+    """``icnt-to-L2:L2-to-DRAM:DRAM-to-L2:L2-to-icnt`` (memory_sub_partition's four queues):
+    the first bounds the slice's input (l2.input_queue); it must hold a line's 4 sector
+    requests (SECTOR_CHUNCK_SIZE), or the sub-partition never takes a packet."""
+    name = "-gpgpu_dram_partition_queues"
+    first = ctx.ints(name, 4, ":")[0]
+    if first < 4:
+        ctx.fail(name, "the first queue (icnt to L2) must hold at least 4 sector requests")
+    ctx.set(l2__input_queue=first)
+    return ("the icnt-to-L2 queue; the other three are not modelled (the MSHRs and the DRAM "
+            "channel's queue bound those paths here)")
+
+
 MAPPED: dict[str, Handler] = {
     "-gpgpu_n_clusters": _sms, "-gpgpu_n_cores_per_cluster": _sms,
     "-gpgpu_clock_domains": _clocks, "-gpgpu_shader_core_pipeline": _pipeline,
@@ -366,6 +379,7 @@ MAPPED: dict[str, Handler] = {
     "-dram_latency": lambda ctx: _put(
         ctx, f"DRAM latency {DRAM_TO_CONTROLLER:+} (our miss path, measured)",
         dram__controller_latency=ctx.int("-dram_latency") + DRAM_TO_CONTROLLER),
+    "-gpgpu_dram_partition_queues": _partition_queues,
     "-icnt_flit_size": _n("icnt.bytes_per_cycle", 1)("-icnt_flit_size"),
     "-network_mode": _network, "-icnt_in_buffer_limit": _network,
     "-gpgpu_kernel_launch_latency": _n("kernels.launch_latency")("-gpgpu_kernel_launch_latency"),

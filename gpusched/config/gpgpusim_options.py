@@ -64,7 +64,7 @@ _REASONS: dict[str, str] = {
         "-gpgpu_l1_cache_write_ratio",
     "memory-system queues and modes not modelled (the L2 MSHRs and the DRAM queue bound the "
     "requests in flight here)":
-        "-gpgpu_dram_partition_queues -gpgpu_dram_return_queue_size -dram_seperate_write_queue_enable "
+        "-gpgpu_dram_return_queue_size -dram_seperate_write_queue_enable "
         "-dram_write_queue_size -dram_elimnate_rw_turnaround -dram_dual_bus_interface "
         "-dram_bnk_indexing_policy -gpgpu_mem_address_mask "
         "-gpgpu_simple_dram_model -gpgpu_n_cluster_ejection_buffer_size "
@@ -90,7 +90,7 @@ MAPPED_NAMES = frozenset((
     "-gpgpu_n_mem_per_ctrlr -gpgpu_dram_burst_length -dram_data_command_freq_ratio "
     "-gpgpu_frfcfs_dram_sched_queue_size -gpgpu_dram_scheduler -gpgpu_dram_timing_opt "
     "-gpgpu_mem_addr_mapping -dram_bnkgrp_indexing_policy -gpgpu_l2_rop_latency -dram_latency "
-    "-icnt_flit_size -network_mode "
+    "-icnt_flit_size -network_mode -gpgpu_dram_partition_queues "
     "-icnt_in_buffer_limit -gpgpu_kernel_launch_latency -gpgpu_TB_launch_latency "
     "-gpgpu_max_concurrent_kernel -gpgpu_shmem_size -gpgpu_shmem_sizeDefault "
     "-gpgpu_adaptive_cache_config -gpgpu_unified_l1d_size -gpgpu_shmem_option "

@@ -102,8 +102,9 @@ TITANX = GPUConfig(
     # crowd a few sets of a 64-set cache
     l1=replace(GP102.l1, sets=4, ways=96),
     # 12 channels × 2 sub-partitions, 64 sets × 128 B × 16 ways = 128 KB each [ext].
+    # its icnt-to-L2 queue holds 32 sector requests: -gpgpu_dram_partition_queues 32:32:32:32 [ext]
     l2=L2Config(slices=24, size_per_slice=131072, line_bytes=128, ways=16, sets=64,
-                hit_latency=97, mshrs=64, mshr_merge=64),
+                hit_latency=97, mshrs=64, mshr_merge=64, input_queue=32),
     # icnt_flit_size 40, num_vcs 1, input_buffer_size 256 flits [ext] (as gp102); one 8-byte
     # request packet per 32-byte sector read: -gpgpu_coalesce_arch 61 makes every access one
     # sector (abstract_hardware_model.cc memory_coalescing_arch) [ext].
@@ -129,7 +130,7 @@ TITANX = GPUConfig(
 # runs use: 80 SMs at 1132 MHz, 4 LRR sub-cores without dual issue, SP 2/2 (latency/initiation),
 # SFU 20/8, DP 8/4; a 128 KB unified L1/shared (adaptive carve-outs, 4 sets, sectored, 20 cycles,
 # global loads cached, misses after the tag pipeline); 64 L2 sub-partitions of 96 KB (24-way,
-# ROP 160 → hit 137, at most 4 requests per sector's MSHR), IPOLY partition indexing; 32 HBM
+# ROP 160 → hit 137, at most 4 requests per sector's MSHR, an input queue of 64), IPOLY partition indexing; 32 HBM
 # channels at 850 MHz, 16 B × 2 per clock, burst 2, CL/RCD/RP/RAS/RRD 12/12/12/28/3, CCD 1, RC 40,
 # WL 2, CDLR 3, WR 10, 4 bank groups on the low bits, CCDL 2, RTPL 3 (its dual command bus,
 # -dram_dual_bus_interface 1, is not modelled: one row and one column command per cycle from one
@@ -147,7 +148,7 @@ QV100 = GPUConfig(
                 carveouts="0,8,16,32,64,96", miss_after_lookup=True, store_ack=True,
                 sector_acks=True),
     l2=L2Config(slices=64, size_per_slice=98304, line_bytes=128, ways=24, sets=32,
-                hit_latency=137, mshrs=192, mshr_merge=4),
+                hit_latency=137, mshrs=192, mshr_merge=4, input_queue=64),
     icnt=IcntConfig(latency=20, bytes_per_cycle=40, inject_queue=512, fifo_inputs=True,
                     sector_requests=True),
     dram=DRAMConfig(channels=32, banks=16, row_bytes=2048, clock_mhz=850.0, bus_bytes=16,

@@ -184,6 +184,12 @@ class L2Config:
                                         "keyed by sector); a request beyond it holds the slice's "
                                         "input until the fill (a reservation fail); 0: unlimited",
                            unit="requests")
+    input_queue: int = rule(0, lo=0, doc="32-byte sector requests the slice's input queue (from "
+                                         "the interconnect) holds: while the slice holds back so "
+                                         "many that a whole line's sectors would not fit, the "
+                                         "interconnect delivers nothing to it (GPGPU-Sim's "
+                                         "icnt-to-L2 queue, -gpgpu_dram_partition_queues); 0: "
+                                         "unbounded", unit="sector requests")
     perfect: bool = rule(False, doc="Perfect-L2 mode ([OWL §13.3]): every L1 miss hits in its "
                                     "L2 slice; nothing goes to DRAM")
 

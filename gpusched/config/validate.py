@@ -31,7 +31,7 @@ SANE_MAX: dict[str, int | float] = {
     "l1.sets": 1 << 16, "l1.ways": 1024, "l1.line_bytes": 1 << 12, "l1.sector_bytes": 1 << 12,
     "l1.size_bytes": 1 << 30, "l1.mshrs": 1 << 16,
     "l2.slices": 1024, "l2.sets": 1 << 16, "l2.ways": 1024, "l2.line_bytes": 1 << 12,
-    "l2.size_per_slice": 1 << 30, "l2.mshrs": 1 << 16,
+    "l2.size_per_slice": 1 << 30, "l2.mshrs": 1 << 16, "l2.input_queue": 1 << 16,
     "icnt.bytes_per_cycle": 1 << 16, "icnt.header_bytes": 1 << 16, "icnt.inject_queue": 1 << 16,
     "dram.channels": 1024, "dram.banks": 1024, "dram.row_bytes": 1 << 20,
     "dram.queue_size": 1 << 16,
@@ -158,6 +158,11 @@ def _check_memory(cfg: GPUConfig) -> None:
     if cfg.l2.slices % cfg.dram.channels:
         raise ConfigError("l2.slices", cfg.l2.slices,
                           f"must be a multiple of dram.channels ({cfg.dram.channels})")
+    line_sectors = cfg.l2.line_bytes // cfg.l1.sector_bytes
+    if 0 < cfg.l2.input_queue < line_sectors:
+        raise ConfigError("l2.input_queue", cfg.l2.input_queue,
+                          f"must be 0 (unbounded) or >= the sectors of a line ({line_sectors}): "
+                          "a smaller queue never has room for a line's requests")
     d = cfg.dram
     col_bits = d.row_bit - _bits(d.channels) - _bits(d.banks)
     if d.channel_bit < d.row_bit and d.bank_bit < d.row_bit and 1 << max(col_bits, 0) != d.row_bytes:

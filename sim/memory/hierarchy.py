@@ -76,9 +76,13 @@ class MemoryHierarchy:
                              self._at_sm, cfg.icnt.fifo_inputs)
         self.dram = DRAM(ev, cfg.dram, cfg.core_clock_mhz, self.sector_bytes, self._dram_done)
         spc = self.map.spc
+        line_sectors = cfg.l2.line_bytes // self.sector_bytes
         self.slices = [L2Slice(i, cfg.l2, self.map, self._to_dram, self._l2_reply,
-                               ev, self.dram.channels[i // spc].overflow, self.dram.queue_size)
+                               ev, self.dram.channels[i // spc].overflow, self.dram.queue_size,
+                               line_sectors)
                        for i in range(n_slices)]
+        for sl in self.slices:          # l2.input_queue: a full slice holds its request port
+            sl.refuse = self.up.hold
         self.dram.on_space = self._dram_space
         self.pf: OwlPrefetcher | None = None
         if cfg.dram.prefetch != "off":         # OWL opportunistic prefetcher (prefetch.py)
@@ -187,12 +191,21 @@ class MemoryHierarchy:
 
     def _mshr_freed(self, sm_id: int) -> None:
         """An MSHR of ``sm_id`` freed: wake the SM if one of its refused accesses now fits (the
-        L1's exact acceptance check); a retry of the others would be refused again."""
+        L1's exact acceptance check); a retry of the others would be refused again. One that
+        the MSHRs no longer bind but the injection queue still does now waits on the queue, so
+        the queue's next move wakes the SM (else nothing would: its MSHRs may all be free)."""
         l1 = self.l1s[sm_id]
-        for r in self._refused[sm_id].values():
+        refused = self._refused[sm_id]
+        requeued = False
+        for key, r in refused.items():
             if not l1.blocked(r[5], r[1]):
                 self._watchers[sm_id]()
                 return
+            if r[4] and not l1.refused_on_mshrs:
+                refused[key] = (r[0], r[1], r[2], self.up.src_waiting[sm_id], False, r[5])
+                requeued = True
+        if requeued:
+            self._watch_queue(sm_id)
 
     def _refuse(self, sm_id: int, instr: Instr, lines: dict, op: int) -> None:
         """Remember a refused access with the state it waits on, so a retry is O(1) until an

@@ -19,6 +19,11 @@ router with one virtual channel per input (GPGPU-Sim's Booksim config ``num_vcs 
 for a busy port holds back the source's later packets to idle ones (head-of-line blocking), and a
 source sends one flit per cycle, its next packet becoming head when the last flit has left.
 
+``hold(now, dst, True)`` stops a destination port: it starts no packet until ``hold(now, dst,
+False)``, its waiting packets staying in their queues (and, with ``fifo_inputs``, holding back
+their sources' later packets). The L2 slices hold their port while their input queue is full
+(``l2.input_queue``), so a stalled slice backs up into the network and the SMs.
+
 A packet whose payload is ``None`` only occupies the network (ports, queues, statistics) and is
 delivered to nobody: the hierarchy sends the leading sectors of a per-sector read request
 (``icnt.sector_requests``) that way, the request itself travelling with the last sector.
@@ -33,7 +38,7 @@ from .events import EventQueue, nothing
 
 
 class _Port:
-    __slots__ = ("queues", "rr", "free_at", "waiting", "wake_pending", "heads")
+    __slots__ = ("queues", "rr", "free_at", "waiting", "wake_pending", "heads", "held")
 
     def __init__(self, n_src: int):
         self.queues: list[deque[tuple[int, int, Any]]] = [deque() for _ in range(n_src)]
@@ -42,6 +47,7 @@ class _Port:
         self.free_at = 0        # first cycle the port can start a new packet
         self.waiting = 0        # packets queued (not started)
         self.wake_pending = False
+        self.held = False       # the receiver refuses packets (hold)
 
 
 class Crossbar:
@@ -73,7 +79,7 @@ class Crossbar:
             self._send_fifo(now, src, dst, nbytes, payload)
             return
         port = self.ports[dst]
-        if port.waiting == 0 and port.free_at <= now:
+        if port.waiting == 0 and port.free_at <= now and not port.held:
             port.rr = (src + 1) % self.n_src      # this source was just served
             flits = -(-nbytes // self.bw)           # _start, inlined (the common case)
             port.free_at = now + flits
@@ -93,6 +99,17 @@ class Crossbar:
             port.wake_pending = True
             self.ev.at(max(port.free_at, now), self._serve_cb, port)
 
+    def hold(self, now: int, dst: int, held: bool) -> None:
+        """Stop (``held``) or restart port ``dst``; restarted, it serves its waiting packets from
+        ``now`` on."""
+        port = self.ports[dst]
+        port.held = held
+        if held or port.wake_pending or not (port.waiting or port.heads):
+            return
+        port.wake_pending = True
+        cb = self._serve_fifo_cb if self.fifo else self._serve_cb
+        self.ev.at(max(port.free_at, now), cb, port)
+
     def _start(self, port: _Port, now: int, nbytes: int, payload: object) -> None:
         flits = -(-nbytes // self.bw)
         port.free_at = now + flits
@@ -104,6 +121,9 @@ class Crossbar:
 
     def _serve(self, now: int, port: _Port) -> None:
         """The port is free: start the next source's packet in round-robin order."""
+        if port.held:
+            port.wake_pending = False   # hold(..., False) wakes it again
+            return
         queues, n = port.queues, self.n_src
         src = port.rr
         while not queues[src]:
@@ -149,6 +169,9 @@ class Crossbar:
 
     def _serve_fifo(self, now: int, port: _Port) -> None:
         """The port is free: start the head packet of the next waiting source (round-robin)."""
+        if port.held:
+            port.wake_pending = False   # hold(..., False) wakes it again
+            return
         heads, n, rr = port.heads, self.n_src, port.rr
         best = 0
         for i in range(1, len(heads)):

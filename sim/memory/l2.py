@@ -10,6 +10,14 @@ and dirty without fetching (sector-granular writes: choice). Atomics execute at 
 a read of the sectors, then the line is dirty. Evicting a dirty line sends its dirty sectors to
 DRAM. With every MSHR busy, or its DRAM channel's queue full (back-pressure, [OWL A8]), the slice
 stalls in order until a fill frees an MSHR or the channel takes a request.
+
+The requests a stalled slice holds fill its input queue (``l2.input_queue`` sector requests;
+GPGPU-Sim's icnt-to-L2 queue, ``memory_sub_partition``): while it lacks room for a whole line's
+sectors, the slice refuses the interconnect (``refuse(now, index, True)``, wired to the request
+crossbar's ``hold``), as ``gpgpu_sim::cycle`` pops no packet for a sub-partition whose
+``full(SECTOR_CHUNCK_SIZE)`` is true; it accepts again once the drain has made room. (There the
+check is made where a packet leaves the network, here where it would enter the slice's port,
+``icnt.latency`` earlier: choice.)
 """
 
 from __future__ import annotations
@@ -42,7 +50,8 @@ class L2Slice:
 
     def __init__(self, index: int, c: L2Config, line_map: AddressMap,
                  to_dram: Callable[[int, MemRequest], None], reply: Callable[[int, MemRequest], None],
-                 ev: EventQueue, dram_input: deque[MemRequest], dram_input_size: int):
+                 ev: EventQueue, dram_input: deque[MemRequest], dram_input_size: int,
+                 line_sectors: int = 4):
         self.index, self.ev = index, ev
         # the DRAM channel's input buffer: full at ``dram_input_size`` requests (back-pressure)
         self.dram_input, self.dram_input_size = dram_input, dram_input_size
@@ -55,6 +64,14 @@ class L2Slice:
         self._access_cb: Callable[[int, MemRequest], None] = self.access   # bound once (hot event)
         self.mshr: dict[int, _Mshr] = {}
         self.stalled: deque[MemRequest] = deque()
+        # l2.input_queue: the slice refuses the interconnect while it holds this many sectors
+        # (GPGPU-Sim's full(SECTOR_CHUNCK_SIZE): length + sectors of a line - 1 >= the queue)
+        self.refuse_at = c.input_queue - line_sectors + 1 if c.input_queue else 0
+        self.held = 0                   # sectors of the stalled requests
+        self.refusing = False
+        self.refuse: Callable[[int, int, bool], None] = lambda now, index, held: None
+        self.refused_since = 0
+        self.refused_cycles = 0         # cycles the slice refused the interconnect
         self.next_lookup = 0
         self.hits = self.misses = self.sector_misses = self.merges = self.writes = 0
         self.atomics = self.writebacks = self.max_mshr = 0
@@ -78,9 +95,18 @@ class L2Slice:
         if self.stalled or len(self.dram_input) >= self.dram_input_size:
             if not self.stalled:
                 self.stall_events += 1
-            self.stalled.append(req)
+            self._hold(now, req)
             return
         self._access(now, req)
+
+    def _hold(self, now: int, req: MemRequest) -> None:
+        """Queue ``req`` behind the stall; a full input queue refuses the interconnect."""
+        self.stalled.append(req)
+        if self.refuse_at:
+            self.held += req.mask.bit_count()
+            if self.held >= self.refuse_at and not self.refusing:
+                self.refusing, self.refused_since = True, now
+                self.refuse(now, self.index, True)
 
     def drain(self, now: int) -> None:
         """Retry stalled requests in order (an MSHR or DRAM queue space was freed)."""
@@ -88,7 +114,13 @@ class L2Slice:
         while stalled and len(self.dram_input) < self.dram_input_size:
             if not self._access(now, stalled[0]):
                 break
+            if self.refuse_at:
+                self.held -= stalled[0].mask.bit_count()
             stalled.popleft()
+        if self.refusing and self.held < self.refuse_at:
+            self.refusing = False
+            self.refused_cycles += now - self.refused_since
+            self.refuse(now, self.index, False)
 
     def _access(self, now: int, req: MemRequest) -> bool:
         """Process one request; False (and nothing done) when it needs an MSHR and none is free."""
@@ -122,7 +154,7 @@ class L2Slice:
             if entry is None and len(self.mshr) >= self.n_mshrs:
                 if not self.stalled:
                     self.stall_events += 1
-                    self.stalled.append(req)
+                    self._hold(now, req)
                 return False
             if (entry is not None and self.max_merge and kind != PREFETCH
                     and self._merge_full(entry, missing & entry.pending)):
@@ -131,7 +163,7 @@ class L2Slice:
                 if not self.stalled:
                     self.stall_events += 1
                     self.merge_fails += 1
-                    self.stalled.append(req)
+                    self._hold(now, req)
                 return False
             if kind != PREFETCH:
                 count_access(self.breakdown, READ_AT, mask, 0 if line is None else line.valid,
@@ -263,4 +295,5 @@ class L2Slice:
                 "writebacks": self.writebacks, "stalls": self.stall_events,
                 "max_mshr": self.max_mshr, "prefetches": self.prefetches,
                 "prefetch_hits": self.prefetch_hits, "sector_accesses": self.sector_accesses,
-                "merge_fails": self.merge_fails, **breakdown_stats(self.breakdown)}
+                "merge_fails": self.merge_fails, "refused_cycles": self.refused_cycles,
+                **breakdown_stats(self.breakdown)}

@@ -99,7 +99,8 @@ GTX480_DIFFERENCES = {
     "icnt.bytes_per_cycle", "icnt.fifo_inputs", "dram.row_bytes", "dram.bank_group_bits",
     "dram.queue_size",
     "dram.bank_bit", "dram.row_bit", "dram.controller_latency", "kernels.max_concurrent",
-    "sm.blocking_atomics", "units.sync_slot", "l1.miss_after_lookup", "l2.mshr_merge"}
+    "sm.blocking_atomics", "units.sync_slot", "l1.miss_after_lookup", "l2.mshr_merge",
+    "l2.input_queue"}
 
 
 def test_gtx480_preset_against_gpgpusim_4s_sm2_gtx480(tmp_path):

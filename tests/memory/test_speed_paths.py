@@ -6,6 +6,7 @@ import random
 import pytest
 
 from memdriver import Driver, config, warp_load
+from sim.workload.kernel import Op
 from sim.memory.coalescer import coalesce
 from sim.memory.events import RING, EventQueue
 
@@ -98,3 +99,28 @@ def test_stall_watch_fires_when_an_mshr_frees():
     drv.wait(0)
     assert calls, "no stall_changed call although an MSHR was freed"
     assert drv.mem.issue(drv.now, 0, third, "third")
+
+
+def test_a_load_refused_on_mshrs_then_held_by_the_queue_wakes_when_the_queue_moves():
+    """The MSHRs free while stores keep the injection queue full: the refused load now waits on
+    the queue, and the queue draining must wake the SM (it once slept for ever: bfs_sdk on owl)."""
+    drv = Driver(config("tiny", l1={"mshrs": 2}, icnt={"inject_queue": 4}))
+    mem, l1 = drv.mem, drv.mem.l1s[0]
+    calls = []
+    mem.watch_stalls(0, lambda: calls.append(drv.now))
+    for k in range(2):
+        drv.issue(0, warp_load(k * 4096), f"load{k}")
+    wide = warp_load(8 * 4096, stride=128, threads=3)                # 3 lines, 3 new MSHRs
+    assert not mem.issue(drv.now, 0, wide, "wide") and l1.refused_on_mshrs
+    n = 0
+    while "load0" not in drv.done or "load1" not in drv.done:       # stores fill the queue,
+        if l1.queue_room(1):                                        # never refused themselves
+            assert mem.issue(drv.now, 0, warp_load(64 * 4096 + n * 128, op=Op.STG), f"store{n}")
+            n += 1
+        drv.advance(drv.now + 1)
+    assert l1.mshrs_used() == 0 and mem.up.src_waiting[0] + 3 > 4    # queue-bound now
+    calls.clear()
+    while mem.up.src_waiting[0]:
+        drv.advance(drv.now + 1)
+    assert calls, "the queue drained but the refused load's SM was never woken"
+    assert mem.issue(drv.now, 0, wide, "wide")
