@@ -16,6 +16,8 @@ THESIS_STREAM_UTIL = 70.0
 
 def _short(pair: str) -> str:
     a, s = pair.split("+")
+    if a.startswith("program:"):
+        return "+".join(m.removeprefix("program:").split("@")[0] for m in (a, s))
     if a.startswith("perfsat_"):
         return f"{a[8:]}+{s[8:]}"
     return f"add{a.split('_')[1]}+str{s.split('_')[1]}"
