@@ -29,7 +29,7 @@ import math
 
 from experiments import srtf_ablations as knobs
 from experiments.srtf_program_runs import KIND as PROGRAM_KIND  # noqa: F401 (registers it)
-from experiments.srtf_programs import program_experiment
+from experiments.srtf_programs import paper_ratio_rows, program_experiment, ratio  # noqa: F401
 from experiments.srtf_runs import KIND
 from experiments.thesis_runs import GridUnion
 from gpusched.experiment.grid import Grid
@@ -104,10 +104,6 @@ def gm(policy: str, metric: str, offset: str = "100", **knobs):
     return ours
 
 
-def ratio(a, b):
-    return lambda results: a(results) / b(results)
-
-
 def worst(policy: str, metric: str = "antt"):
     return lambda results: max(r[metric] for r in pair_rows(results, policy))
 
@@ -165,19 +161,9 @@ def _headline() -> list[Headline]:
     rows = [
         H("STP, FIFO", "", gm("srtf_fifo", "stp"), 1.35, "geo. mean over the pairs at +100 cycles"),
         H("STP, SRTF", "", gm("srtf", "stp"), 1.59),
-        H("STP, SRTF / FIFO", "×", ratio(gm("srtf", "stp"), gm("srtf_fifo", "stp")), 1.18),
         H("ANTT, FIFO", "", gm("srtf_fifo", "antt"), 3.66),
         H("ANTT, SRTF", "", gm("srtf", "antt"), 1.63),
-        H("ANTT, FIFO / SRTF", "×", ratio(gm("srtf_fifo", "antt"), gm("srtf", "antt")), 2.25),
-        H("STP, SRTF / MPMax", "×", ratio(gm("srtf", "stp"), gm("mpmax", "stp")), 1.16),
-        H("ANTT, MPMax / SRTF", "×", ratio(gm("mpmax", "antt"), gm("srtf", "antt")), 1.3),
-        H("STP, SRTF below SJF", "%", lambda r: 100 * (1 - gm("srtf", "stp")(r)
-                                                       / gm("srtf", "sjf.stp")(r)), 12.64),
-        H("StrictF, FIFO", "", gm("srtf_fifo", "fairness"), 0.19),
-        H("StrictF, SRTF/Adaptive", "", gm("adaptive", "fairness"), 0.56),
-        H("StrictF, Adaptive / FIFO", "×", ratio(gm("adaptive", "fairness"),
-                                                 gm("srtf_fifo", "fairness")), 2.95),
-        H("STP, Adaptive / FIFO", "×", ratio(gm("adaptive", "stp"), gm("srtf_fifo", "stp")), 1.12),
+    ] + paper_ratio_rows(gm) + [
         H("STP, MPMax", "", gm("mpmax", "stp")),
         H("ANTT, MPMax", "", gm("mpmax", "antt")),
         H("ANTT, SRTF/Adaptive", "", gm("adaptive", "antt")),

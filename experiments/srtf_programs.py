@@ -105,6 +105,26 @@ def ratio(a, b):
     return lambda results: a(results) / b(results)
 
 
+def paper_ratio_rows(mean) -> list[Headline]:
+    """The headlines that compare policies, each beside the paper's figure ([SRTF §7]); ``mean``
+    (policy, metric) → a function of the results: the catalogue's and the programs' means."""
+    H = Headline
+    return [
+        H("STP, SRTF / FIFO", "×", ratio(mean("srtf", "stp"), mean("srtf_fifo", "stp")), 1.18),
+        H("ANTT, FIFO / SRTF", "×", ratio(mean("srtf_fifo", "antt"), mean("srtf", "antt")), 2.25),
+        H("STP, SRTF / MPMax", "×", ratio(mean("srtf", "stp"), mean("mpmax", "stp")), 1.16),
+        H("ANTT, MPMax / SRTF", "×", ratio(mean("mpmax", "antt"), mean("srtf", "antt")), 1.3),
+        H("STP, SRTF below SJF", "%", lambda r: 100 * (1 - mean("srtf", "stp")(r)
+                                                       / mean("srtf", "sjf.stp")(r)), 12.64),
+        H("StrictF, FIFO", "", mean("srtf_fifo", "fairness"), 0.19),
+        H("StrictF, SRTF/Adaptive", "", mean("adaptive", "fairness"), 0.56),
+        H("StrictF, Adaptive / FIFO", "×", ratio(mean("adaptive", "fairness"),
+                                                 mean("srtf_fifo", "fairness")), 2.95),
+        H("STP, Adaptive / FIFO", "×", ratio(mean("adaptive", "stp"), mean("srtf_fifo", "stp")),
+          1.12),
+    ]
+
+
 def table5(member: str) -> list:
     """[SRTF] Table 5's row of ``member`` (None where the paper gives no value)."""
     from workloads import programs
@@ -154,19 +174,8 @@ def _headline() -> list[Headline]:
             for kind, word in (("arith", "arithmetic"), ("harm", "harmonic")):
                 rows.append(H(f"{unit_label}, {name} ({word} mean)", "",
                               mean(policy, metric, kind)))
+    rows += paper_ratio_rows(mean)
     rows += [
-        H("STP, SRTF / FIFO", "×", ratio(mean("srtf", "stp"), mean("srtf_fifo", "stp")), 1.18),
-        H("ANTT, FIFO / SRTF", "×", ratio(mean("srtf_fifo", "antt"), mean("srtf", "antt")), 2.25),
-        H("STP, SRTF / MPMax", "×", ratio(mean("srtf", "stp"), mean("mpmax", "stp")), 1.16),
-        H("ANTT, MPMax / SRTF", "×", ratio(mean("mpmax", "antt"), mean("srtf", "antt")), 1.3),
-        H("STP, SRTF below SJF", "%", lambda r: 100 * (1 - mean("srtf", "stp")(r)
-                                                       / mean("srtf", "sjf.stp")(r)), 12.64),
-        H("StrictF, FIFO", "", mean("srtf_fifo", "fairness"), 0.19),
-        H("StrictF, SRTF/Adaptive", "", mean("adaptive", "fairness"), 0.56),
-        H("StrictF, Adaptive / FIFO", "×", ratio(mean("adaptive", "fairness"),
-                                                 mean("srtf_fifo", "fairness")), 2.95),
-        H("STP, Adaptive / FIFO", "×", ratio(mean("adaptive", "stp"), mean("srtf_fifo", "stp")),
-          1.12),
         H("STP, MPMax", "", mean("mpmax", "stp")),
         H("ANTT, MPMax", "", mean("mpmax", "antt")),
         H("STP, SRTF zero-sampling", "", mean("srtf_zero", "stp")),
