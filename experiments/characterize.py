@@ -41,7 +41,7 @@ def points(program: str, preset: str, scale: float, seed: int = 0,
 
 def run_characterize(point: Point) -> dict:
     """One variant of one program (see the module docstring)."""
-    from gpusched.commands.config_cmd import resolve_config
+    from gpusched.config import resolve_config
     from sim.run import load_workload, simulate
     variant = point.params["variant"]
     sets = [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in VARIANTS[variant].items()]

@@ -110,7 +110,9 @@ def full_grid_cycles(results: ResultSet, name: str) -> float:
 
 
 def is_rodinia(workload: str) -> bool:
-    return workload.startswith("perfsat_")
+    """A Rodinia pair (run at the kernels' optimal CTA counts): the Perf-Sat stand-ins, or the
+    suite's programs."""
+    return workload.startswith(("perfsat_", "program:"))
 
 
 def pairs(results: ResultSet, rodinia: bool = False) -> list[str]:
@@ -188,7 +190,7 @@ def gto_only(column: str, scale: float = 1.0):
                           and stats.get(column) is not None else None)
 
 
-def _headline() -> list[Headline]:
+def _headline(rodinia: str = "Rodinia-like pairs") -> list[Headline]:
     H = Headline
     a, s = PLOT_PAIR.split("+")
     return [
@@ -220,14 +222,16 @@ def _headline() -> list[Headline]:
           util_of(PLOT_PAIR, "mem_util")),
         H(f"{PLOT_PAIR} alone (time-weighted): DRAM utilisation", "% of peak",
           util_alone_mean("mem_util")),
-        H("Rodinia-like pairs at the optimal CTA counts: best achieved speedup", "×",
+        H(f"{rodinia} at the optimal CTA counts: best achieved speedup", "×",
           over_pairs("achieved", rodinia=True),
           note="sequential = sum of the kernels alone at their optimal counts"),
-        H("Rodinia-like pairs: lowest interleaved efficiency", "of ideal",
+        H(f"{rodinia}: lowest interleaved efficiency", "of ideal",
           over_pairs("efficiency", min, rodinia=True)),
-        H("Rodinia-like pairs: highest interleaved efficiency", "of ideal",
+        H(f"{rodinia}: highest interleaved efficiency", "of ideal",
           over_pairs("efficiency", max, rodinia=True)),
-        H("Rodinia-like pairs: best achieved speedup, spatial multitasking", "×",
+        H(f"{rodinia}: best max speedup (ideal overlap)", "×",
+          over_pairs("max_speedup", rodinia=True)),
+        H(f"{rodinia}: best achieved speedup, spatial multitasking", "×",
           over_pairs("achieved", policy=SPATIAL, rodinia=True)),
         H(f"TLRR: {PLOT_PAIR} achieved speedup", "×", pair_speedup("tlrr")),
         H(f"TLGTO: {PLOT_PAIR} achieved speedup", "×", pair_speedup("tlgto")),
@@ -238,43 +242,75 @@ def _headline() -> list[Headline]:
     ]
 
 
-EXPERIMENT = Experiment(
-    name="concurrent",
-    title="Thesis ch.5: workload-aware intra-core concurrent kernels (thesis_ch5, 64 warps)",
-    grid=GRID,
-    quick=QUICK,
-    metrics=[Metric("cycles", "Execution time", "core cycles"),
-             Metric("cycles_gto", "Execution time (gto runs)", "core cycles",
-                    compute=gto_only("cycles")),
-             Metric("compute_gto", "Compute utilisation (gto runs)", "% of peak IPC",
-                    compute=gto_only("compute_util", 100.0)),
-             Metric("mem_gto", "DRAM utilisation (gto runs)", "% of peak",
-                    compute=gto_only("mem_util", 100.0)),
-             Metric("ipc", "IPC", "warp instructions/cycle"),
-             Metric("compute_pct", "Compute utilisation", "% of peak IPC", stat="compute_util",
-                    scale=100.0),
-             Metric("mem_pct", "DRAM utilisation", "% of peak", stat="mem_util", scale=100.0)],
-    tables=[Table("cycles_gto", rows="workload", columns="policy",
-                  title="Cycles per workload and kernel scheduler, gto (alone: ck_sequential)"),
-            Table("mem_gto", rows="workload", columns="policy",
-                  title="DRAM utilisation, % of peak, gto"),
-            Table("compute_gto", rows="workload", columns="policy",
-                  title="Compute utilisation, % of peak IPC, gto")],
-    plots=[FigurePlot("cycles", "pairs.png", title="Table 5.2: speedups over sequential",
-                      draw=draw_pairs, caption="Sequential = sum of the standalone runs; max = "
-                      "ideal overlap; ★ the thesis's best (1.57×)."),
-           FigurePlot("cycles", "micro.png", title="Micro-benchmarks (§4.3)", draw=draw_micro,
-                      caption="Kernels alone; ★ the thesis's numbers."),
-           FigurePlot("cycles", "utilisation.png", title="Utilisation, interleaved vs alone",
-                      draw=draw_utilisation, caption="Compute: IPC / peak; memory: DRAM bytes "
-                      "/ peak; alone: each kernel by itself."),
-           FigurePlot("cycles", "warp_states_sequential.png",
-                      title=f"Warp states, {PLOT_PAIR}, left-over",
-                      draw=lambda e, r, plt: draw_warp_states(e, r, plt, SEQ, PLOT_PAIR)),
-           FigurePlot("cycles", "warp_states_interleaved.png",
-                      title=f"Warp states, {PLOT_PAIR}, interleaved",
-                      draw=lambda e, r, plt: draw_warp_states(e, r, plt, INTER, PLOT_PAIR))],
-    headline=_headline(),
-    labels={"policy": "kernel scheduler", AXIS: "warp scheduler"},
-    description=__doc__,
-)
+def _experiment(name: str, title: str, grid, quick, rodinia: str, description: str):
+    return Experiment(
+        name=name,
+        title=title,
+        grid=grid,
+        quick=quick,
+        metrics=[Metric("cycles", "Execution time", "core cycles"),
+                 Metric("cycles_gto", "Execution time (gto runs)", "core cycles",
+                        compute=gto_only("cycles")),
+                 Metric("compute_gto", "Compute utilisation (gto runs)", "% of peak IPC",
+                        compute=gto_only("compute_util", 100.0)),
+                 Metric("mem_gto", "DRAM utilisation (gto runs)", "% of peak",
+                        compute=gto_only("mem_util", 100.0)),
+                 Metric("ipc", "IPC", "warp instructions/cycle"),
+                 Metric("compute_pct", "Compute utilisation", "% of peak IPC", stat="compute_util",
+                        scale=100.0),
+                 Metric("mem_pct", "DRAM utilisation", "% of peak", stat="mem_util", scale=100.0)],
+        tables=[Table("cycles_gto", rows="workload", columns="policy",
+                      title="Cycles per workload and kernel scheduler, gto (alone: ck_sequential)"),
+                Table("mem_gto", rows="workload", columns="policy",
+                      title="DRAM utilisation, % of peak, gto"),
+                Table("compute_gto", rows="workload", columns="policy",
+                      title="Compute utilisation, % of peak IPC, gto")],
+        plots=[FigurePlot("cycles", "pairs.png", title="Table 5.2: speedups over sequential",
+                          draw=draw_pairs, caption="Sequential = sum of the standalone runs; max = "
+                          "ideal overlap; ★ the thesis's best (1.57×)."),
+               FigurePlot("cycles", "micro.png", title="Micro-benchmarks (§4.3)", draw=draw_micro,
+                          caption="Kernels alone; ★ the thesis's numbers."),
+               FigurePlot("cycles", "utilisation.png", title="Utilisation, interleaved vs alone",
+                          draw=draw_utilisation, caption="Compute: IPC / peak; memory: DRAM bytes "
+                          "/ peak; alone: each kernel by itself."),
+               FigurePlot("cycles", "warp_states_sequential.png",
+                          title=f"Warp states, {PLOT_PAIR}, left-over",
+                          draw=lambda e, r, plt: draw_warp_states(e, r, plt, SEQ, PLOT_PAIR)),
+               FigurePlot("cycles", "warp_states_interleaved.png",
+                          title=f"Warp states, {PLOT_PAIR}, interleaved",
+                          draw=lambda e, r, plt: draw_warp_states(e, r, plt, INTER, PLOT_PAIR))],
+        headline=_headline(rodinia),
+        labels={"policy": "kernel scheduler", AXIS: "warp scheduler"},
+        description=description,
+    )
+
+
+CATALOGUE = _experiment(
+    "concurrent-catalogue", "Thesis ch.5: workload-aware intra-core concurrent kernels "
+    "(thesis_ch5, 64 warps; catalogue stand-ins)", GRID, QUICK, "Rodinia-like pairs", __doc__)
+
+# On the program suite: the suite's two ch.5 programs ([THESIS §4.1]'s saturating CFD and
+# Gaussian, INFO["papers"]["thesis_ch5"]) as a pair at their optimal CTA counts, beside the
+# add/stream pairs (§4.3's micro-benchmarks: the catalogue builds them as the thesis describes
+# them; the suite has no such programs). Each member's launches stay in order (one stream per
+# member, sim/multiprog/compose.py); its scale is part of its name.
+PROGRAM_PAIRS = ["program:cfd@{c}+program:gaussian@{g}", "program:gaussian@{g}+program:cfd@{c}"]
+PROGRAM_QUICK = {"c": 0.0156, "g": 0.01}          # the programs' INFO quick scales
+PROGRAM_FULL = {"c": 0.0625, "g": 0.04}
+PROGRAM_DOC = """Thesis ch.5 ([THESIS §4]) on the program suite: CFD + Gaussian (both launch
+orders) at each program's offline-optimal CTA count under left-over, interleaved and spatial
+``ck_dispatch`` scheduling, and the add/stream pairs of the catalogue study (§4.3's
+micro-benchmarks, which the suite does not have as programs). Quick grid: CFD at scale 0.0156 and
+Gaussian at 0.01 (their INFO quick scales: 25 and 40 dependent launches), add/stream as the
+catalogue's quick grid. Full grid: CFD 0.0625, Gaussian 0.04, add/stream as the catalogue's full
+grid. docs/mechanisms/concurrent-kernels.md "On the program suite" has the numbers.
+"""
+EXPERIMENT = _experiment(
+    "concurrent", "Thesis ch.5: workload-aware intra-core concurrent kernels (thesis_ch5, 64 "
+    "warps; CFD and Gaussian programs, add/stream micro-benchmarks)",
+    _grid("concurrent_programs", FULL_PAIRS, FULL_ALONE, 1.0, 0.25,
+          [p.format(**PROGRAM_FULL) for p in PROGRAM_PAIRS]),
+    _grid("concurrent_programs_quick", [f"{add(10)}+{stream(3)}", PLOT_PAIR],
+          [add(5), add(10), stream(1), stream(3), stream(16)], 0.5, 0.1,
+          [p.format(**PROGRAM_QUICK) for p in PROGRAM_PAIRS]),
+    "CFD + Gaussian", PROGRAM_DOC)

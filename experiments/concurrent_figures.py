@@ -1,6 +1,6 @@
 """Figures of the concurrent-kernel reproduction (experiments/concurrent.py): Table 5.2's
 speedups per pair, the §4.3 micro-benchmarks, utilisation interleaved vs alone, and the warp-state
-plots (Fig 5.3 / 5.8) drawn by sim/profile/plot.py."""
+plots (Fig 5.3 / 5.8) drawn by gpusched/experiment/profile_plot.py."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ THESIS_STREAM_UTIL = 70.0
 
 def _short(pair: str) -> str:
     a, s = pair.split("+")
+    if a.startswith("program:"):
+        return "+".join(m.removeprefix("program:").split("@")[0] for m in (a, s))
     if a.startswith("perfsat_"):
         return f"{a[8:]}+{s[8:]}"
     return f"add{a.split('_')[1]}+str{s.split('_')[1]}"
@@ -126,9 +128,9 @@ def unflatten(row: dict, prefix: str) -> dict:
 
 
 def draw_warp_states(exp, results: ResultSet, plt, policy: str, pair: str):
-    """The profiled run of ``pair`` under ``policy``: sim/profile/plot.py's stacked areas."""
+    """The profiled run of ``pair`` under ``policy``: gpusched/experiment/profile_plot.py's stacked areas."""
     from experiments import concurrent as c
-    from sim.profile.plot import draw_warp_states as draw
+    from gpusched.experiment.profile_plot import draw_warp_states as draw
     r = c.row(results, pair, policy)
     if r is None or not any(k.startswith("warp_states.") for k in r):
         raise ValueError(f"no profiled run of {pair} under {policy}")

@@ -28,7 +28,7 @@ CH5 = {"sm.warps_per_sm": 64, "sm.threads_per_sm": 2048}
 
 
 def _inputs(point: Point):
-    from gpusched.commands.config_cmd import resolve_config
+    from gpusched.config import resolve_config
     from sim.multiprog.concurrent import check_names
     p = dict(point.params)
     unknown = set(p) - set(PARAMS)

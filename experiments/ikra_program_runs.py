@@ -35,7 +35,7 @@ def resolve_scale(workload: str, scale, preset: str | None = None, run: bool = T
 
 
 def _config(point: Point):
-    from gpusched.commands.config_cmd import resolve_config
+    from gpusched.config import resolve_config
     from gpusched.experiment.point import override_strings
     return resolve_config(point.preset, override_strings(point.overrides))
 

@@ -44,7 +44,7 @@ def check_point(point: Point) -> None:
 
 def run_point(point: Point) -> dict:
     """The ``model`` run of the point's kernel alone (see the module docstring)."""
-    from gpusched.commands.config_cmd import resolve_config
+    from gpusched.config import resolve_config
     from gpusched.experiment.point import override_strings
     from sim.run import load_workload, simulate
     base, kernel, sweep = _split(point)

@@ -60,7 +60,7 @@ def run_point(point: Point) -> dict:
 def row_table(model: Point) -> dict:
     """[OWL §10] Table 4 metrics of the point's workload under its DRAM address map:
     ``cons_cta_row_sharing`` and ``ctas_per_row`` (sim/workload/row_profile.py)."""
-    from gpusched.commands.config_cmd import resolve_config
+    from gpusched.config import resolve_config
     from gpusched.experiment.point import override_strings
     from sim.run import load_workload
     from sim.workload.row_profile import row_sharing

@@ -68,7 +68,7 @@ def check_point(point: Point) -> None:
 def run_point(point: Point) -> dict:
     """The ``model`` run of the point's kernel alone; per-CTA rows dropped, Perf-Sat's
     decisions summarised (``perf_sat_decisions``)."""
-    from gpusched.commands.config_cmd import resolve_config
+    from gpusched.config import resolve_config
     from gpusched.experiment.point import override_strings
     from sim.run import load_workload, simulate
     base, kernel = _split(point)

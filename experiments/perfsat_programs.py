@@ -72,7 +72,7 @@ def paper_row(label: str) -> dict:
 
 def n_max(label: str, scale: float) -> int:
     """The baseline occupancy limit of ``label``'s kernel on the M2090 ([GPGPU-Sim §1.5])."""
-    from gpusched.commands.config_cmd import resolve_config
+    from gpusched.config import resolve_config
     from sim.cta import occupancy_limit
     from sim.run import load_workload
     prog, kernel = KERNELS[label]

@@ -69,7 +69,7 @@ def check_phase_program(point: Point) -> None:
 
 def run_phase_program(point: Point) -> dict:
     """The ``model`` run of ``point``'s kernel alone, profiled (warp-state loads, decomposition)."""
-    from gpusched.commands.config_cmd import resolve_config
+    from gpusched.config import resolve_config
     from gpusched.experiment.point import override_strings
     from sim.run import load_workload, simulate
     base, kernel = _split(point)

@@ -80,7 +80,7 @@ def program_info(workload: str) -> dict:
 
 def fill(workload: str, preset: str, seed: int = 0, top: float = TOP) -> Fill:
     """The smallest scale on the program's ladder at which it fills ``preset``'s machine."""
-    from gpusched.commands.config_cmd import resolve_config
+    from gpusched.config import resolve_config
     from sim.run import load_workload
     info = program_info(workload)
     cfg = resolve_config(preset, [])

@@ -85,7 +85,7 @@ def resolve_scale(workload: str, scale, preset: str | None = None, run: bool = T
 
 @functools.lru_cache(maxsize=64)
 def _simulate(preset: str, overrides: tuple, workload: str, seed: int, scale: float) -> dict:
-    from gpusched.commands.config_cmd import resolve_config
+    from gpusched.config import resolve_config
     from gpusched.experiment.point import override_strings
     from sim.run import load_workload, simulate
     cfg = resolve_config(preset, override_strings(dict(overrides)))
@@ -112,7 +112,7 @@ def run_point(point: Point) -> dict:
 def check_point(point: Point) -> None:
     """Config, params and workload name valid (a program is checked by name and options, not
     run: its functional execution happens once, in the first point that needs it)."""
-    from gpusched.commands.config_cmd import resolve_config
+    from gpusched.config import resolve_config
     from gpusched.experiment.point import override_strings
     from sim.workload.catalogue import get_workload
     from sim.workload.program import check_options, load_module, program_path, split_options

@@ -18,6 +18,9 @@ knee 4 instead of the calibrated knees (FIFO, SRTF, Adaptive), and the SRTF knob
 experiments/srtf_ablations.py (hysteresis, sampling SM, sample size, Resident variant).
 Quick grid: 8 of the 56 pairs at +100 cycles, the alone runs, one check pair, the knobs on 4
 of those pairs.
+
+That is ``CATALOGUE`` (``gpusched reproduce srtf --catalogue``). ``EXPERIMENT`` runs the same
+study on the program suite in the cycle-level model (experiments/srtf_programs.py).
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from __future__ import annotations
 import math
 
 from experiments import srtf_ablations as knobs
+from experiments.srtf_program_runs import KIND as PROGRAM_KIND  # noqa: F401 (registers it)
+from experiments.srtf_programs import paper_ratio_rows, program_experiment, ratio  # noqa: F401
 from experiments.srtf_runs import KIND
 from experiments.thesis_runs import GridUnion
 from gpusched.experiment.grid import Grid
@@ -99,10 +104,6 @@ def gm(policy: str, metric: str, offset: str = "100", **knobs):
     return ours
 
 
-def ratio(a, b):
-    return lambda results: a(results) / b(results)
-
-
 def worst(policy: str, metric: str = "antt"):
     return lambda results: max(r[metric] for r in pair_rows(results, policy))
 
@@ -112,9 +113,11 @@ def sharing_count(results: ResultSet) -> float:
     return sum(1 for r in rows if any(e[2] == "enter" for e in (r.get("sharing") or [])))
 
 
-def ratios(results: ResultSet, task: str, policy: str) -> list[float]:
-    """Predicted / actual of every record of ``task`` runs under ``policy`` (main study, +100)."""
-    return [x for r in results.rows if r.get("task") == task and r.get("policy") == policy
+def ratios(results: ResultSet, task: str, policy: str | None) -> list[float]:
+    """Predicted / actual of every record of ``task`` runs under ``policy`` (None: any; main
+    study, +100)."""
+    return [x for r in results.rows if r.get("task") == task
+            and (policy is None or r.get("policy") == policy)
             and str(r.get("offset", "100")) == "100" and r.get("share_cap", 3) == 3
             and r.get("timing", "calibrated") == "calibrated" for x in (r.get("pred_ratio") or [])]
 
@@ -158,19 +161,9 @@ def _headline() -> list[Headline]:
     rows = [
         H("STP, FIFO", "", gm("srtf_fifo", "stp"), 1.35, "geo. mean over the pairs at +100 cycles"),
         H("STP, SRTF", "", gm("srtf", "stp"), 1.59),
-        H("STP, SRTF / FIFO", "×", ratio(gm("srtf", "stp"), gm("srtf_fifo", "stp")), 1.18),
         H("ANTT, FIFO", "", gm("srtf_fifo", "antt"), 3.66),
         H("ANTT, SRTF", "", gm("srtf", "antt"), 1.63),
-        H("ANTT, FIFO / SRTF", "×", ratio(gm("srtf_fifo", "antt"), gm("srtf", "antt")), 2.25),
-        H("STP, SRTF / MPMax", "×", ratio(gm("srtf", "stp"), gm("mpmax", "stp")), 1.16),
-        H("ANTT, MPMax / SRTF", "×", ratio(gm("mpmax", "antt"), gm("srtf", "antt")), 1.3),
-        H("STP, SRTF below SJF", "%", lambda r: 100 * (1 - gm("srtf", "stp")(r)
-                                                       / gm("srtf", "sjf.stp")(r)), 12.64),
-        H("StrictF, FIFO", "", gm("srtf_fifo", "fairness"), 0.19),
-        H("StrictF, SRTF/Adaptive", "", gm("adaptive", "fairness"), 0.56),
-        H("StrictF, Adaptive / FIFO", "×", ratio(gm("adaptive", "fairness"),
-                                                 gm("srtf_fifo", "fairness")), 2.95),
-        H("STP, Adaptive / FIFO", "×", ratio(gm("adaptive", "stp"), gm("srtf_fifo", "stp")), 1.12),
+    ] + paper_ratio_rows(gm) + [
         H("STP, MPMax", "", gm("mpmax", "stp")),
         H("ANTT, MPMax", "", gm("mpmax", "antt")),
         H("ANTT, SRTF/Adaptive", "", gm("adaptive", "antt")),
@@ -294,7 +287,7 @@ def draw_predictor(exp, results: ResultSet, plt):
     dotted: within 2×."""
     from gpusched.experiment import plotstyle
     fig, (ax,) = plotstyle.figure(plt, 1, size=(5.6, 3.6))
-    for i, (task, policy, label) in enumerate((("alone", "srtf", "kernels alone"),
+    for i, (task, policy, label) in enumerate((("alone", None, "kernels alone"),
                                                ("pair", "mpmax", "under MPMax"),
                                                ("pair", "srtf", "under SRTF"))):
         xs = sorted(ratios(results, task, policy))
@@ -339,9 +332,10 @@ def draw_check(exp, results: ResultSet, plt):
     return fig
 
 
-EXPERIMENT = Experiment(
-    name="srtf",
-    title="SRTF: preemptive thread-block scheduling of concurrent kernels ([SRTF])",
+CATALOGUE = Experiment(
+    name="srtf-catalogue",
+    title="SRTF: preemptive thread-block scheduling of concurrent kernels ([SRTF], catalogue "
+          "stand-ins, block-level mode)",
     grid=GRID,
     quick=QUICK,
     metrics=[Metric("stp", "STP"), Metric("antt", "ANTT"), Metric("fairness", "StrictF"),
@@ -371,3 +365,6 @@ EXPERIMENT = Experiment(
     labels={"policy": "kernel scheduler"},
     description=__doc__,
 )
+
+PROGRAM_PLOTS = [p for p in CATALOGUE.plots if p.filename != "knobs.png"]
+EXPERIMENT = program_experiment()

@@ -27,7 +27,7 @@ TIMINGS = ("calibrated", "spec")
 
 
 def _inputs(point: Point):
-    from gpusched.commands.config_cmd import resolve_config
+    from gpusched.config import resolve_config
     cfg = resolve_config(point.preset, override_strings(point.overrides))
     p = dict(point.params)
     unknown = set(p) - set(PARAMS)

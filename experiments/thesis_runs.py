@@ -123,7 +123,7 @@ def check_thesis_model(point: Point) -> None:
 
 def run_thesis_model(point: Point) -> dict:
     """Simulate ``point`` like the ``model`` kind, on a ``waves``-long grid when given."""
-    from gpusched.commands.config_cmd import resolve_config
+    from gpusched.config import resolve_config
     from sim.run import simulate
     from sim.workload.catalogue import get_workload
     base, waves = _split(point)

@@ -13,14 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from gpusched.config import ConfigError
-
-
-@dataclass(frozen=True)
-class Param:
-    type: type
-    default: Any
-    allowed: str
-    check: Callable[[Any], bool] = lambda v: True
+from hdl.params import Param  # noqa: F401  (the specs' parameter type, used with BlockSpec)
 
 
 @dataclass(frozen=True)

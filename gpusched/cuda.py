@@ -54,7 +54,7 @@ class Context(_FrontEnd):
                  overrides: list[str] | tuple = (), **policies) -> dict:
         """The GPU model on every launch so far; ``policies``: warp_scheduler (a name, as
         ``--warp-scheduler``), cta_scheduler, kernel_scheduler, cta_limit, sm_controller."""
-        from gpusched.commands.config_cmd import resolve_config
+        from gpusched.config import resolve_config
         from sim.run import simulate
         sets = list(overrides)
         ws = policies.pop("warp_scheduler", None)

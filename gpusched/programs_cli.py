@@ -124,7 +124,7 @@ def _fill(name: str, preset: str, seed: int):
 def _waves(name: str, preset: str, scale: float, seed: int) -> dict:
     """The waves of CTAs the program's largest launch has on ``preset`` at ``scale``."""
     from experiments.program_scale import waves_of
-    from gpusched.commands.config_cmd import resolve_config
+    from gpusched.config import resolve_config
     from sim.run import load_workload
     cfg = resolve_config(preset, [])
     kernel, ctas, slots = waves_of(load_workload(f"program:{name}", seed=seed, scale=scale,

@@ -23,6 +23,7 @@ from sim.cta import CTA, KernelRun
 from sim.blocks.provider import TWINS
 from sim.kernel_issue import KernelIssue
 from sim.policies.tb_dispatch import TBDispatch
+from sim.policies.warp_sched import check_config as check_warp_scheduler_config
 from sim.sm import PWR_ACTIVE, PWR_GATED, PWR_PAUSED, PWR_PAUSING, SM, SM_STATE_NAMES, run_sms
 from sim.stats import ISSUE_SLOT_REASONS, add_counts
 from sim.subcore import NEVER
@@ -64,6 +65,7 @@ class GPU:
         (sim/blocks/provider.py; the twins by default)."""
         if not workload.kernels:
             raise ConfigError("workload", workload.name, "has no kernels")
+        check_warp_scheduler_config(cfg)
         self.cfg, self.workload, self.memory, self.rng = cfg, workload, memory, rng
         self.watchdog, self.sample_interval = watchdog, sample_interval
         self.blocks = blocks
@@ -74,9 +76,8 @@ class GPU:
         self.sms = [SM(i, cfg, memory, blocks, self, decode_cache) for i in range(cfg.sm.count)]
         concurrent = cfg.kernels.concurrent_sm
         self.runs = [KernelRun(k, i, cfg.sm, cfg.sm.count, concurrent) for i, k in enumerate(workload.kernels)]
-        self.arrivals = deque(self.runs)
+        self.init_arrivals(cfg)
         self.dispatch = TBDispatch(self, len(self.runs))
-        self.slot_may_be_free = True        # False after a refused launch, until a kernel ends
         self.kernel_wake = NEVER            # next launch-countdown expiry
         self.policy_acted = False           # an SM's state changed from a policy hook
         self.in_tick = False                # the memory system is delivering this cycle's events
@@ -91,6 +92,17 @@ class GPU:
         self.n_ctas_placed = 0
         for p in self.policies:
             p.attach(self)
+
+    def init_arrivals(self, cfg: GPUConfig) -> None:
+        """The launch queue: kernels not yet arrived (``arrivals``, workload order), those arrived
+        but not yet in a kernel slot (``waiting``), and the last launched kernel of each CUDA
+        stream (``kernels.stream_order``)."""
+        self.arrivals = deque(self.runs)
+        self.waiting: list[KernelRun] = []
+        self.stream_order = cfg.kernels.stream_order
+        self.stream_last: dict[str, KernelRun] = {}
+        self.slot_may_be_free = True        # False after a refused launch, until a kernel ends
+        self.offer_due = False              # a kernel ended since the last offer (a stream freed)
 
     # -- services for policies ----------------------------------------------------------------
     def can_accept(self, sm: SM, run: KernelRun) -> bool:
@@ -160,7 +172,7 @@ class GPU:
         if run.finished():
             run.end = now
             self.n_finished += 1
-            self.slot_may_be_free = True
+            self.slot_may_be_free = self.offer_due = True
             self.catch_up_all(now)
             self.issue_split.kernel_end(run.index)
             self.memory.kernel_boundary(now, run.kernel, None)
@@ -189,16 +201,40 @@ class GPU:
 
     # -- the loop -----------------------------------------------------------------------------
     def offer_arrivals(self, now: int) -> None:
-        """Kernels enter kernel slots in workload order once their arrival cycle has come."""
-        arrivals = self.arrivals
+        """Kernels enter kernel slots in workload order once their arrival cycle has come. A
+        refused launch holds back every later kernel until a kernel ends. With
+        ``kernels.stream_order``, a kernel whose CUDA stream has an earlier kernel unfinished (in
+        a slot or waiting) waits without holding back kernels of other streams (CUDA's stream
+        semantics; Accel-Sim launches any kernel of its window whose stream is idle)."""
+        arrivals, waiting = self.arrivals, self.waiting
         while arrivals and arrivals[0].kernel.arrival <= now:
-            if not self.kernel_scheduler.launch(now, arrivals[0]):
+            waiting.append(arrivals.popleft())
+        self.offer_due = False
+        held: list[KernelRun] = []
+        for i, run in enumerate(waiting):
+            if self.stream_waits(run, held):
+                held.append(run)
+                continue
+            if not self.kernel_scheduler.launch(now, run):
                 self.slot_may_be_free = False
-                return
-            run = arrivals.popleft()
+                held += waiting[i:]
+                break
+            stream = run.kernel.meta.get("cuda stream")
+            if stream is not None:
+                self.stream_last[stream] = run
             self.cta_pending = True
             self.kernel_wake = min(self.kernel_wake, self.kernel_scheduler.next_event(now) or NEVER)
             self.emit("on_kernel_launch", now, run)
+        self.waiting = held
+
+    def stream_waits(self, run: KernelRun, held: list[KernelRun]) -> bool:
+        """``run``'s CUDA stream has an earlier kernel unfinished (``kernels.stream_order``)."""
+        stream = run.kernel.meta.get("cuda stream")
+        if not self.stream_order or stream is None:
+            return False
+        last = self.stream_last.get(stream)
+        return ((last is not None and not last.finished())
+                or any(r.kernel.meta.get("cuda stream") == stream for r in held))
 
     def run(self, progress=None) -> None:
         """Simulate until every kernel has finished. ``progress(cycle, warp_insts, ctas_done,
@@ -215,7 +251,8 @@ class GPU:
         last_progress, last_count = 0, -1
         while True:
             self.now = now
-            if self.arrivals and self.slot_may_be_free and self.arrivals[0].kernel.arrival <= now:
+            if self.slot_may_be_free and ((self.offer_due and self.waiting) or (
+                    self.arrivals and self.arrivals[0].kernel.arrival <= now)):
                 self.offer_arrivals(now)
             self.in_tick = True
             mem.tick(now)
@@ -268,8 +305,11 @@ class GPU:
         and whether that is only a kernel arrival / launch countdown (not a stall)."""
         work = [nxt, self.memory.next_event()] + [p.next_wakeup(now) for p in self.policies]
         kernel = [self.kernel_scheduler.next_event(now)]
-        if self.arrivals and (self.slot_may_be_free or self.arrivals[0].kernel.arrival > now):
-            kernel.append(max(now + 1, self.arrivals[0].kernel.arrival))
+        if self.slot_may_be_free:       # after a refused launch only a kernel's end changes that
+            if self.arrivals:
+                kernel.append(max(now + 1, self.arrivals[0].kernel.arrival))
+            if self.offer_due and self.waiting:
+                kernel.append(now + 1)
         t_work = min((c for c in work if c is not None), default=NEVER)
         t_kernel = min((c for c in kernel if c is not None), default=NEVER)
         busy = any(sm.n_ctas for sm in self.sms)

@@ -8,29 +8,19 @@ from typing import List, Optional
 
 import typer
 
-from gpusched.config import dumps_toml, get_preset, load_toml, preset_names, with_overrides
+from gpusched.config import dumps_toml, preset_names, resolve_config
 
 config_app = typer.Typer(no_args_is_help=True, help="Inspect GPU presets and config files.")
-
-
-def resolve_config(preset: str, overrides: list[str] | None):
-    """A preset name, a .toml file or an Accel-Sim/GPGPU-Sim ``.config`` (with the
-    ``trace.config`` beside it, if any), with ``--set`` overrides applied and validated."""
-    if preset.endswith(".toml"):
-        cfg = load_toml(preset)
-    elif preset.endswith(".config"):
-        from gpusched.config.gpgpusim_config import import_config
-        cfg = import_config(preset)[0]
-    else:
-        cfg = get_preset(preset)
-    return with_overrides(cfg, overrides or [])
 
 
 @config_app.command("show")
 def show(preset: str = typer.Argument(..., help="preset name, config .toml or gpgpusim .config"),
          set_: Optional[List[str]] = typer.Option(None, "--set", help="section.field=value")):
     """Print the full, validated config as TOML."""
-    typer.echo(dumps_toml(resolve_config(preset, set_)), nl=False)
+    from sim.policies.warp_sched import check_config
+    cfg = resolve_config(preset, set_)
+    check_config(cfg)
+    typer.echo(dumps_toml(cfg), nl=False)
 
 
 @config_app.command("list")

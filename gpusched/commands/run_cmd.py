@@ -86,7 +86,7 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
         fmt: str = typer.Option("table", "--format",
                                 help="table | accelsim (Accel-Sim's key = value statistics)")):
     """Simulate a workload on a GPU preset and print the statistics."""
-    from gpusched.commands.config_cmd import resolve_config
+    from gpusched.config import resolve_config
     from sim.run import MEMORY_KINDS, TRACE_PREFIX, Deadlock, load_workload, simulate
 
     from gpusched.limits import check_seed
@@ -94,6 +94,8 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
     stage = [f"sm.issue={issue}"] + (["sm.ib_entries=8"] if issue == "socgpu" else [])
     chosen = [f"sm.warp_sched={warp_scheduler}"] if warp_scheduler else []
     cfg = resolve_config(preset, chosen + (stage if issue else []) + list(set_ or []))
+    from sim.policies.warp_sched import check_config
+    check_config(cfg)           # the model's own names, before the workload is built
     policies = {k: v for k, v in (("cta_scheduler", cta_scheduler), ("kernel_scheduler", kernel_scheduler),
                                   ("cta_limit", cta_limit), ("sm_controller", sm_controller)) if v}
     if fmt not in ("table", "accelsim"):
@@ -137,7 +139,7 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
         print(f"gpusched: {e}", file=sys.stderr)
         sys.exit(3)
     if profile_plot is not None:
-        from sim.profile.plot import plot_warp_states
+        from gpusched.experiment.profile_plot import plot_warp_states
         plot_warp_states(result["warp_states"], profile_plot, title=f"{wl.name} on {cfg.name}")
     seconds = time.perf_counter() - started
     if as_json or fmt == "accelsim":
@@ -233,7 +235,7 @@ def _print_summary(r: dict, l1_bypassed: bool = False) -> None:
         it.add_row(reason, f"{n:,}", f"{100 * n / total:.1f}%")
     console.print(it)
     if "warp_states" in r:
-        from sim.profile.plot import summary_table
+        from gpusched.experiment.profile_plot import summary_table
         console.print(summary_table(r["warp_states"]))
     if "owl" in r:
         from sim.profile.owl_metrics import summary_table as owl_table

@@ -3,6 +3,7 @@
 from .errors import ConfigError
 from .loader import dumps_toml, from_dict, load_toml, save_toml, to_dict, with_overrides
 from .presets import PRESETS, get_preset, preset_names
+from .resolve import resolve_config
 from .schema import (DRAMConfig, EnergyConfig, GPUConfig, IcntConfig, KernelConfig, L1Config,
                      L2Config, SMConfig, UnitsConfig)
 from .validate import validate
@@ -11,4 +12,5 @@ __all__ = [
     "ConfigError", "GPUConfig", "SMConfig", "UnitsConfig", "L1Config", "L2Config", "IcntConfig",
     "DRAMConfig", "EnergyConfig", "KernelConfig", "PRESETS", "get_preset", "preset_names",
     "from_dict", "to_dict", "load_toml", "save_toml", "dumps_toml", "with_overrides", "validate",
+    "resolve_config",
 ]

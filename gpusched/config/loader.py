@@ -5,12 +5,12 @@ from __future__ import annotations
 import dataclasses
 import math
 import textwrap
-import tomllib
 from pathlib import Path
 
 import tomli_w
 
 from .errors import ConfigError
+from .toml_file import read_toml
 from .schema import GPUConfig
 from .validate import check_type, field_type, validate
 
@@ -137,20 +137,7 @@ def load_toml(path: str | Path) -> GPUConfig:
     a partial file without a base)."""
     from .presets import get_preset, preset_names
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as e:
-        raise ConfigError(str(p), "", f"cannot read: {e.strerror}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = raw[:e.start].count(b"\n") + 1
-        raise ConfigError(f"{p}:{line}", raw[e.start:e.start + 1],
-                          "not UTF-8 text: a config file is TOML, UTF-8 encoded") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(str(p), "", f"malformed TOML: {e}") from None
+    data, text = read_toml(p, "config file")
     if not data:
         raise ConfigError(str(p), "", "empty config file: give base = \"NAME\" and/or "
                                       "[section] tables (see gpusched config show tiny)")

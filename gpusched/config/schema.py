@@ -327,7 +327,7 @@ class KernelConfig:
                                         "when the earlier kernels of its stream have finished "
                                         "(CUDA's stream semantics; GPGPU-Sim's stream manager and "
                                         "Accel-Sim launch a kernel only into an idle stream); "
-                                        "FIFO kernel scheduler")
+                                        "every kernel scheduler (the GPU's launch queue)")
     ikra_victim_first: str = rule("right", choices=("right", "left"),
                                   doc="IKRA Steal (cta_scheduler ikra_steal): the neighbour a "
                                       "thief tries first, right = CU i+1 (the paper's Fig 3: CU 0 "

@@ -138,15 +138,7 @@ def validate(cfg: GPUConfig) -> GPUConfig:
     _check_memory(cfg)
     _check_carveouts(cfg)
     _check_dram_timing(cfg)
-    _check_warp_scheduler(cfg)
     return cfg
-
-
-def _check_warp_scheduler(cfg: GPUConfig) -> None:
-    """``sm.warp_sched`` names a registered family with valid arguments for this sub-core size
-    (the registry lives with the model: sim/policies/warp_sched.py)."""
-    from sim.policies.warp_sched import check_warp_scheduler
-    check_warp_scheduler(cfg.sm.warp_sched, cfg.sm.warps_per_sm // cfg.sm.subcores)
 
 
 def _check_memory(cfg: GPUConfig) -> None:
@@ -171,6 +163,10 @@ def _check_memory(cfg: GPUConfig) -> None:
                           f"must address dram.row_bytes = {d.row_bytes} bytes")
 
 
+# the slice counts GPGPU-Sim has IPOLY tables for (sim/memory/dram_map.py ``IPOLY``)
+IPOLY_SLICES = (16, 32, 64)
+
+
 def carveouts(text: str) -> list[int]:
     """``l1.carveouts`` as sorted byte counts ([] when empty); ValueError when malformed."""
     if not text.strip():
@@ -192,8 +188,7 @@ def _check_carveouts(cfg: GPUConfig) -> None:
                           f"the largest carve-out must hold sm.smem_per_sm ({cfg.sm.smem_per_sm} "
                           f"bytes) and fit in the unified l1.size_bytes ({cfg.l1.size_bytes})")
     if cfg.dram.partition_map == "ipoly":
-        from sim.memory.dram_map import IPOLY
-        if cfg.l2.slices not in IPOLY or cfg.l2.slices // cfg.dram.channels & (
+        if cfg.l2.slices not in IPOLY_SLICES or cfg.l2.slices // cfg.dram.channels & (
                 cfg.l2.slices // cfg.dram.channels - 1):
             raise ConfigError("dram.partition_map", "ipoly", "needs l2.slices = 16, 32 or 64 "
                                                              "(GPGPU-Sim's IPOLY tables) and a "
@@ -277,11 +272,11 @@ def _get(cfg: GPUConfig, path: str) -> object:
     return value
 
 
-# The hardware blocks' own parameter checks, by policy name prefix: (block, field, check(cfg)).
-# The blocks are imported only when a policy uses them (hdl.onac_parts.swm imports Amaranth,
-# a tenth of a second at every start-up otherwise).
+# The hardware blocks' own parameter checks, by policy name prefix: (block, field, check(cfg)),
+# from the blocks' specs (hdl/params/, hdl/ikra/params.py: no Amaranth), imported only when a
+# policy uses them.
 def _swm_check(c: GPUConfig) -> None:
-    from hdl.onac_parts.swm import check_params
+    from hdl.params.swm import check_params
     check_params(c.sm.count, 24, 16, 10)
 
 

@@ -220,7 +220,7 @@ def selected_policy_modules(point, candidates: dict[str, set[str]],
 def _configured_warp_scheduler(preset: str, overrides: tuple[tuple[str, str], ...]) -> str:
     """The family name of ``sm.warp_sched`` once the preset and overrides are applied ("" when
     they do not make a valid configuration: such a point cannot run the model)."""
-    from gpusched.commands.config_cmd import resolve_config
+    from gpusched.config import resolve_config
     from gpusched.config import ConfigError
     from .point import override_strings
     try:

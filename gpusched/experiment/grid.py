@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import itertools
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpusched.config import ConfigError
+from gpusched.config.toml_file import read_toml
 
 from gpusched.limits import MAX_GRID_POINTS, check_seed
 
@@ -115,20 +115,7 @@ def locate(path: str, key: str, value: object = None) -> str:
 def load_grid(path: str | Path) -> Grid:
     """Parse a grid file (format in docs/experiments.md); raise ConfigError at file:line."""
     path = str(path)
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as e:
-        raise ConfigError(path, "", f"cannot read grid file: {e.strerror}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = raw[:e.start].count(b"\n") + 1
-        raise ConfigError(f"{path}:{line}", raw[e.start:e.start + 1],
-                          "not UTF-8 text: a grid file is TOML, UTF-8 encoded") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise _toml_error(path, text, e) from None
+    data, _ = read_toml(path, "grid file")
 
     def fail(key: str, value: object, allowed: str):
         raise ConfigError(f"{locate(path, key)} {key}", value, allowed)
@@ -205,15 +192,3 @@ def _spelled_twice(table: dict, prefix: str = "") -> str | None:
     return walk(table, prefix)
 
 
-def _toml_error(path: str, text: str, e: tomllib.TOMLDecodeError) -> ConfigError:
-    """``file:line:col = '<the line>': malformed TOML: <reason>`` (end of file → last line)."""
-    message = str(e)
-    lines = text.splitlines() or [""]
-    m = re.search(r"at line (\d+), column (\d+)", message)
-    if m:
-        line, where = int(m.group(1)), f"{path}:{m.group(1)}:{m.group(2)}"
-    else:
-        line = max((i for i, t in enumerate(lines, 1) if t.strip()), default=1)
-        where = f"{path}:{line}"
-    reason = re.sub(r" [(]at (line|end).*", "", message)
-    return ConfigError(where, lines[min(line, len(lines)) - 1].strip(), f"malformed TOML: {reason}")

@@ -150,7 +150,7 @@ def _model_parameters() -> dict:
 
 def check_model(point: Point) -> None:
     """Preset, overrides, workload and params must be known before a sweep starts."""
-    from gpusched.commands.config_cmd import resolve_config
+    from gpusched.config import resolve_config
     from gpusched.config import from_dict
     from gpusched.config.validate import check_block_limits, check_watchdog
     nested: dict = {}
@@ -165,8 +165,10 @@ def check_model(point: Point) -> None:
     try:
         known = _model_parameters()
         from sim.run import load_workload
+        from sim.policies.warp_sched import check_config
     except ImportError as e:
         raise ConfigError("kind", "model", f"the GPU model is not importable yet ({e})") from None
+    check_config(cfg)           # the model's own names (sm.warp_sched)
     for name, value in point.params.items():
         if name not in known:
             raise ConfigError(name, value, "unknown model parameter; known: " + ", ".join(known))
@@ -189,7 +191,7 @@ def run_model(point: Point) -> dict:
     """Build the config, load the workload (a catalogue name, ``file.py:function`` or an
     Accel-Sim trace directory: sim.run.load_workload) and simulate it (with the full memory
     hierarchy unless the point names another memory)."""
-    from gpusched.commands.config_cmd import resolve_config
+    from gpusched.config import resolve_config
     from sim.run import load_workload, simulate
     cfg = resolve_config(point.preset, override_strings(point.overrides))
     params = dict(point.params)

@@ -9,6 +9,8 @@ Port packing (flat integer ports, needed by cocotb): a per-CU field of width W o
 
 from __future__ import annotations
 
+import struct
+from operator import lshift
 from dataclasses import dataclass
 
 POLICIES = ("rr", "chunk", "reset", "flip", "steal")
@@ -113,8 +115,19 @@ def chunk_bounds(cu: int, n: int, n_cus: int, start_cu: int) -> tuple[int, int]:
     return start, start + base + (1 if j < rem else 0)
 
 
+_BYTE_FORMATS = {8: "B", 16: "H", 32: "I"}
+
+
 def pack(values, width: int) -> int:
     """Pack per-CU fields into one port integer (CU 0 lowest)."""
+    fmt = _BYTE_FORMATS.get(width)
+    if fmt is not None:         # whole bytes: one struct call (the GPU model packs every cycle)
+        try:
+            return int.from_bytes(struct.pack(f"<{len(values)}{fmt}", *values), "little")
+        except struct.error:    # a field wider than ``width``: or-ed in as below
+            pass
+    if not values or (min(values) >= 0 and max(values) >> width == 0):   # fields in range:
+        return sum(map(lshift, values, range(0, len(values) * width, width)))  # or = sum
     out = 0
     for i, v in enumerate(values):
         out |= v << (i * width)
@@ -123,5 +136,9 @@ def pack(values, width: int) -> int:
 
 def unpack(value: int, width: int, count: int) -> list[int]:
     """Per-CU fields of a packed port integer."""
+    fmt = _BYTE_FORMATS.get(width)
+    if fmt is not None:
+        n = count * width // 8
+        return list(struct.unpack(f"<{count}{fmt}", (value & ((1 << (n * 8)) - 1)).to_bytes(n, "little")))
     mask = (1 << width) - 1
     return [(value >> (i * width)) & mask for i in range(count)]

@@ -9,7 +9,19 @@ name or a width is declared once. A port table maps a port name to ``(direction,
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any, Callable
+
 Ports = dict[str, tuple[str, int, int]]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One block parameter: its type, default, the allowed values in words, and their check."""
+    type: type
+    default: Any
+    allowed: str
+    check: Callable[[Any], bool] = lambda v: True
 
 
 def port(direction: str, width: int, init: int = 0) -> tuple[str, int, int]:

@@ -27,9 +27,7 @@ still has blocks to issue, ``full`` once it is the only one: the shift of resour
 
 from __future__ import annotations
 
-from gpusched.blocks import Param
-
-from . import Ports, port
+from . import Param, Ports, port
 
 POLICIES = ("baseline", "sequential", "interleaved")
 

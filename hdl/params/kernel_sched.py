@@ -31,9 +31,7 @@ Cycle contract (port level; the twin's ``KernelSchedPorts`` wraps the method-lev
 
 from __future__ import annotations
 
-from gpusched.blocks import Param
-
-from . import Ports, port
+from . import Param, Ports, port
 
 POLICIES = ("fifo", "srtf", "mpmax", "srtf_zero", "adaptive")
 NR = 5          # resources of a footprint: threads, registers, shared memory, block slots, warps

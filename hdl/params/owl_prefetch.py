@@ -30,9 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpusched.blocks import Param
-
-from . import Ports, port
+from . import Param, Ports, port
 
 AVG_FRAC = 4            # fraction bits of the running average
 Q_MAX = 127             # q_len saturates here (7 bits, [OWL §8])

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from gpusched.blocks import Param
-
-from . import Ports, port
+from . import Param, Ports, port
 
 
 class PerfSatState(IntEnum):

@@ -24,9 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpusched.blocks import Param
-
-from . import Ports, port
+from . import Param, Ports, port
 
 # ctl_kind encoding (3 bits, [SRTF §2.10])
 CTL_LAUNCH, CTL_END, CTL_CAP, CTL_SEED = 0, 1, 2, 3

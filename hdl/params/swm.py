@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from gpusched.blocks import Param
-
-from . import Ports, port
+from . import Param, Ports, port
 
 THR_NUM, THR_SHIFT = 251, 8          # IPC_threshold = IPC_all * 251/256 ≈ 0.98 ([THESIS §9.3])
 

@@ -40,9 +40,7 @@ not needed).
 
 from __future__ import annotations
 
-from gpusched.blocks import Param
-
-from . import Ports, port
+from . import Param, Ports, port
 from .owl import G_DEFAULT, G_SIZE_DEFAULT, MAX_G, MAX_G_SIZE, OWL_POLICIES, check_owl
 
 # policies with RTL (``policy`` parameter of the block); the model-level names and their

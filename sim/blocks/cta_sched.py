@@ -14,6 +14,7 @@ simulated bit by bit: base and rem appear at set-up cycle 1, as in the RTL. Per-
 
 from __future__ import annotations
 
+from operator import lt
 from typing import Sequence
 
 from hdl.ikra.params import (SRC_CHUNK, SRC_QUEUE, SRC_STOLEN_QUEUE, TB_DONE_W, IkraShape,
@@ -49,6 +50,7 @@ class CtaSchedTwin:
         self.stats = {"steals_queue": 0, "steals_chunk": 0, "steal_lost_race": 0,
                       "steal_lost_arbitration": 0, "overflows": 0, "launches": 0, "reinits": 0}
         self.steal_log: list[tuple[int, int, int, int]] = []   # (thief, victim, kind, tb) last edge
+        self._last_packed: dict[str, tuple[list[int], int]] = {}
 
     # ------------------------------------------------------------------ method-level API
     @property
@@ -81,7 +83,7 @@ class CtaSchedTwin:
         valid, ids, srcs, victims = self._offers(slot_free)
         out = self.outputs(valid, ids, srcs, victims)
         self._edge(launch_valid, (grid_x, grid_y, grid_z), slot_free,
-                   unpack(tb_done, TB_DONE_W, self.p), valid)
+                   unpack(tb_done, TB_DONE_W, self.p) if tb_done else [0] * self.p, valid)
         return out
 
     def outputs(self, valid, ids, srcs, victims) -> dict[str, int]:
@@ -100,13 +102,26 @@ class CtaSchedTwin:
             "tb_victim": pack(victims, sh.cu_w),
             "nowork": self.nowork_mask(),
             "kernel_done": self.done_pulse,
-            "st_lo": pack(lo, self.id_w), "st_hi": pack(hi, self.id_w),
-            "st_cur": pack(cur, self.id_w), "st_q_lo": pack(q_lo, sh.q_w),
-            "st_q_hi": pack(q_hi, sh.q_w), "st_q_cur": pack(q_cur, sh.q_w),
-            "st_phase": self.phase, "st_overflow": pack(self.overflow, 1),
+            "st_lo": self._packed("st_lo", lo, self.id_w),
+            "st_hi": self._packed("st_hi", hi, self.id_w),
+            "st_cur": self._packed("st_cur", cur, self.id_w),
+            "st_q_lo": self._packed("st_q_lo", q_lo, sh.q_w),
+            "st_q_hi": self._packed("st_q_hi", q_hi, sh.q_w),
+            "st_q_cur": self._packed("st_q_cur", q_cur, sh.q_w),
+            "st_phase": self.phase, "st_overflow": self._packed("st_overflow", self.overflow, 1),
             "st_last_cu": self.last_cu if pol in ("rr", "chunk") else 0,
             "st_reinit_pending": int(pol == "steal" and (self.fresh or any(self.overflow))),
         }
+
+    def _packed(self, port: str, values: list[int], width: int) -> int:
+        """``pack(values, width)``, repacked only when ``values`` changed since the last cycle
+        (the status registers change on a few edges only; the GPU model steps every cycle)."""
+        last = self._last_packed.get(port)
+        if last is not None and last[0] == values:
+            return last[1]
+        packed = pack(values, width)
+        self._last_packed[port] = (list(values), packed)
+        return packed
 
     # ------------------------------------------------------------------ policy state
     def nowork(self, i: int) -> int:
@@ -126,7 +141,11 @@ class CtaSchedTwin:
             return 0
         p = self.p
         if self.policy == "steal":
-            if any(self._c_av(v) or self._q_av(v) for v in range(p)):
+            # work somewhere: ``_c_av`` or ``_q_av`` of some CU (one pass over the lists)
+            if self.phase:
+                if any(map(lt, self.lo, self.cur)) or self.q_cur != self.q_lo:
+                    return 0
+            elif any(map(lt, self.cur, self.hi)) or self.q_cur != self.q_hi:
                 return 0
             return pack([1 - sv for sv in self.stolen_valid], 1)
         return pack([self.nowork(i) for i in range(p)], 1)

@@ -32,7 +32,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        from gpusched.commands.config_cmd import resolve_config
+        from gpusched.config import resolve_config
         from sim.multiprog.compose import read_pair_file
         from sim.multiprog.study import check_inputs, run_workload
         cfg = resolve_config(args.preset, ["kernels.concurrent_sm=true", *args.set])

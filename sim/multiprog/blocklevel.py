@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import math
 import random
-from collections import deque
 
 from gpusched.config import ConfigError, GPUConfig
 from sim.cta import CTA, KernelRun
@@ -208,9 +207,8 @@ class BlockGPU(GPU):
         concurrent = cfg.kernels.concurrent_sm
         self.runs = [KernelRun(k, i, cfg.sm, cfg.sm.count, concurrent) for i, k in enumerate(workload.kernels)]
         self.timing = [timing_of(run, cfg, work_scale) for run in self.runs]
-        self.arrivals = deque(self.runs)
+        self.init_arrivals(cfg)
         self.dispatch = TBDispatch(self, len(self.runs))
-        self.slot_may_be_free = True
         self.kernel_wake = NEVER
         self.policy_acted = False
         self.in_tick = False

@@ -45,7 +45,7 @@ SCHEDULERS = {"sequential": "ck_sequential", "interleaved": "ck_interleaved",
 
 def ch5_config(extra: tuple[str, ...] = ()) -> GPUConfig:
     """The Table 5.1 machine with Fig 5.3's 64 warps per core, plus ``extra`` overrides."""
-    from gpusched.commands.config_cmd import resolve_config
+    from gpusched.config import resolve_config
     return resolve_config(PRESET, [*FIG_5_3, *extra])
 
 
@@ -100,7 +100,8 @@ def run_concurrent(cfg: GPUConfig, workload: str, kernel_scheduler: str = "ck_in
     names = check_names(workload)
     if not cfg.kernels.concurrent_sm:
         raise ConfigError("kernels.concurrent_sm", False, "must be true (kernels share SMs)")
-    wl = compose([Member(n) for n in names], seed, scale, cfg.kernels.max_concurrent)
+    wl = compose([Member(n) for n in names], seed, scale, cfg.kernels.max_concurrent,
+                 preset=cfg.name)
     if shares:
         wl = Workload(wl.name, [replace(k, meta={**k.meta, "ck_share": shares[m]})
                                 if (m := k.meta.get("member", k.name)) in shares else k
@@ -124,7 +125,8 @@ def oracle_limit(cycles: dict[int, int], gain: float = 0.02) -> int:
 def optimal_ctas(cfg: GPUConfig, name: str, seed: int = 0, scale: float = 1.0,
                  memory: str = "hierarchy", cache_dir: str | Path | None = DEFAULT_CACHE) -> dict:
     """``{"limit": n, "cycles": {n: cycles}}``: ``name`` alone at every fixed CTA limit per SM
-    from 1 to its occupancy limit, and the oracle's choice (cached in ``cache_dir``)."""
+    from 1 to its occupancy limit (a program's launches: the largest of theirs; the limit
+    applies to each launch), and the oracle's choice (cached in ``cache_dir``)."""
     from sim.multiprog.standalone import cache_key
     path = None
     if cache_dir is not None:
@@ -136,7 +138,7 @@ def optimal_ctas(cfg: GPUConfig, name: str, seed: int = 0, scale: float = 1.0,
         except (OSError, ValueError, KeyError):
             pass
     top = run_concurrent(cfg, name, "ck_sequential", seed, scale, memory)
-    limit = top["kernels"][0]["occupancy_limit"]
+    limit = max(k["occupancy_limit"] for k in top["kernels"])     # a program: its kernels' widest
     cycles = {limit: top["cycles"]}
     for n in range(1, limit):
         cycles[n] = run_concurrent(cfg, name, "ck_sequential", seed, scale, memory,

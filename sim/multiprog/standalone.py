@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 from gpusched.config import GPUConfig
-from sim.multiprog.compose import Member, compose
+from sim.multiprog.compose import PROGRAM, Member, compose
 from sim.multiprog.execute import member_turnaround, run_trace, scales
 
 DEFAULT_CACHE = "results/standalone"
@@ -31,8 +31,13 @@ def _config_text(cfg: GPUConfig) -> str:
 def cache_key(member: str, cfg: GPUConfig, mode: str, seed: int, scale: float,
               kernel_scheduler: str, memory: str, timing: dict | None = None) -> str:
     from gpusched.experiment.fingerprint import whole_model_fingerprint
-    text = json.dumps([member, _config_text(cfg), mode, seed, float(scale), kernel_scheduler,
-                       memory, whole_model_fingerprint(), timing or {}], sort_keys=True)
+    parts = [member, _config_text(cfg), mode, seed, float(scale), kernel_scheduler, memory,
+             whole_model_fingerprint(), timing or {}]
+    if member.startswith(PROGRAM):          # and the program's own files
+        from sim.workload.program import files_digest, program_path, split_options
+        program = member.partition("@")[0].partition("~")[0]
+        parts.append(files_digest(program_path(split_options(program)[0])))
+    text = json.dumps(parts, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
@@ -41,7 +46,7 @@ def standalone_trace(member: str, cfg: GPUConfig, mode: str = "block", seed: int
                      memory: str = "fixed", timing: dict | None = None) -> dict:
     """Run ``member`` alone (arrival 0) and return its trace (sim/multiprog/execute.py)."""
     build, work = scales(mode, scale)
-    wl = compose([Member(member)], seed, build, cfg.kernels.max_concurrent, timing)
+    wl = compose([Member(member)], seed, build, cfg.kernels.max_concurrent, timing, cfg.name)
     return run_trace(cfg, wl, mode, seed, kernel_scheduler, memory, work_scale=work)
 
 

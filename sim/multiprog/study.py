@@ -41,8 +41,11 @@ def check_inputs(cfg: GPUConfig, workload: str, offset="100", kernel_scheduler: 
     if kernel_scheduler not in ORACLE_SCHEDULERS:
         from sim.policies import resolve_policy
         resolve_policy("kernel_scheduler", kernel_scheduler)
-    from sim.multiprog.compose import build_member
-    n_kernels = sum(len(build_member(n, 0, 1e-3)) for n in names)
+    from sim.multiprog.compose import PROGRAM, slots_needed
+    if mode == "block" and any(n.startswith(PROGRAM) for n in names):
+        raise ConfigError("mode", mode, "program members run in the cycle-level model (mode "
+                          "cycle): block mode needs each kernel's block-timing record")
+    n_kernels = sum(slots_needed(n) for n in names)
     if n_kernels > cfg.kernels.max_concurrent:
         raise ConfigError("kernels.max_concurrent", cfg.kernels.max_concurrent,
                           f"{workload} launches {n_kernels} kernels together; raise it to at "
@@ -76,7 +79,7 @@ def run_workload(cfg: GPUConfig, workload: str, offset="100", kernel_scheduler: 
     shift = resolve_offset(offset, t_sp[names[0]]) if len(names) > 1 else 0
     members = [Member(n, 0 if i == 0 else shift) for i, n in enumerate(names)]
     build, work = scales(mode, scale)
-    wl = compose(members, seed, build, cfg.kernels.max_concurrent, timing)
+    wl = compose(members, seed, build, cfg.kernels.max_concurrent, timing, cfg.name)
     trace = run_trace(cfg, wl, mode, seed, make_scheduler(kernel_scheduler, t_sp, share_cap),
                       memory, work_scale=work)
     t_mp = member_turnaround(trace)

@@ -1,9 +1,8 @@
-"""IKRA CTA schedulers ([IKRA §2.3–§2.5]) in the GPU model: the ``cta_sched`` twin at the
+"""IKRA CTA schedulers ([IKRA §2.3–§2.5]) in the GPU model: the ``cta_sched`` block at the
 CTA-scheduler point.
 
-``IkraCtaScheduler(cfg, policy=..., qdepth=32, id_w=32)`` drives ``sim.blocks.cta_sched.
-CtaSchedTwin`` through its cycle-level API (the §2.5/§2.6 ports), one call per cycle while a
-kernel is in the twin:
+``IkraCtaScheduler(cfg, policy=..., qdepth=32, id_w=32)`` drives the block through its ports
+(the §2.5/§2.6 ports), one ``step`` per cycle while a kernel is in it:
 
 - launch handshake: the next kernel the kernel scheduler released (its launch countdown over) is
   presented with its grid dims while ``launch_ready`` (previous kernel fully retired; one kernel
@@ -14,9 +13,9 @@ kernel is in the twin:
 - ``tb_done[i]`` = CTAs of the kernel that finished on SM i in this cycle.
 
 Cycle skipping is exact: the policy asks for every cycle (``next_wakeup = now + 1``) unless the
-twin is provably quiescent, i.e. running, initialised, no SM can take a CTA, no retirement and
-no delayed stolen TB pending. Such a cycle changes no twin register (no transfer, no steal: a
-thief needs a free slot; ``retired`` unchanged), and any event that could free a slot (a CTA
+block is provably quiescent: running, initialised, no SM can take a CTA, no retirement. Such a
+cycle changes no block register (no transfer, no steal: a thief needs a free slot; ``retired``
+unchanged), and any event that could free a slot (a CTA
 finishing, an SM resumed, a limit raised) makes the GPU visit that cycle. ``every_cycle=True``
 disables the skipping (used by the tests to check that it changes nothing).
 
@@ -28,19 +27,16 @@ The kernel scheduler (FIFO) only admits kernels and runs their launch countdowns
 runs next is the launch order. ``on_cta_finish`` rejects CTAs of any other kernel.
 
 The block is instance ``gpu`` of ``cta_sched`` from the run's block provider
-(sim/blocks/provider.py). The stock ``CtaSchedTwin`` is driven through its fast ``cycle()`` API;
-any other block (RTL, lockstep) through ``CtaSchedPorts``, which presents the same view from
-``step`` alone (launch handshake, ID_W + 2 set-up cycles and N retirements per §2.5; the twin's
-§7.1 counters replayed from the status ports). Same inputs on the same cycles, so the GPU run is
-the same either way; the port path costs about a third more CPU time on ``ikra_gpu_small``,
-which is why the fast path stays (docs/architecture.md).
+(sim/blocks/provider.py) and is reached only through its ports: ``CtaSchedPorts`` presents the
+launch / running view and the §7.1 counters from ``step`` alone (launch handshake, ID_W + 2
+set-up cycles and N retirements per §2.5; the counters replayed from the status ports), the same
+for the twin, the RTL and lockstep.
 """
 
 from __future__ import annotations
 
 from collections import deque
 
-from gpusched.config import ConfigError
 from hdl.ikra.params import POLICIES as IKRA_POLICIES
 from hdl.ikra.params import SRC_STOLEN_QUEUE, TB_DONE_W, IkraShape, pack, unpack, victim_order
 from sim.blocks.cta_sched import CtaSchedTwin
@@ -56,12 +52,12 @@ class IkraCtaScheduler(Policy):
     default_policy = "steal"
 
     def __init__(self, cfg, policy: str | None = None, qdepth: int = 32, id_w: int = 32,
-                 steal_extra_latency: int = 0, every_cycle: bool = False):
+                 every_cycle: bool = False):
         """The block (instance ``gpu`` of ``cta_sched``) comes from the run's provider when the
-        GPU is built (``attach``); ``steal_extra_latency`` is a twin-only knob."""
+        GPU is built (``attach``)."""
         self.policy = policy or self.default_policy
         self.n = cfg.sm.count
-        self.id_w, self.qdepth, self.steal_extra_latency = id_w, qdepth, steal_extra_latency
+        self.id_w, self.qdepth = id_w, qdepth
         self.victim_first = cfg.kernels.ikra_victim_first
         self.block = self.twin = None
         self.steps = 0                      # block cycles run (not part of the stats)
@@ -79,14 +75,10 @@ class IkraCtaScheduler(Policy):
         params = {"C": self.n, "ID_W": self.id_w, "QDEPTH": self.qdepth, "policy": self.policy,
                   "victim_first": self.victim_first}
         make_twin = lambda: CtaSchedTwin(self.n, self.id_w, self.qdepth, self.policy,
-                                         self.steal_extra_latency, self.victim_first)
-        if self.steal_extra_latency and gpu.blocks.replaces("cta_sched", "gpu"):
-            raise ConfigError("steal_extra_latency", self.steal_extra_latency,
-                              "a twin-only knob: the cta_sched RTL has none")
+                                         victim_first=self.victim_first)
         self.block = gpu.blocks.block("cta_sched", "gpu", lambda: params, make_twin)
-        self.twin = self.block if type(self.block) is CtaSchedTwin else \
-            CtaSchedPorts(self.block, self.n, self.id_w, self.qdepth, self.policy,
-                          self.victim_first)
+        self.twin = CtaSchedPorts(self.block, self.n, self.id_w, self.qdepth, self.policy,
+                                  self.victim_first)
 
     # -- Policy hooks ----------------------------------------------------------------------------
     def on_kernel_launch(self, now: int, run) -> None:
@@ -134,8 +126,7 @@ class IkraCtaScheduler(Policy):
             self.current = None
             self.quiet = False
         else:
-            self.quiet = (tw.running and not any(tw.stolen_wait)
-                          and not any(self.gpu.can_accept(sm, run) for sm in self.sms))
+            self.quiet = tw.running and not any(self.gpu.can_accept(sm, run) for sm in self.sms)
 
     # -- placement -------------------------------------------------------------------------------
     def place(self, now: int, cu: int, run, tb: int) -> None:
@@ -159,8 +150,9 @@ class ProtocolError(RuntimeError):
 
 
 class CtaSchedPorts:
-    """``CtaSchedTwin``'s method-level API (``cycle``, ``active``, ``running``, ``launch_ready``,
-    ``stolen_wait``, ``steal_log``, ``stats``) over a block reached only through ``step``.
+    """The GPU side's view of a ``cta_sched`` block reached only through ``step`` (the twin, the
+    RTL or lockstep alike): ``cycle``, ``active``, ``running``, ``launch_ready``, ``steal_log``,
+    ``stats``.
 
     State the ports do not show is tracked from the protocol (§2.5): a launch is taken when
     ``launch_valid`` meets ``launch_ready``; offers start ``ID_W + 2`` cycles later; the kernel
@@ -177,7 +169,6 @@ class CtaSchedPorts:
         self.sh = IkraShape(n_cus, id_w, qdepth, policy, victim_first)
         self.active, self.init_left, self.n, self.retired = 0, 0, 0, 0
         self.expect_done, self.prev_dims = 0, None
-        self.stolen_wait = [0] * n_cus          # the block offers a stolen TB in the next cycle
         self.grants: list[tuple[int, int, int]] = []      # (thief, victim, kind) at the last edge
         self.steal_log: list[tuple[int, int, int, int]] = []
         self.stats = {"steals_queue": 0, "steals_chunk": 0, "steal_lost_race": 0,
@@ -193,13 +184,14 @@ class CtaSchedPorts:
 
     def cycle(self, slot_free: list[int], tb_done: list[int] = (),
               launch: tuple[int, int, int] | None = None) -> list[tuple[int, int, int]]:
-        """One ``step``: transfers ``(cu, tb_id, src)`` of this cycle, as ``CtaSchedTwin.cycle``."""
+        """One ``step``: the transfers ``(cu, tb_id, src)`` of this cycle."""
         p, sh = self.p, self.sh
         free, done = pack(slot_free, 1), list(tb_done) or [0] * p
         gx, gy, gz = launch or (0, 0, 0)
         running = self.running
         out = self.block.step(launch_valid=int(launch is not None), grid_x=gx, grid_y=gy,
-                              grid_z=gz, slot_free=free, tb_done=pack(done, TB_DONE_W))
+                              grid_z=gz, slot_free=free,
+                              tb_done=pack(done, TB_DONE_W) if any(done) else 0)
         if out["launch_ready"] != int(not self.active) or out["kernel_done"] != self.expect_done:
             raise ProtocolError(f"cta_sched: launch_ready={out['launch_ready']} kernel_done="
                                 f"{out['kernel_done']}, expected {int(not self.active)} / "
@@ -207,10 +199,16 @@ class CtaSchedPorts:
         valid = out["tb_valid"]
         if valid and not running:
             raise ProtocolError(f"cta_sched: offer tb_valid={valid:#x} outside a running kernel")
-        ids, srcs = unpack(out["tb_id"], sh.id_w, p), unpack(out["tb_src"], 2, p)
-        self._confirm_steals(valid, ids, srcs, unpack(out["tb_victim"], sh.cu_w, p))
+        ids = srcs = ()
+        if valid:
+            ids, srcs = unpack(out["tb_id"], sh.id_w, p), unpack(out["tb_src"], 2, p)
+        if self.grants:
+            self._confirm_steals(valid, ids, srcs, unpack(out["tb_victim"], sh.cu_w, p))
+        elif self.steal_log:
+            self.steal_log = []
         xfer = valid & free
-        if running and self.policy == "steal":
+        if running and self.policy == "steal" and out["nowork"] != (1 << p) - 1:
+            # every CU saying nowork: no victim has work, so no steal, race or arbitration
             self._replay_steals(out, free, valid, xfer, srcs)
         fire, self.expect_done = launch is not None and not self.active, 0
         if running:

@@ -30,8 +30,8 @@ class FIFOKernelScheduler(Policy):
     Through ``tb_dispatch``: each SM's row allows that one kernel, capped at its occupancy limit
     R_k (``run.occupancy.limit``, which the SM's own checks already imply), so nothing falls back.
 
-    ``kernels.stream_order``: a kernel whose ``meta`` names a ``cuda stream`` is refused while a
-    kernel of the same stream holds a slot unfinished (the GPU re-offers it when a kernel ends).
+    CUDA stream order (``kernels.stream_order``) is the GPU's launch queue's (sim/gpu.py
+    ``offer_arrivals``): a kernel is offered only once its stream is idle.
     """
 
     def __init__(self, cfg):
@@ -40,11 +40,8 @@ class FIFOKernelScheduler(Policy):
         self.last = 0
         self.concurrent = k.concurrent_sm
         self.launch_latency, self.tb_latency = k.launch_latency, k.tb_launch_latency
-        self.stream_order = k.stream_order
 
     def launch(self, now: int, run) -> bool:
-        if self.stream_order and self.stream_busy(run.kernel.meta.get("cuda stream")):
-            return False
         for i, held in enumerate(self.slots):
             if held is None or held.finished():
                 self.slots[i] = run
@@ -52,12 +49,6 @@ class FIFOKernelScheduler(Policy):
                 run.ready_at = now + self.launch_latency + run.n_ctas * self.tb_latency
                 return True
         return False
-
-    def stream_busy(self, stream) -> bool:
-        """An unfinished kernel of ``stream`` (None: no stream, never busy) holds a slot."""
-        return stream is not None and any(
-            held is not None and not held.finished() and held.kernel.meta.get("cuda stream") == stream
-            for held in self.slots)
 
     @staticmethod
     def selectable(run, now: int) -> bool:

@@ -325,8 +325,9 @@ class AdaptiveKernelScheduler(SrtfKernelScheduler):
 
 class ZeroSamplingKernelScheduler(SrtfKernelScheduler):
     """Zero-sampling SRTF ([SRTF §2.9]): remaining times known from arrival, from each kernel's
-    standalone runtime T^SP (``standalone``: kernel name → cycles), scaled by its unfinished
-    blocks; isolates the hand-off delay. Not in the name registry: it needs T^SP, which the
+    standalone runtime T^SP (``standalone``: kernel name → cycles, or a multiprogram member's
+    name → its T^SP, which stands for each of its kernels), scaled by its unfinished blocks;
+    isolates the hand-off delay. Not in the name registry: it needs T^SP, which the
     multiprogram harness measures first (pass an instance or a factory)."""
     policy = controller_policy = "srtf_zero"
 
@@ -335,10 +336,11 @@ class ZeroSamplingKernelScheduler(SrtfKernelScheduler):
         self.standalone = standalone
 
     def t_sp(self, run) -> int:
-        if run.name not in self.standalone:
+        name = run.name if run.name in self.standalone else run.kernel.meta.get("member", run.name)
+        if name not in self.standalone:
             raise ConfigError("standalone", run.name, "no standalone runtime for this kernel "
                               "(zero-sampling SRTF needs T^SP of every kernel)")
-        t = self.standalone[run.name]
+        t = self.standalone[name]
         if self.cport is not None and t >> 32:
             raise ConfigError("standalone", run.name, f"T^SP = {t} beyond the kernel_sched "
                               "block's CW = 32 bit port")

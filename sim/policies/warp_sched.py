@@ -141,5 +141,12 @@ def check_warp_scheduler(policy: str, slots_per_scheduler: int) -> None:
                           f"(sm.warps_per_sm / sm.subcores; [GPGPU-Sim §1.3])")
 
 
+def check_config(cfg) -> None:
+    """``sm.warp_sched`` of ``cfg`` names a registered family with valid arguments for its
+    sub-core size (the config does not know the model's registry: the model checks it when a
+    GPU is built, the CLI when it shows a config)."""
+    check_warp_scheduler(cfg.sm.warp_sched, cfg.sm.warps_per_sm // cfg.sm.subcores)
+
+
 def help_text() -> str:
     return describe(WARP_SCHEDULERS)

@@ -123,9 +123,10 @@ def program_key(path: Path, seed: int, scale: float, family: str,
     return h.hexdigest()
 
 
-def kernel_of(folder: Path, arrival: int = 0) -> Kernel:
-    """The model's kernel for one launch's compiled folder."""
-    ck = CompiledKernel(folder)
+def kernel_of(folder: Path, arrival: int = 0,
+              relocate: tuple[int, int, int] | None = None) -> Kernel:
+    """The model's kernel for one launch's compiled folder (``relocate``: CompiledKernel's)."""
+    ck = CompiledKernel(folder, relocate)
     m = ck.meta
     return Kernel(name=m["headers"]["kernel name"], grid=tuple(m["grid"]), block=tuple(m["block"]),
                   regs_per_thread=m["nregs"], smem_per_cta=m["shmem"], stream=ck.stream,

@@ -123,10 +123,13 @@ def _array(code: str, data: memoryview) -> array:
 
 class CompiledKernel:
     """Streams of one compiled kernel. Non-memory instructions are shared ``Instr`` objects
-    per (static id, mask); memory instructions are built per instance with their addresses."""
+    per (static id, mask); memory instructions are built per instance with their addresses.
+    ``relocate`` = (lo, hi, shift): every address in [lo, hi) moves by ``shift`` (a multiprogram
+    member's global memory in its own address lane, sim/multiprog/compose.py); others stay."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, relocate: tuple[int, int, int] | None = None):
         self.folder = folder
+        self.relocate = relocate
         self.meta = json.loads((folder / "meta.json").read_text())
         self.stream_path = folder / "stream.bin"
         self.statics = [(Op(op), tuple(dst), tuple(src), width, pc, next_pc, has_mem)
@@ -184,7 +187,7 @@ class CompiledKernel:
             if not mem_pos:
                 yield instrs            # shared and never changed: iterated as it is
                 continue
-            statics = self.statics
+            statics, relocate = self.statics, self.relocate
             k, n_pos = 0, len(mem_pos)
             for start in range(0, n, BATCH):
                 batch = instrs[start:start + BATCH]
@@ -201,9 +204,15 @@ class CompiledKernel:
                         addrs = tuple(range(base, base + lanes * stride, stride))
                     else:
                         addrs = (base,) * lanes
+                    if relocate is not None:
+                        addrs = self._moved(addrs)
                     batch[p - start] = Instr(op, dst, src, addrs, width, mask, pc, next_pc)
                     k += 1
                 yield batch
+
+    def _moved(self, addrs: tuple[int, ...]) -> tuple[int, ...]:
+        lo, hi, shift = self.relocate       # type: ignore[misc]
+        return tuple(a + shift if lo <= a < hi else a for a in addrs)
 
     def _template(self, sids: array, masks: array) -> tuple[list, list[int]]:
         """The chunk's shared non-memory ``Instr`` objects (None where a memory instruction

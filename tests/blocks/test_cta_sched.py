@@ -11,7 +11,7 @@ from hdl.ikra.params import (POLICIES, SRC_STOLEN_CHUNK, TB_DONE_W, chunk_bounds
                              victim_order)
 from sim.blocks.cta_sched import CtaSchedTwin
 
-from sim.blocks.ikra.harness import run_rtl_checked, run_twin_checked
+from cta_sched_harness import run_rtl_checked, run_twin_checked
 
 SPEC = get_block("cta_sched")
 

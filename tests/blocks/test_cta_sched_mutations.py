@@ -11,7 +11,7 @@ import pytest
 from cosim.lockstep import LockstepMismatch
 from sim.blocks.cta_sched import CtaSchedTwin
 from sim.blocks.ikra.checker import PropertyViolation
-from sim.blocks.ikra.harness import run_rtl_checked, run_twin_checked
+from cta_sched_harness import run_rtl_checked, run_twin_checked
 
 
 class DropAppend(CtaSchedTwin):

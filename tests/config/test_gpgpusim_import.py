@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gpusched.commands.config_cmd import resolve_config
+from gpusched.config import resolve_config
 from gpusched.config import ConfigError, to_dict
 from gpusched.config.gpgpusim_config import import_config
 from gpusched.config.gpgpusim_file import read_options

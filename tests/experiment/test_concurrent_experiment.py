@@ -11,7 +11,7 @@ from gpusched.experiment.registry import get_experiment
 
 def test_grids_check_and_cover_the_schedulers():
     from experiments.concurrent import PLOT_PAIR, POLICIES
-    exp = get_experiment("concurrent")
+    exp = get_experiment("concurrent", catalogue=True)
     for grid in (exp.grid, exp.quick):
         points = grid.check()                       # bad names would raise here
         pairs = {p.workload for p in points if "+" in p.workload}
@@ -62,7 +62,7 @@ def tiny():
 def test_headline_from_real_runs(tiny):
     import experiments.concurrent as c
     from gpusched.experiment.report import headline_rows
-    exp = get_experiment("concurrent")
+    exp = get_experiment("concurrent", catalogue=True)
     head = {r["metric"]: r for r in headline_rows(exp, tiny, quick=True)}
     a, s = c.PLOT_PAIR.split("+")
     alone = {n: c.row(tiny, n, c.SEQ)["cycles"] for n in (a, s)}
@@ -92,7 +92,7 @@ def test_headline_from_real_runs(tiny):
 
 def test_figures_draw(tiny, tmp_path):
     from gpusched.experiment import plotstyle
-    exp = get_experiment("concurrent")
+    exp = get_experiment("concurrent", catalogue=True)
     plt = plotstyle.pyplot()
     for spec in exp.plots:
         fig = spec.draw(exp, tiny, plt)
@@ -101,8 +101,45 @@ def test_figures_draw(tiny, tmp_path):
 
 
 def test_tables_keep_the_gto_runs_only():
-    exp = get_experiment("concurrent")
+    exp = get_experiment("concurrent", catalogue=True)
     m = exp.metric("mem_gto")
     assert m.value({"mem_util": 0.5, "warp_sched": "gto"}) == pytest.approx(50.0)
     assert m.value({"mem_util": 0.5, "warp_sched": "tlrr"}) is None
     assert exp.metric("cycles_gto").value({"cycles": 7}) is None      # no scheduler recorded
+
+
+def test_program_grids_check_and_pair_the_suites_ch5_programs():
+    from workloads import programs
+    exp = get_experiment("concurrent")
+    for grid in (exp.grid, exp.quick):
+        points = grid.check()
+        progs = {p.workload for p in points if p.workload.startswith("program:")}
+        pairs = {w for w in progs if "+" in w}
+        assert len(pairs) == 2 and all(any(q.workload == w and q.params["share"] == "oracle"
+                                           and q.params["policy"] == "ck_interleaved"
+                                           for q in points) for w in pairs)
+        for member in {m for w in pairs for m in w.split("+")}:
+            assert member in progs                  # each program alone too
+            name = member.removeprefix("program:").split("@")[0]
+            assert "thesis_ch5" in programs.load(name).INFO["papers"]
+
+
+def test_a_program_pair_runs_at_its_optimal_counts(tmp_path, monkeypatch):
+    # tiny Gaussian (multipliers: 4 CTAs per SM, eliminate: 8) beside its multipliers kernel:
+    # each member at its oracle count from its own sweep, which runs up to the widest launch's
+    # limit; a member's launches stay in order
+    from experiments.concurrent_runs import run_pair
+    monkeypatch.chdir(tmp_path)                     # the sweep cache
+    pair = "program:gaussian@0.004+program:gaussian~gauss_multipliers@0.002"
+    point = Point(preset="thesis_ch5", workload=pair, seed=0,
+                  overrides={"sm.warps_per_sm": 64, "sm.threads_per_sm": 2048},
+                  params={"policy": "ck_interleaved", "share": "oracle"}, kind="ck_pair")
+    out = run_pair(point)
+    whole, mult = pair.split("+")
+    assert max(dict(out["sweeps"][whole])) == 8 and max(dict(out["sweeps"][mult])) == 4
+    for member, sweep in out["sweeps"].items():
+        assert out["shares"][member] in dict(sweep)
+    names = [k["name"] for k in out["kernels"]]
+    assert names.count("gauss_eliminate") > 1
+    first = [k for k in out["kernels"] if k["name"] == "gauss_eliminate"]
+    assert all(b["start"] > a["end"] for a, b in zip(first, first[1:]))

@@ -124,7 +124,7 @@ def test_steady_ipc_spans_whole_waves_and_skips_ramp_and_tail():
 def test_fixed_active_gates_the_other_sms_and_waves_size_the_grid():
     from experiments.onac import mean_active_sms, n_chosen
     from experiments.thesis_runs import run_thesis_model, wave_workload
-    from gpusched.commands.config_cmd import resolve_config
+    from gpusched.config import resolve_config
     from gpusched.experiment.point import Point, override_strings
     cfg = resolve_config("thesis", override_strings(QUARTER))
     wl = wave_workload("onac_bp_k2_like", cfg, 3, 2, scale=0.25)

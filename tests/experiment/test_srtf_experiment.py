@@ -12,7 +12,7 @@ OVR = {"kernels.concurrent_sm": True}
 
 
 def test_grids():
-    exp = get_experiment("srtf")
+    exp = get_experiment("srtf", catalogue=True)
     pts = exp.grid.points()
     pairs = [p for p in pts if p.params["task"] == "pair"]
     assert len({p.workload for p in pairs}) == 56

@@ -25,8 +25,9 @@ TOY_WORKLOADS = ("alpha", "beta", "gamma", "delta", "boom", "flaky", "crash")
 
 
 def check_toy(point: Point) -> None:
-    from gpusched.commands.config_cmd import resolve_config
-    resolve_config(point.preset, override_strings(point.overrides))
+    from gpusched.config import resolve_config
+    from sim.policies.warp_sched import check_config
+    check_config(resolve_config(point.preset, override_strings(point.overrides)))  # as ``model``
     if point.workload not in TOY_WORKLOADS:
         raise ConfigError("workload", point.workload, "known: " + ", ".join(TOY_WORKLOADS))
 

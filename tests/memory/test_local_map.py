@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpusched.commands.config_cmd import resolve_config
+from gpusched.config import resolve_config
 from sim.memory.coalescer import coalesce
 from sim.memory.local_map import LOCAL_GENERIC_START, local_addresses
 from sim.run import simulate

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpusched.commands.config_cmd import resolve_config
+from gpusched.config import resolve_config
 from gpusched.config import ConfigError
 from sim.memory.dram import AddressMap
 from sim.memory.hierarchy import MemoryHierarchy

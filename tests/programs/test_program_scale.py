@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from experiments.program_scale import fill, ladder, main_kernel, resolve, waves_of
-from gpusched.commands.config_cmd import resolve_config
+from gpusched.config import resolve_config
 from gpusched.config import ConfigError
 from sim.run import load_workload
 from sim.workload.kernel import Kernel, Workload

@@ -233,3 +233,24 @@ def test_twin_rr_places_like_the_baseline_round_robin():
         return {(k, cta): sm for k, cta, sm, *_ in result["ctas"]["rows"]}
     assert where(twin) == where(base)
     assert twin["cycles"] - base["cycles"] == 3 * (32 + 3)
+
+
+def test_the_stock_twin_is_reached_only_through_its_ports(monkeypatch):
+    # one seam: the CTA-scheduler point steps its block through ``step`` whatever stands there
+    # (no fast method path for the stock twin); the run still steals
+    from sim.blocks.cta_sched import CtaSchedTwin
+    calls = {"step": 0}
+    step = CtaSchedTwin.step
+
+    def counted_step(self, **inputs):
+        calls["step"] += 1
+        return step(self, **inputs)
+
+    def no_cycle(self, *a, **kw):
+        raise AssertionError("the model called the twin's method API")
+
+    monkeypatch.setattr(CtaSchedTwin, "step", counted_step)
+    monkeypatch.setattr(CtaSchedTwin, "cycle", no_cycle)
+    result, sched = run_ikra(skewed_loads(), "steal", "sm.count=3", memory="hierarchy")
+    assert calls["step"] == sched.steps > 0
+    assert sched.stats["steals_chunk"] + sched.stats["steals_queue"] > 0

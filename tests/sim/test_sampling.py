@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from gpusched import cuda
-from gpusched.commands.config_cmd import resolve_config
+from gpusched.config import resolve_config
 from gpusched.config import ConfigError
 from sim import sampling
 from sim.run import simulate

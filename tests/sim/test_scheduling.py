@@ -166,3 +166,12 @@ def test_stream_order_runs_a_streams_kernels_one_after_another(streams, serial):
             assert b["cycles"] == a["cycles"]
     else:
         assert [k["start"] for k in ks] == [0, 0] and ks == free
+
+
+def test_a_waiting_stream_does_not_hold_back_other_streams():
+    # k1 waits for k0 (stream "0"); k2 (stream "1") arrived after k1 but starts at once (CUDA
+    # streams are independent queues; tiny: 2 SMs, so k0 and k2 run side by side)
+    wl = workload(*[_chain_kernel(f"k{i}", s) for i, s in enumerate(("0", "0", "1"))])
+    ks = run(wl, "tiny", "kernels.stream_order=true")["kernels"]
+    assert ks[1]["start"] > ks[0]["end"]
+    assert ks[2]["start"] == 0

@@ -11,7 +11,7 @@ import pytest
 
 from gpusched.config import ConfigError
 from sim.blocks.provider import BlockProvider
-from sim.policies.warp_sched import WARP_SCHEDULERS, parse_warp_scheduler
+from sim.policies.warp_sched import WARP_SCHEDULERS, check_config, parse_warp_scheduler
 from sim.workload.kernel import Instr, Op
 from sim_helpers import GrantRecorder, config, run
 from sim_kernels import independent, make_kernel, workload
@@ -42,7 +42,7 @@ def load_then_use(c, w) -> list[Instr]:
 ])
 def test_bad_names_are_one_line_errors_naming_the_part(text, bad):
     with pytest.raises(ConfigError) as e:
-        config("tiny", f"sm.warp_sched={text}")
+        check_config(config("tiny", f"sm.warp_sched={text}"))
     msg = str(e.value)
     assert msg.startswith("sm.warp_sched = ") and bad in msg and "\n" not in msg
 
@@ -55,9 +55,10 @@ def test_gpgpusim_numeric_levels_are_accepted():
 def test_n_above_the_slots_of_a_scheduler_is_rejected():
     # tiny: 8 warp slots, 2 schedulers → 4 slots each
     with pytest.raises(ConfigError, match="exceeds the 4 warp slots"):
-        config("tiny", "sm.warp_sched=two_level_active:5")
+        check_config(config("tiny", "sm.warp_sched=two_level_active:5"))
     with pytest.raises(ConfigError, match="sm.warps_per_sm"):
-        config("tiny", "sm.warps_per_sm=256", "sm.threads_per_sm=256", "sm.subcores=2")
+        check_config(config("tiny", "sm.warps_per_sm=256", "sm.threads_per_sm=256",
+                            "sm.subcores=2"))
 
 
 def test_old_issues_oldest_first_without_a_greedy_warp():

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gpusched.commands.config_cmd import resolve_config
+from gpusched.config import resolve_config
 from sim.run import simulate
 from sim.workload.accelsim import read_trace_dir
 from sim.workload.trace_parity import CASES, PARITY, trace_digest, write_case

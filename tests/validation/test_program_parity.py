@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from gpusched.commands.config_cmd import resolve_config
+from gpusched.config import resolve_config
 from sim.run import simulate
 from sim.workload.accelsim import read_trace_dir
-from sim.workload.program_parity import CASES, write_case
+from experiments.program_parity import CASES, write_case
 from sim.workload.trace_parity import trace_digest
 
 REF = json.loads((Path(__file__).parents[2] / "data" / "accelsim" / "programs_sm6_titanx.json")

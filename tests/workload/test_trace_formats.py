@@ -9,7 +9,7 @@ import warnings
 
 import pytest
 
-from gpusched.commands.config_cmd import resolve_config
+from gpusched.config import resolve_config
 from gpusched.config import ConfigError
 from sim.run import simulate
 from sim.workload.accelsim import TraceWarning, read_trace_dir

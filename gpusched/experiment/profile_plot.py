@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpusched.experiment import plotstyle
+from . import plotstyle
 
 STATE_LABELS = {"ib_empty": "IB empty", "alu_scoreboard": "ALU scoreboard",
                 "mem_scoreboard": "MEM scoreboard", "alu_stall": "ALU stall", "mem_stall": "MEM stall",

@@ -2,7 +2,7 @@
 run on a configuration of ``trace_parity.PARITY`` (its preset, optionally changed by ``--set``)
 and compared with Accel-Sim's recorded numbers (data/accelsim/).
 
-    python -m sim.workload.trace_parity_report CONFIG [CONFIG ...] [--set k=v ...] [--plot OUT.png]
+    python -m experiments.trace_parity_report CONFIG [CONFIG ...] [--set k=v ...] [--plot OUT.png]
 
 Prints a Markdown table per configuration (cycles, ratio, warp instructions) with the mean
 absolute error and Pearson r of log cycles. (Speed is measured separately, both simulators as
@@ -24,7 +24,7 @@ DATA = Path(__file__).parents[2] / "data" / "accelsim"
 def measure(config: str, overrides: list[str], preset: str | None = None) -> list[dict]:
     """One row per case: Accel-Sim's recorded numbers for ``config`` beside ours on its preset
     (or ``preset``) with ``overrides``."""
-    from gpusched.commands.config_cmd import resolve_config
+    from gpusched.config import resolve_config
     from sim.run import simulate
     from sim.workload.accelsim import read_trace_dir
     from sim.workload.trace_parity import CASES, PARITY, write_case

@@ -4,9 +4,9 @@ in ``data/accelsim/programs_sm6_titanx.json``; ``tests/validation/test_program_p
 regenerates each trace (byte-identical to the one Accel-Sim ran) and compares our cycles on
 ``titanx``. docs/validation.md shows the table.
 
-    python -m sim.workload.program_parity list
-    python -m sim.workload.program_parity write DIR [CASE ...]
-    python -m sim.workload.program_parity record [CASE ...]   # needs the peer kit's Accel-Sim
+    python -m experiments.program_parity list
+    python -m experiments.program_parity write DIR [CASE ...]
+    python -m experiments.program_parity record [CASE ...]   # needs the peer kit's Accel-Sim
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .program_trace import sink_factory, write_accelsim
-from .trace_parity import trace_digest
+from sim.workload.program_trace import sink_factory, write_accelsim
+from sim.workload.trace_parity import trace_digest
 
 FAMILY = "pascal"
 DATA = Path(__file__).parents[2] / "data" / "accelsim" / "programs_sm6_titanx.json"
@@ -57,7 +57,7 @@ def folders_of(case: str, root: Path) -> list[Path]:
     """Execute ``case`` (recording into the trace cache ``root``); its launches' folders."""
     kind, name, size, seed = CASES[case]
     if kind == "program":
-        from .program import run_program
+        from sim.workload.program import run_program
         run = run_program(f"program:{name}", seed=seed, scale=size, family=FAMILY, root=root,
                           progress=False)
         return [Path(k.meta["trace"]) for k in run.workload.kernels]
@@ -85,7 +85,7 @@ def record(cases: list[str]) -> None:
     data["source"] = {"simulator": "Accel-Sim (trace-driven, accel-sim.out) with GPGPU-Sim 4.x",
                       "config": "SM6_TITANX tested config + -gpgpu_kernel_launch_latency 0 "
                                 "(the peer kit's parity.py run_accelsim)",
-                      "traces": "python -m sim.workload.program_parity write DIR (binary version 61)"}
+                      "traces": "python -m experiments.program_parity write DIR (binary version 61)"}
     with tempfile.TemporaryDirectory() as tmp:
         for case in cases:
             d = write_case(case, Path(tmp) / "traces")
