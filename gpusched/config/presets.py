@@ -45,7 +45,7 @@ GTX480 = GPUConfig(
 )
 
 # [SOCGPU §3] "gp102" (GTX 1080 Ti-like, Accel-Sim SASS-trace mode). What the paper's machine
-# table (/work/shared/spec/socgpu.md §3) gives is its own; everything else follows Accel-Sim's
+# table ([SOCGPU §3]) gives is its own; everything else follows Accel-Sim's
 # SM6_TITANX as `titanx` does [ext], so that gp102 is SM6_TITANX with the table's changes (its
 # Accel-Sim counterpart, data/accelsim/configs/gp102.json; parity in docs/validation.md).
 GP102 = GPUConfig(
