@@ -20,31 +20,19 @@ from __future__ import annotations
 
 import statistics
 
+from experiments.srtf_runs import pair_inputs
 from gpusched.config import ConfigError
-from gpusched.experiment.point import Point, override_strings
+from gpusched.experiment.point import Point
 from gpusched.experiment.runners import register_kind
 
 KIND = "srtf_program"
-TASKS = ("pair", "alone", "check")
 PARAMS = ("task", "policy", "offset", "scale")
 MEMORY = "hierarchy"
 
 
 def _inputs(point: Point):
-    from gpusched.commands.config_cmd import resolve_config
-    cfg = resolve_config(point.preset, override_strings(point.overrides))
-    p = dict(point.params)
-    unknown = set(p) - set(PARAMS)
-    if unknown:
-        name = sorted(unknown)[0]
-        raise ConfigError(name, p[name], "unknown parameter; known: " + ", ".join(PARAMS))
-    task = p.get("task", "pair")
-    if task not in TASKS:
-        raise ConfigError("task", task, "allowed: " + ", ".join(TASKS))
-    if not cfg.kernels.concurrent_sm:
-        raise ConfigError("kernels.concurrent_sm", False, "must be true (kernels share SMs)")
-    return cfg, task, p.get("policy", "srtf"), str(p.get("offset", "100")), \
-        float(p.get("scale", 1.0))
+    cfg, _, task, policy, offset, scale = pair_inputs(point, PARAMS)
+    return cfg, task, policy, offset, scale
 
 
 def check_point(point: Point) -> None:

@@ -26,24 +26,32 @@ PARAMS = ("task", "policy", "offset", "scale", "share_cap", "timing")
 TIMINGS = ("calibrated", "spec")
 
 
-def _inputs(point: Point):
+def pair_inputs(point: Point, params: tuple[str, ...]):
+    """(config, params, task, policy, offset, scale) of a multiprogram point whose params are
+    ``params``: unknown params, an unknown task and SMs not shared between kernels are one-line
+    errors (shared by this kind and ``srtf_program``)."""
     from gpusched.config import resolve_config
     cfg = resolve_config(point.preset, override_strings(point.overrides))
     p = dict(point.params)
-    unknown = set(p) - set(PARAMS)
+    unknown = set(p) - set(params)
     if unknown:
         name = sorted(unknown)[0]
-        raise ConfigError(name, p[name], "unknown parameter; known: " + ", ".join(PARAMS))
+        raise ConfigError(name, p[name], "unknown parameter; known: " + ", ".join(params))
     task = p.get("task", "pair")
     if task not in TASKS:
         raise ConfigError("task", task, "allowed: " + ", ".join(TASKS))
+    if not cfg.kernels.concurrent_sm:
+        raise ConfigError("kernels.concurrent_sm", False, "must be true (kernels share SMs)")
+    return cfg, p, task, p.get("policy", "srtf"), str(p.get("offset", "100")), \
+        float(p.get("scale", 1.0))
+
+
+def _inputs(point: Point):
+    cfg, p, task, policy, offset, scale = pair_inputs(point, PARAMS)
     timing = p.get("timing", "calibrated")
     if timing not in TIMINGS:
         raise ConfigError("timing", timing, "allowed: " + ", ".join(TIMINGS))
-    if not cfg.kernels.concurrent_sm:
-        raise ConfigError("kernels.concurrent_sm", False, "must be true (kernels share SMs)")
-    return cfg, task, p.get("policy", "srtf"), str(p.get("offset", "100")), \
-        float(p.get("scale", 1.0)), p.get("share_cap", 3), timing
+    return cfg, task, policy, offset, scale, p.get("share_cap", 3), timing
 
 
 def _timing(cfg, names, timing: str, seed: int):
