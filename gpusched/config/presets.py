@@ -104,42 +104,33 @@ GP102 = GPUConfig(
 TITANX = GPUConfig(
     name="titanx",
     core_clock_mhz=1417.0,
-    # a warp with an atomic in flight issues nothing until it completes (GPGPU-Sim's
-    # shd_warp_t::waiting, n_atomic) [ext]
-    sm=replace(GP102.sm, blocking_atomics=True),
-    # trace_opcode_latency_initiation sp/int 4,1, sfu 20,4, dp 20,8 [ext]; a dependent op issues
-    # 5 cycles later than that (operand collector, dispatch, write-back: lat_alu/lat_sfu probes).
-    # BAR and EXIT go down the SP pipe with latency 1 and wait for a write-back slot behind the
-    # 4-cycle ALU ops (no INT pipe on Pascal; GPGPU-Sim's `occupied` reservation) [ext]
-    units=UnitsConfig(alu_latency=4, alu_ii=1, sfu_latency=20, sfu_ii=4, fp64_latency=20, fp64_ii=8,
-                      div_latency=39, idiv_latency=145, div_ii=4, ldst_shared=True, smem_latency=24,
-                      operand_latency=5, ldst_sector_cycles=1, sync_slot=True),
-    # gp102's L1 in SM6_TITANX's geometry, -gpgpu_cache:dl1 S:4:128:96 (4 sets × 96 ways of
-    # 128 B = 48 KB) [ext]: it holds what bypass_global_loads lets in, the local loads, whose
-    # per-thread words lie one all-threads stride apart (sim/memory/local_map.py) and would
-    # crowd a few sets of a 64-set cache
-    l1=replace(GP102.l1, sets=4, ways=96),
-    # 12 channels × 2 sub-partitions, 64 sets × 128 B × 16 ways = 128 KB each [ext].
-    # its icnt-to-L2 queue holds 32 sector requests: -gpgpu_dram_partition_queues 32:32:32:32 [ext]
-    l2=L2Config(slices=24, size_per_slice=131072, line_bytes=128, ways=16, sets=64,
-                hit_latency=97, mshrs=64, mshr_merge=64, input_queue=32),
-    # icnt_flit_size 40, num_vcs 1, input_buffer_size 256 flits [ext] (as gp102); one 8-byte
-    # request packet per 32-byte sector read: -gpgpu_coalesce_arch 61 makes every access one
-    # sector (abstract_hardware_model.cc memory_coalescing_arch) [ext].
-    icnt=IcntConfig(latency=20, bytes_per_cycle=40, inject_queue=64, fifo_inputs=True,
-                    sector_requests=True),
+    # gp102's SM, units, L1 and interconnect are SM6_TITANX's (see gp102): a warp with an atomic
+    # in flight issues nothing until it completes (shd_warp_t::waiting, n_atomic); sp/int 4,1,
+    # sfu 20,4 (trace_opcode_latency_initiation) and a dependent op 5 cycles later (operand
+    # collector, dispatch, write-back: lat_alu/lat_sfu probes); BAR and EXIT go down the SP pipe
+    # with latency 1 and wait for a write-back slot behind the 4-cycle ALU ops (no INT pipe on
+    # Pascal; GPGPU-Sim's `occupied` reservation); the L1 in -gpgpu_cache:dl1 S:4:128:96 (4 sets
+    # × 96 ways of 128 B = 48 KB), which holds what bypass_global_loads lets in, the local loads,
+    # whose per-thread words lie one all-threads stride apart (sim/memory/local_map.py) and would
+    # crowd a few sets of a 64-set cache; icnt_flit_size 40, num_vcs 1, input_buffer_size 256
+    # flits; one 8-byte request packet per 32-byte sector read: -gpgpu_coalesce_arch 61 makes
+    # every access one sector (abstract_hardware_model.cc memory_coalescing_arch) [ext].
+    sm=GP102.sm,
+    # FP64 dp 20,8 [ext] (gp102 keeps its paper's 8)
+    units=replace(GP102.units, fp64_latency=20),
+    l1=GP102.l1,
+    # 12 channels × 2 sub-partitions, 64 sets × 128 B × 16 ways = 128 KB each [ext]; 64 L2 MSHRs
+    # (gp102 takes SM6_TITANX's 256); its icnt-to-L2 queue holds 32 sector requests:
+    # -gpgpu_dram_partition_queues 32:32:32:32 [ext]
+    l2=replace(GP102.l2, slices=24, hit_latency=97, mshrs=64),
+    icnt=GP102.icnt,
     # GDDR5X: 12 × 32-bit channels, 2500 MHz command clock, QDR, burst 8, 16 banks,
     # CL/RCD/RP/RAS/RRD = 16/16/16/37/8, FR-FCFS queue 64 [ext] = 480 GB/s; CCD 2, RC 52,
     # WL 6, CDLR 7, WR 16, 4 bank groups on the bank index's low bits, CCDL 4, RTPL 3 [ext]. Each
     # 128-byte line on a pseudo-random sub-partition: -gpgpu_memory_partition_indexing 4 [ext].
-    dram=DRAMConfig(channels=12, banks=16, row_bytes=2048, clock_mhz=2500.0, bus_bytes=4,
-                    data_rate=4, burst_length=8, tCL=16, tRCD=16, tRP=16, tRAS=37, tRRD=8,
-                    tRC=52, tCCD=2, tWL=6, tCDLR=7, tWR=16, bank_groups=4, bank_group_bits="low",
-                    tCCDL=4, tRTPL=3, queue_size=64,
-                    channel_bit=8, bank_bit=15, row_bit=19, fixed_latency=180,
-                    controller_latency=102, partition_map="random"),
+    dram=replace(GP102.dram, channels=12, clock_mhz=2500.0, controller_latency=102),
     # Accel-Sim starts a kernel only when its CUDA stream is idle (accel-sim.cc busy_streams)
-    kernels=KernelConfig(max_concurrent=128, stream_order=True),
+    kernels=GP102.kernels,
 )
 
 # Accel-Sim's SM7_QV100 (Quadro GV100, Volta; gpgpu-sim configs/tested-cfgs/SM7_QV100 +
