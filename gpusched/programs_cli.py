@@ -88,8 +88,8 @@ def characterize(name: str, preset: str | None, scale: float | None, seed: int,
     preset = preset or next((ch.PAPER_PRESET[p] for p in papers if p in ch.PAPER_PRESET), "gtx480")
     if fill and scale is not None:
         raise ConfigError("--fill", "with --scale", "give one: --fill chooses the scale")
-    chosen = _fill(name, preset, seed) if fill else None
-    scale = chosen.scale if chosen else info["default_scale"] if scale is None else scale
+    scale, waves = _size(name, preset, None if fill else info["default_scale"] if scale is None
+                         else scale, seed)
     points = ch.points(name, preset, scale, seed)
     db = default_db()
     summary = execute_points(f"characterize-{name}", points, db, jobs, None,
@@ -97,7 +97,7 @@ def characterize(name: str, preset: str | None, scale: float | None, seed: int,
     if summary.failures:
         return 1
     row = _summaries(db, {name: points})[name]
-    row.update(program=name, preset=preset, scale=scale, **_waves(name, preset, scale, seed))
+    row.update(program=name, preset=preset, scale=scale, waves=waves)
     if as_json:
         typer.echo(jsonout.dumps(row))
         return 0
@@ -112,24 +112,22 @@ def characterize(name: str, preset: str | None, scale: float | None, seed: int,
     return 0
 
 
-def _fill(name: str, preset: str, seed: int):
-    from experiments.program_scale import fill
-    typer.echo(f"{name}: choosing the scale that fills {preset} ...", err=True)
-    chosen = fill(f"program:{name}", preset, seed)
-    typer.echo(f"{name}: scale {chosen.scale:g}, {chosen.kernel} {chosen.ctas} CTAs on "
-               f"{chosen.slots} slots ({chosen.waves:.2f} waves)", err=True)
-    return chosen
-
-
-def _waves(name: str, preset: str, scale: float, seed: int) -> dict:
-    """The waves of CTAs the program's largest launch has on ``preset`` at ``scale``."""
-    from experiments.program_scale import waves_of
+def _size(name: str, preset: str, scale: float | None, seed: int) -> tuple[float, float]:
+    """(scale, waves of CTAs of the main kernel's largest launch there) on ``preset``; ``scale``
+    None: the scale that fills the machine (experiments/program_scale.py), said on stderr."""
+    from experiments.program_scale import fill, waves_of
     from gpusched.config import resolve_config
     from sim.run import load_workload
+    if scale is None:
+        typer.echo(f"{name}: choosing the scale that fills {preset} ...", err=True)
+        chosen = fill(f"program:{name}", preset, seed)
+        typer.echo(f"{name}: scale {chosen.scale:g}, {chosen.kernel} {chosen.ctas} CTAs on "
+                   f"{chosen.slots} slots ({chosen.waves:.2f} waves)", err=True)
+        return chosen.scale, chosen.waves
     cfg = resolve_config(preset, [])
-    kernel, ctas, slots = waves_of(load_workload(f"program:{name}", seed=seed, scale=scale,
-                                                 preset=cfg.name), cfg)
-    return {"waves": ctas / slots}
+    _, ctas, slots = waves_of(load_workload(f"program:{name}", seed=seed, scale=scale,
+                                            preset=cfg.name), cfg)
+    return scale, ctas / slots
 
 
 def characterize_paper(paper: str, factor: float, seed: int, jobs: int | None,
@@ -152,15 +150,15 @@ def characterize_paper(paper: str, factor: float, seed: int, jobs: int | None,
     names = [n for n, info in infos.items() if paper in info.get("papers", {})]
     if fill and factor != 1.0:
         raise ConfigError("--fill", "with --scale", "give one: --fill chooses each program's scale")
-    scales = {n: _fill(n, preset, seed).scale if fill else infos[n]["default_scale"] * factor
-              for n in names}
-    by_program = {n: ch.points(n, preset, scales[n], seed, ch.PAPER_VARIANTS.get(paper))
+    sizes = {n: _size(n, preset, None if fill else infos[n]["default_scale"] * factor, seed)
+             for n in names}
+    by_program = {n: ch.points(n, preset, sizes[n][0], seed, ch.PAPER_VARIANTS.get(paper))
                   for n in names}
     every = [p for pts in by_program.values() for p in pts]
     db = default_db()
     summary = execute_points(f"characterize-{paper}", every, db, jobs, None,
                              ("experiments.characterize",), show_progress=True)
-    rows = [{**row, "program": n, "scale": scales[n], **_waves(n, preset, scales[n], seed)}
+    rows = [{**row, "program": n, "scale": sizes[n][0], "waves": sizes[n][1]}
             for n, row in _summaries(db, by_program).items() if row is not None]
     how = ("the smallest scale that fills the machine (one wave of CTAs), up to their default"
            if fill else f"{factor:g} × their default scale")
