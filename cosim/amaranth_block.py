@@ -12,11 +12,12 @@ import queue
 import threading
 
 from gpusched.blocks import BlockSpec
+from sim.blocks.port_block import PortBlock
 
 _STOP = object()
 
 
-class AmaranthBlock:
+class AmaranthBlock(PortBlock):
     """One instance of a block's RTL in Amaranth's simulator, with the twin's port interface."""
 
     def __init__(self, spec: BlockSpec, params: dict):

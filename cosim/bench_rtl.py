@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 
 from cosim.provider import RtlProvider, parse_selection
+from sim.blocks.port_block import PortBlock
 
 TARGET_BLOCK_CYCLES_PER_S = 100_000
 TARGET_SLOWDOWN = 10.0
@@ -41,7 +42,7 @@ SCENARIOS = (
 )
 
 
-class _Timed:
+class _Timed(PortBlock):
     """A block whose calls are timed (the seconds spent inside it)."""
 
     def __init__(self, inner):

@@ -23,6 +23,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from gpusched.blocks import BlockSpec
+from sim.blocks.port_block import PortBlock
 
 from .lockstep import compare
 
@@ -57,7 +58,7 @@ class MultiTop(wiring.Component):
         return m
 
 
-class RtlProxy:
+class RtlProxy(PortBlock):
     """Twin-shaped access to instance ``k`` of a MultiTop DUT (call only from a bridged thread)."""
 
     def __init__(self, dut, k: int, spec: BlockSpec):
@@ -111,7 +112,7 @@ class RtlProxy:
         return 0
 
 
-class LockstepProxy:
+class LockstepProxy(PortBlock):
     """Steps a twin and an RTL proxy together; returns the twin's outputs or raises on mismatch."""
 
     def __init__(self, twin, rtl: RtlProxy, label: str, params: dict, seed: int = 0):

@@ -17,6 +17,7 @@ import argparse
 from cosim.gpu_scenarios import (_config, _simulate, _with_twin, print_against_twins,
                                   run_scenario)
 from gpusched.blocks import get_block, parse_params
+from sim.blocks.port_block import PortBlock
 
 
 def _cfg(preset: str, policy: str, overrides=()):
@@ -36,7 +37,7 @@ def warp_sched_params(preset: str, policy: str, overrides=()) -> list[dict]:
     return [parse_params(get_block("warp_sched"), p) for _ in range(cfg.sm.subcores)]
 
 
-class _Counted:
+class _Counted(PortBlock):
     """A block behind ``step`` only (the port path of sim.subcore), counting its steps."""
 
     def __init__(self, block):

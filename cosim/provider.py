@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 from gpusched.blocks import block_names, get_block, parse_params
 from gpusched.config import ConfigError
+from sim.blocks.port_block import PortBlock
 from sim.blocks.provider import BlockProvider
 
 from .lockstep import compare
@@ -52,7 +53,7 @@ def parse_selection(text: str, where: str = "--rtl") -> Selection:
     return Selection(block, inst or None)
 
 
-class LockstepBlock:
+class LockstepBlock(PortBlock):
     """The RTL and the registry twin stepped with the same inputs; the twin's outputs are
     returned, the first difference raises ``LockstepMismatch``."""
 
@@ -102,7 +103,7 @@ class LockstepBlock:
         self.rtl.close()
 
 
-class _Counted:
+class _Counted(PortBlock):
     """The registry twin behind the ports (backend ``twin``), counting its cycles."""
 
     def __init__(self, twin):

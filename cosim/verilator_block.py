@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 from gpusched.blocks import BlockSpec
+from sim.blocks.port_block import PortBlock
 
 from .build import cache_dir, verilog_for
 from .runner import build_lock
@@ -158,7 +159,7 @@ def _build(build: Path, vpath: Path, top: str, src: str, lib: Path) -> None:
     os.replace(tmp, lib)
 
 
-class VerilatorBlock:
+class VerilatorBlock(PortBlock):
     """One instance of a block's RTL in this process, with the twin's port interface."""
 
     def __init__(self, spec: BlockSpec, params: dict, say: Callable[[str], None] = lambda t: None):

@@ -18,7 +18,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("sim/memory",)                       # compiled: every module but __init__.py
 CORE = ("sim/warp.py", "sim/subcore_state.py", "sim/subcore.py", "sim/sm_memory.py",   # SM core
-        "sim/sm_cta.py", "sim/sm.py", "sim/blocks/warp_sched.py", "sim/issue/phase_port.py")
+        "sim/sm_cta.py", "sim/sm.py", "sim/blocks/port_block.py", "sim/blocks/warp_sched.py",
+        "sim/issue/phase_port.py")
 # the files whose types the compiled code relies on, and the build script
 HASHED_TOO = ("sim/workload/kernel.py", "sim/cta.py", "sim/stats.py", "sim/accel.py",
               "sim/compiled.py")

@@ -110,8 +110,9 @@ class SMResidency(SMMemory):
         base = self.free_warp_base(n)
         cta = CTA(run, cta_id, self.sm_id, cta_slot, base, now)
         for sc in self.subcores:        # the launch fields of the warp-scheduler port
-            sc.launch_cta, sc.launch_kernel = cta_slot & 63, run.index & 255
-            sc.launch_wpc, sc.launch_ctas = n & 127, run.occupancy.limit & 127
+            port = sc.port
+            port.launch_cta, port.launch_kernel = cta_slot & 63, run.index & 255
+            port.warps_per_cta, port.resident_ctas = n & 127, run.occupancy.limit & 127
         stream = run.kernel.stream
         for k in range(n):
             s = base + k

@@ -1,13 +1,13 @@
 """One sub-core: warp scheduler (driven only through its port), issue stage, functional units.
 
-The warp scheduler comes from the run's block provider (instance ``sm<i>.sub<j>``) and has the
-port-level ``step(**inputs) -> {grant, grant_valid, grant_idx}`` of hdl/params/warp_sched.py (a
-twin, an RTL or lockstep block); a twin that reads only ``ready`` and ``launch`` may offer
-``grant_fast(ready, launch)``, which is used instead. It is stepped only in cycles where
-``ready`` or ``launch`` is non-zero, where the port contract of
-those policies leaves their state unchanged otherwise (no grant → last-issued pointer kept; no
-launch → ages kept), so skipping those cycles is exact. A policy whose state moves every cycle
-(``tick_always``, set from the registry) is stepped every cycle while the SM holds a CTA.
+The warp scheduler comes from the run's block provider (instance ``sm<i>.sub<j>``): whatever
+stands there (a twin, an RTL backend, a lockstep pair) is a ``PortBlock`` stepped through
+``step_port`` with the sub-core's ``WarpSchedPort`` record (hdl/params/warp_sched.py's ports),
+the same call for all. It is stepped only in cycles where ``ready`` or ``launch`` is non-zero:
+the port contract of those policies leaves their state unchanged otherwise (no grant → last-issued
+pointer kept; no launch → ages kept), so skipping those cycles is exact. A policy whose state
+moves every cycle (``tick_always``, set from the registry) is stepped every cycle while the SM
+holds a CTA.
 
 Issue stage ``sm.issue = inorder`` ([GPGPU-Sim §1.2]/§1.4; SOCGPU: ``sim.issue.socgpu``):
 per-warp in-order issue from the instruction buffer, a scoreboard of pending destination
@@ -23,11 +23,12 @@ can happen.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from sim.blocks.warp_sched import WarpSchedTwin
+from sim.blocks.port_block import PortBlock
+from sim.blocks.warp_sched import WarpSchedPort
 from sim.warp import ALU, DIV, LDST, NONE, WS_READY, UNIT_NAMES, Decoded, Warp
 from sim.warp import WS_BARRIER
 from sim.warp import WS_MEMORY
@@ -95,14 +96,14 @@ class Unit:
 class SubCore(SubCoreState):
     """Warp arbiter + issue stage + units for the warp slots j, j+S, j+2S, … of one SM."""
 
-    __slots__ = ("sm", "index", "sched", "slots", "units", "pipes", "in_use",
+    __slots__ = ("sm", "index", "sched", "port", "slots", "units", "pipes", "in_use",
                  "next_issue", "issue_interval", "dual_issue", "launch_bits", "n_insts",
-                 "wake", "grant", "n_dual", "n_fetches", "tick_always", "launch_cta",
-                 "launch_kernel", "launch_wpc", "launch_ctas", "multi", "phase_inputs", "arbiter",
+                 "wake", "n_dual", "n_fetches", "tick_always", "multi", "phase_inputs",
                  "in_use_kinds", "block_loads")
     sm: SM
     index: int
-    sched: Any
+    sched: PortBlock        # the warp scheduler, whatever the provider put there
+    port: WarpSchedPort     # its ports, reused every cycle it is stepped
     slots: list[Warp | None]
     units: list[Unit | None]
     pipes: list[Unit]
@@ -114,30 +115,21 @@ class SubCore(SubCoreState):
     launch_bits: int
     n_insts: int
     wake: int
-    grant: Callable[[int, int], int]
-    arbiter: WarpSchedTwin | None      # the built-in arbiter twin: called natively when compiled
     n_dual: int
     n_fetches: int
     tick_always: bool
-    launch_cta: int
-    launch_kernel: int
-    launch_wpc: int
-    launch_ctas: int
     multi: int
     phase_inputs: Any       # slots -> {distance, long_out} for the phase-aware policies, or None
     block_loads: bool       # ``sm.blocking_loads``: a load in flight blocks the warp ([OWL §2.3])
 
-    def __init__(self, sm: SM, index: int, scheduler: Any, n_slots: int, units: list[Unit | None],
-                 issue_interval: int, dual_issue: bool):
+    def __init__(self, sm: SM, index: int, scheduler: PortBlock, n_slots: int,
+                 units: list[Unit | None], issue_interval: int, dual_issue: bool):
         self.sm, self.index, self.sched = sm, index, scheduler
+        self.port = WarpSchedPort(sm.sm_id)     # the SM writes its launch_* fields at a launch
         self.clear_state()
-        fast = getattr(scheduler, "grant_fast", None)
-        self.grant = fast if fast is not None else self._port_grant
-        self.arbiter = scheduler if type(scheduler) is WarpSchedTwin else None
         self.tick_always = False        # build_subcores sets it from the policy's registry entry
         self.phase_inputs = None        # … and this (sim.workload.phases.port_inputs)
         self.block_loads = False        # … and this (``sm.blocking_loads``)
-        self.launch_cta = self.launch_kernel = self.launch_wpc = self.launch_ctas = 0
         self.multi = 0      # warps whose candidate unit can change by itself (SOCGPU)
         self.slots = [None] * n_slots
         self.units = units             # indexed by unit kind; NONE → None
@@ -224,20 +216,19 @@ class SubCore(SubCoreState):
             self.set_unit_mask(w.unit, self.unit_mask(w.unit) & ~w.bit)
         self.set_mask(w.state, self.mask(w.state) & ~w.bit)
 
-    def _port_grant(self, ready: int, launch: int) -> int:
-        """``grant`` through the scheduler's port-level ``step`` with every port input (RTL
-        proxies, twins that read more than ready and launch)."""
-        sm = self.sm
+    def grant(self, ready: int, launch: int) -> int:
+        """One cycle of the warp scheduler through its port: the granted slot or -1."""
+        p = self.port
+        p.ready, p.launch = ready, launch
+        p.valid = (self.mask_ready | self.mask_scoreboard | self.mask_memory | self.mask_barrier
+                   | self.mask_fetch)
+        p.mem_wait, p.barrier = self.mask_memory, self.mask_barrier
         pi = self.phase_inputs
-        extra: dict[str, int] = pi(self.slots) if pi is not None else {}
-        out = self.sched.step(
-            ready=ready, launch=launch,
-            valid=(self.mask_ready | self.mask_scoreboard | self.mask_memory | self.mask_barrier
-                   | self.mask_fetch),
-            mem_wait=self.mask_memory, barrier=self.mask_barrier, launch_cta=self.launch_cta,
-            launch_kernel=self.launch_kernel, warps_per_cta=self.launch_wpc,
-            resident_ctas=self.launch_ctas, sm_id=sm.sm_id & 255, **extra)
-        return out["grant_idx"] if out["grant_valid"] else -1
+        if pi is not None:
+            extra: dict[str, int] = pi(self.slots)
+            p.distance, p.long_out = extra["distance"], extra["long_out"]
+        self.sched.step_port(p)
+        return p.grant_idx if p.grant_valid else -1
 
     # -- one cycle --------------------------------------------------------------------------
     def issue(self, now: int) -> None:
@@ -268,8 +259,7 @@ class SubCore(SubCoreState):
             self.idle(now, soonest)
             return
         self.launch_bits = 0
-        arbiter = self.arbiter
-        g = arbiter.grant_fast(ready, launch) if arbiter is not None else self.grant(ready, launch)
+        g = self.grant(ready, launch)
         if g < 0:
             self.idle(now, soonest)
             return

@@ -6,8 +6,10 @@ state) and then advances the state as the clock edge would. Masks are Python int
 w). ``WarpSchedulerTwin`` is the template a new policy fills in: ``choose`` (the pick, no state
 change) and ``advance`` (the edge); launch ages are kept by the base.
 
-The GPU model calls ``grant_fast(ready, launch)`` where a twin offers it (it reads only those two
-inputs; same state update as ``step``) and ``step`` with every port input otherwise.
+The GPU model reaches every warp scheduler (twin, RTL or lockstep) through ``step_port`` with
+its sub-core's ``WarpSchedPort`` (sim/blocks/port_block.py): the generic one goes through
+``step``; the stock arbiter's reads ``ready`` and ``launch`` from the record without building a
+dict (same state update as ``step``).
 
 Compiled with mypyc when ``sim.accel`` has built the model (``sim.compiled.CORE``): the classes
 declare their fields, and the policies of other modules subclass them as interpreted classes.
@@ -17,11 +19,60 @@ from __future__ import annotations
 
 from mypy_extensions import mypyc_attr
 
+from typing import cast
+
 from hdl.params.warp_sched import check_params, granted
+from sim.blocks.port_block import PortBlock, PortRecord
+
+
+class WarpSchedPort(PortRecord):
+    """The warp-scheduler port of one sub-core (hdl/params/warp_sched.py) as one record: the
+    sub-core fills the inputs each cycle it steps its scheduler, the block writes the grant.
+    ``phase``: the policy reads ``distance`` and ``long_out`` (only then are they inputs)."""
+
+    ready: int
+    launch: int
+    valid: int
+    mem_wait: int
+    barrier: int
+    launch_cta: int
+    launch_kernel: int
+    warps_per_cta: int
+    resident_ctas: int
+    sm_id: int
+    distance: int
+    long_out: int
+    phase: bool
+    grant: int
+    grant_valid: int
+    grant_idx: int
+
+    def __init__(self, sm_id: int = 0, phase: bool = False):
+        self.ready = self.launch = self.valid = self.mem_wait = self.barrier = 0
+        self.launch_cta = self.launch_kernel = self.warps_per_cta = self.resident_ctas = 0
+        self.sm_id = sm_id & 255
+        self.distance = self.long_out = 0
+        self.phase = phase
+        self.grant = self.grant_valid = self.grant_idx = 0
+
+    def inputs(self) -> dict[str, int]:
+        ins = {"ready": self.ready, "launch": self.launch, "valid": self.valid,
+               "mem_wait": self.mem_wait, "barrier": self.barrier,
+               "launch_cta": self.launch_cta, "launch_kernel": self.launch_kernel,
+               "warps_per_cta": self.warps_per_cta, "resident_ctas": self.resident_ctas,
+               "sm_id": self.sm_id}
+        if self.phase:
+            ins["distance"] = self.distance
+            ins["long_out"] = self.long_out
+        return ins
+
+    def set_outputs(self, out: dict[str, int]) -> None:
+        self.grant, self.grant_valid = out["grant"], out["grant_valid"]
+        self.grant_idx = out["grant_idx"]
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
-class WarpSchedulerTwin:
+class WarpSchedulerTwin(PortBlock):
     """Template of a warp-scheduler twin: the launch-order age of every slot (smaller = older;
     at start-up lower slots are older), ``choose`` and ``advance`` to fill in."""
 
@@ -129,9 +180,11 @@ class WarpSchedTwin(WarpSchedulerTwin):
                 return w
         return -1
 
-    def grant_fast(self, ready: int, launch: int = 0) -> int:
-        """``step`` without building the input and output dicts (the model's fast path): the
-        granted slot or -1, with the same state update."""
+    def step_port(self, port: PortRecord) -> None:
+        """``step`` reading ``ready`` and ``launch`` from the sub-core's record and writing the
+        grant into it, without a dict (the model's hot call)."""
+        p = cast(WarpSchedPort, port)
+        ready = p.ready
         if ready:
             last = self.last
             if self.lrr:
@@ -143,8 +196,10 @@ class WarpSchedTwin(WarpSchedulerTwin):
             else:
                 g = self.oldest_ready(ready)
             self.last = g
+            p.grant, p.grant_valid, p.grant_idx = 1 << g, 1, g
         else:
-            g = -1
+            p.grant = p.grant_valid = p.grant_idx = 0
+        launch = p.launch
         if launch:
             self.order = []
             age = self.age
@@ -153,4 +208,3 @@ class WarpSchedTwin(WarpSchedulerTwin):
                 age[low.bit_length() - 1] = self.next_age
                 self.next_age += 1
                 launch ^= low
-        return g

@@ -36,6 +36,7 @@ def build_subcores(sm, cfg, blocks, shared_ldst) -> list:
     for sc in subcores:
         sc.tick_always = tick
         sc.phase_inputs = hints
+        sc.port.phase = hints is not None
         sc.block_loads = cfg.sm.blocking_loads
     return subcores
 

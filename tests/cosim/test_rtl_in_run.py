@@ -150,6 +150,48 @@ def test_the_cli_lockstep_catches_a_mutant_twin():
     assert "inputs:" in out.stderr and "twin:" in out.stderr and "rtl:" in out.stderr
 
 
+MUTANT_RTL_CLI = """
+import cosim.specs.warp_sched as ws
+from hdl.warp_sched import WarpSched
+from hdl.common import first_one_hot
+
+
+class LrrWithoutPointer(WarpSched):
+    \"\"\"Mutant RTL: LRR that forgets its last-issued pointer (always the lowest ready slot).\"\"\"
+
+    def _lrr(self, m, last_hot):
+        return first_one_hot(m, self.ready, self.n_warps, "pick_any")
+
+
+ws.make_rtl = lambda p: LrrWithoutPointer(p["W"], p["policy"])
+from gpusched.cli import main
+main()
+"""
+
+
+@pytest.mark.cosim
+def test_the_cli_lockstep_catches_a_mutant_rtl_at_a_warp_scheduler():
+    """``--rtl warp_sched@sm0 --lockstep`` with a mutant RTL (a subclass of the LRR arbiter):
+    exit 1, the first differing cycle, the inputs and both outputs on stderr."""
+    out = subprocess.run([sys.executable, "-c", MUTANT_RTL_CLI, *BASE, "--warp-scheduler", "lrr",
+                          "--rtl", "warp_sched@sm0", "--rtl-sim", "amaranth", "--lockstep"],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 1, out.stderr
+    err = out.stderr
+    assert "mismatch at cycle" in err and "warp_sched@sm0.sub" in err, err
+    assert "inputs: ready=" in err and "twin:" in err and "rtl:" in err, err
+
+
+def test_the_cli_runs_a_warp_scheduler_in_lockstep_with_its_statistics():
+    """``--rtl warp_sched@sm0 --lockstep`` from the command line (twin backend: no simulator)
+    prints the statistics of the run without ``--rtl``."""
+    plain = cli(*BASE)
+    rtl = cli(*BASE, "--rtl", "warp_sched@sm0", "--rtl-sim", "twin", "--lockstep")
+    assert plain.returncode == 0 and rtl.returncode == 0, rtl.stderr
+    assert json.loads(rtl.stdout) == json.loads(plain.stdout)
+    assert "warp_sched@sm0.sub0" in rtl.stderr and "warp_sched@sm0.sub1" in rtl.stderr
+
+
 def test_a_mismatch_raises_with_the_first_cycle():
     class Broken(WarpSchedTwin):
         def choose(self, inputs: dict) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gpusched.config import get_preset, with_overrides
+from sim.blocks.port_block import PortBlock
 from sim.blocks.provider import BlockProvider
 from sim.run import simulate
 
@@ -33,7 +34,7 @@ class GrantRecorder(BlockProvider):
         twin, sid, grants = make_twin(), self.n, self.grants
         self.n += 1
 
-        class Recording:
+        class Recording(PortBlock):
             def step(self, **inputs) -> dict:
                 out = twin.step(**inputs)
                 if out["grant_valid"]:

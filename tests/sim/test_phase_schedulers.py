@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from sim.blocks.port_block import PortBlock
 from sim.blocks.provider import BlockProvider
 from sim.workload.kernel import Instr, Op
 from sim.workload.phases import DIST_BITS, kernel_phases
@@ -44,7 +45,7 @@ class InputRecorder(BlockProvider):
         twin, first, seen = make_twin(), self.n == 0, self.inputs
         self.n += 1
 
-        class Recording:
+        class Recording(PortBlock):
             def step(self, **inputs):
                 if first:
                     seen.append(inputs)

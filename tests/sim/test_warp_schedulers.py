@@ -10,7 +10,9 @@ import textwrap
 import pytest
 
 from gpusched.config import ConfigError
-from sim.blocks.provider import BlockProvider
+from sim.blocks.port_block import PortBlock
+from sim.blocks.provider import BlockProvider, GivenBlocks
+from sim.blocks.warp_sched import WarpSchedTwin
 from sim.policies.warp_sched import WARP_SCHEDULERS, check_config, parse_warp_scheduler
 from sim.workload.kernel import Instr, Op
 from sim_helpers import GrantRecorder, config, run
@@ -94,7 +96,7 @@ class StepCounter(BlockProvider):
         twin, first, outer = make_twin(), self.n == 0, self
         self.n += 1
 
-        class Counting:
+        class Counting(PortBlock):
             def step(self, **inputs):
                 if first:
                     outer.steps += 1
@@ -181,7 +183,7 @@ class PortRecorder(BlockProvider):
         twin, mine, log = make_twin(), self.n < 2, self.inputs
         self.n += 1
 
-        class Recording:
+        class Recording(PortBlock):
             def step(self, **inputs):
                 if mine:
                     log.append(inputs)
@@ -202,3 +204,24 @@ def test_the_port_carries_launch_fields_and_wait_masks():
     for i in rec.inputs:                                    # ready and waiting warps are live
         assert i["ready"] & ~i["valid"] == 0 and i["mem_wait"] & ~i["valid"] == 0
         assert i["ready"] & i["mem_wait"] == 0
+
+
+class CountingArbiter(WarpSchedTwin):
+    """The stock LRR/GTO twin under another class: the model must call it the same way (its
+    ``step_port``), not pick a path by its type."""
+
+    calls = 0
+
+    def step_port(self, port) -> None:
+        CountingArbiter.calls += 1
+        super().step_port(port)
+
+
+def test_the_stock_arbiter_is_reached_through_its_port_like_any_block():
+    wl = workload(make_kernel("k", load_then_use, grid=(8, 1, 1), block=(128, 1, 1)))
+    CountingArbiter.calls = 0
+    given = GivenBlocks({("warp_sched", f"sm0.sub{j}"): CountingArbiter(4, "gto")
+                         for j in range(2)})
+    got = run(wl, "tiny", "sm.warp_sched=gto", memory="hierarchy", blocks=given)
+    assert CountingArbiter.calls >= got["issue"]["issued"] // 4 > 0
+    assert got == run(wl, "tiny", "sm.warp_sched=gto", memory="hierarchy")
