@@ -21,6 +21,7 @@ class AmaranthBlock(PortBlock):
     """One instance of a block's RTL in Amaranth's simulator, with the twin's port interface."""
 
     def __init__(self, spec: BlockSpec, params: dict):
+        from amaranth.hdl import ClockDomain, Module
         from amaranth.sim import Simulator
         self.dut = dut = spec.make_rtl(params)
         self.ins = [(n, getattr(dut, n)) for n in spec.inputs]
@@ -29,7 +30,12 @@ class AmaranthBlock(PortBlock):
         self.replies: queue.Queue = queue.Queue()
         self.cycles = 0
         self.error: BaseException | None = None
-        sim = Simulator(dut)
+        # the sync domain made explicit, so that ``reset`` can drive its rst signal (the
+        # simulator does not let a testbench assign ResetSignal() of an implicit domain)
+        top = Module()
+        top.domains.sync = self.domain = ClockDomain("sync")
+        top.submodules.dut = dut
+        sim = Simulator(top)
         sim.add_clock(1e-8)
         sim.add_testbench(self._bench)
         self.thread = threading.Thread(target=self._run, args=(sim,), daemon=True)
@@ -52,10 +58,9 @@ class AmaranthBlock(PortBlock):
                 self.replies.put({n: ctx.get(s) for n, s in self.outs})
                 continue
             if kind == "reset":
-                from amaranth.hdl import ResetSignal
-                ctx.set(ResetSignal(), 1)
+                ctx.set(self.domain.rst, 1)
                 await ctx.tick()
-                ctx.set(ResetSignal(), 0)
+                ctx.set(self.domain.rst, 0)
                 self.replies.put({})
                 continue
             for n, s in self.ins:
