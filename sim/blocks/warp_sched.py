@@ -17,9 +17,9 @@ declare their fields, and the policies of other modules subclass them as interpr
 
 from __future__ import annotations
 
-from mypy_extensions import mypyc_attr
-
 from typing import cast
+
+from mypy_extensions import mypyc_attr
 
 from hdl.params.warp_sched import check_params, granted
 from sim.blocks.port_block import PortBlock, PortRecord
