@@ -83,6 +83,7 @@ class MemoryHierarchy:
                        for i in range(n_slices)]
         for sl in self.slices:          # l2.input_queue: a full slice holds its request port
             sl.refuse = self.up.hold
+            sl.sector_atomics = self.sector_requests
         self.dram.on_space = self._dram_space
         self.pf: OwlPrefetcher | None = None
         if cfg.dram.prefetch != "off":         # OWL opportunistic prefetcher (prefetch.py)
@@ -308,6 +309,9 @@ class MemoryHierarchy:
 
     def _send(self, now: int, req: MemRequest) -> None:
         """L1 → L2 request packet."""
+        if req.kind == ATOM and self.sector_requests and req.mask & (req.mask - 1):
+            self._send_atomic_sectors(now, req)
+            return
         req.slice = dst = self._slice_of(req.line)
         nbytes = self.header
         if _DATA_UP[req.kind]:
@@ -319,6 +323,20 @@ class MemoryHierarchy:
             for _ in range(req.mask.bit_count() - 1):
                 self.up.send(now, req.sm, dst, nbytes, None)
         self.up.send(now, req.sm, dst, nbytes, req)
+
+    def _send_atomic_sectors(self, now: int, req: MemRequest) -> None:
+        """``icnt.sector_requests``: an atomic on k sectors of a line is k one-sector requests,
+        each its own packet (with its data), L2 access and reply, as GPGPU-Sim's atomic
+        coalescer makes one 32-byte ``mem_fetch`` per sector for arch ≥ 40
+        (``warp_inst_t::memory_coalescing_arch_atomic``); the atomic completes with the last
+        sector's reply (``_at_sm``)."""
+        mask = req.mask
+        while mask:
+            low = mask & -mask
+            mask ^= low
+            part = MemRequest(ATOM, req.sm, req.line, low, req.t_issue)
+            part.parent = req
+            self._send(now, part)
 
     def _send_after_lookup(self, now: int, req: MemRequest) -> None:
         """``l1.miss_after_lookup``: GPGPU-Sim's L1 takes every load and store through its
@@ -349,6 +367,12 @@ class MemoryHierarchy:
         """The reply reaches its L1 at ``arrival``: an atomic's completion, a store's ack, else a
         fill."""
         kind = req.kind
+        parent = req.parent
+        if parent is not None:          # a sector of an atomic: done with the last one
+            parent.mask &= ~req.mask
+            if parent.mask:
+                return
+            req = parent
         if kind == WRITE:
             self.ev.at(arrival, self._store_acked, req)
         else:
