@@ -26,9 +26,10 @@ TOLERANCE = 0.10
 MAE_TARGET = 0.05
 # ours/Accel-Sim cycles of the cases not yet within TOLERANCE, as measured (docs/validation.md)
 NOT_YET: dict[str, dict[str, float]] = {
-    "titanx": {"store_stream": 0.88},
-    "qv100": {"alu_full": 0.89, "barrier": 1.11, "mem_stream": 0.89, "sg_conv_train": 0.82},
-    "gp102": {"mem_stream": 1.16, "ld128_stream": 0.86, "store_stream": 0.90}}
+    "titanx": {},
+    "qv100": {"alu_full": 0.89, "barrier": 1.11, "mem_stream": 0.89, "store_stream": 1.16,
+              "sg_conv_train": 0.82},
+    "gp102": {"ld128_stream": 0.86}}
 # mean absolute errors not yet within MAE_TARGET, as measured
 MAE_NOT_YET: dict[str, float] = {}
 PAIRS = [(c, n) for c in PARITY for n in sorted(CASES)]
