@@ -25,7 +25,7 @@ demo: setup
 	$(BIN)/gpusched demo
 
 test: setup
-	$(BIN)/python -m pytest -n $(JOBS) -q
+	$(BIN)/python -m pytest -n $(JOBS) -q --durations=25
 
 test-all: setup
 	$(BIN)/python -m pytest -n $(JOBS) -q --runslow

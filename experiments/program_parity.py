@@ -21,8 +21,8 @@ from sim.workload.program_trace import sink_factory, write_accelsim
 from sim.workload.trace_parity import trace_digest
 
 FAMILY = "pascal"
-DATA = Path(__file__).parents[2] / "data" / "accelsim" / "programs_sm6_titanx.json"
-PEERS = Path(__file__).parents[3] / "shared" / "peers"
+DATA = Path(__file__).parents[1] / "data" / "accelsim" / "programs_sm6_titanx.json"
+PEERS = Path(__file__).parents[2] / "shared" / "peers"
 
 # case → (kind, name, size or scale, seed): "example" = workloads/kernels/examples.py,
 # "program" = a suite program at that scale

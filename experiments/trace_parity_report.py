@@ -18,7 +18,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-DATA = Path(__file__).parents[2] / "data" / "accelsim"
+DATA = Path(__file__).parents[1] / "data" / "accelsim"
 
 
 def measure(config: str, overrides: list[str], preset: str | None = None) -> list[dict]:

@@ -143,18 +143,19 @@ def simulate(cfg: GPUConfig, workload: Workload, seed: int = 0, memory: str | ob
     statistic, sim/profile/warp_states.py); off by default, and then costless.
 
     ``sample``: ``"kernels[:TOL]"`` simulates representative launches and extrapolates the rest
-    (sim/sampling.py); the result's ``sampling`` key says which and how (``"none"``: no sampling,
-    for sweep grids).
+    (sim/sampling.py), ``"waves[:TOL]"`` the first and last waves of long launches
+    (sim/sampling_waves.py), ``"kernels,waves"`` both; the result's ``sampling`` key says which
+    and how (``"none"``: no sampling, for sweep grids).
     """
     if sample not in (None, "none"):
         from sim import sampling
-        tol = sampling.parse(sample)
-        groups = sampling.plan(workload, tol)
-        part, simulated = sampling.reduced(workload, groups)
-        result = simulate(cfg, part, seed, memory, progress, watchdog=watchdog,
-                          sample_interval=sample_interval, profile=profile, blocks=blocks,
-                          **policy_overrides)
-        return sampling.extrapolate(result, workload, groups, simulated, tol)
+        spec = sampling.parse(sample)
+        if spec.waves is not None and not isinstance(memory, str):
+            raise ConfigError("--sample", sample, "waves needs a memory kind (fixed or "
+                              "hierarchy): a launch may be simulated twice")
+        return sampling.run(spec, cfg, workload, lambda part: simulate(
+            cfg, part, seed, memory, progress, watchdog=watchdog, sample_interval=sample_interval,
+            profile=profile, blocks=blocks, **policy_overrides))
     unknown = set(policy_overrides) - set(POLICIES)
     if unknown:
         raise ConfigError("policy", ", ".join(sorted(unknown)), "known: " + ", ".join(POLICIES))

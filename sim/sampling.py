@@ -17,10 +17,12 @@ which launches ran, the groups and the estimated error (docs/sampling.md).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from gpusched.config import ConfigError
+from gpusched.config import ConfigError, GPUConfig
 
+from . import sampling_waves
 from .workload.kernel import Kernel, Workload
 
 DEFAULT_TOLERANCE = 0.05
@@ -34,20 +36,60 @@ class Group:
     reps: list[int] = field(default_factory=list)
 
 
-def parse(spec: str) -> float:
-    """``kernels`` or ``kernels:TOL`` → the tolerance."""
-    kind, _, tol = spec.partition(":")
-    if kind != "kernels":
-        raise ConfigError("--sample", spec, "expected kernels or kernels:TOL (e.g. kernels:0.05)")
-    if not tol:
-        return DEFAULT_TOLERANCE
-    try:
-        t = float(tol)
-    except ValueError:
-        t = -1.0
-    if not 0 < t < 1:
-        raise ConfigError("--sample", spec, "TOL must be a fraction in (0, 1), e.g. kernels:0.05")
-    return t
+@dataclass(frozen=True)
+class SampleSpec:
+    """What ``--sample`` asks for: kernel sampling's and intra-kernel (wave) sampling's
+    tolerances, None where that kind is off."""
+    kernels: float | None = None
+    waves: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("kernels", "waves"):
+            tol = getattr(self, name)
+            if tol is not None and not 0 < tol < 1:
+                raise ConfigError(f"--sample.{name}", tol, "TOL must be a fraction in (0, 1), "
+                                  f"e.g. {name}:0.05")
+        if self.kernels is None and self.waves is None:
+            raise ConfigError("--sample", "", "expected kernels, waves or kernels,waves")
+
+    @property
+    def mode(self) -> str:
+        return ",".join(n for n in ("kernels", "waves") if getattr(self, n) is not None)
+
+
+def parse(spec: str) -> SampleSpec:
+    """``kernels[:TOL]``, ``waves[:TOL]`` or both, comma-separated → a ``SampleSpec``."""
+    tols: dict[str, float] = {}
+    for part in spec.split(","):
+        kind, colon, tol = part.partition(":")
+        if kind not in ("kernels", "waves") or kind in tols:
+            raise ConfigError("--sample", spec, "expected kernels[:TOL], waves[:TOL] or both, "
+                              "comma-separated (e.g. kernels:0.05,waves)")
+        default = DEFAULT_TOLERANCE if kind == "kernels" else sampling_waves.DEFAULT_TOLERANCE
+        try:
+            tols[kind] = float(tol) if colon else default
+        except ValueError:
+            raise ConfigError(f"--sample.{kind}", tol, "TOL must be a fraction in (0, 1), "
+                              f"e.g. {kind}:0.05") from None
+    return SampleSpec(**tols)
+
+
+def run(spec: SampleSpec, cfg: GPUConfig, workload: Workload,
+        detailed: Callable[[Workload], dict]) -> dict:
+    """``workload`` sampled as ``spec`` says; ``detailed`` simulates a workload in full."""
+    groups = None
+    part, simulated = workload, list(range(len(workload.kernels)))
+    if spec.kernels is not None:
+        groups = plan(workload, spec.kernels)
+        part, simulated = reduced(workload, groups)
+    if spec.waves is not None:
+        result = sampling_waves.run(cfg, part, spec.waves, detailed, simulated)
+    else:
+        result = detailed(part)
+    if groups is None:
+        return result
+    assert spec.kernels is not None
+    return extrapolate(result, workload, groups, simulated, spec.kernels)
 
 
 def _profile(k: Kernel) -> tuple[float, float, float, float]:
@@ -134,13 +176,19 @@ def extrapolate(result: dict, workload: Workload, groups: list[Group], simulated
     out["ipc"] = total_insts / out["cycles"] if out["cycles"] else 0.0
     out["kernels"] = kernels
     weight = sum(w for _, w in errors)
+    waves = result.get("sampling", {}).get("waves")
+    kernel_err = (sum(e * w for e, w in errors) / weight) if weight else None
     out["sampling"] = {
-        "mode": "kernels", "tolerance": tol, "launches": len(workload.kernels),
+        "mode": "kernels,waves" if waves else "kernels", "tolerance": tol,
+        "launches": len(workload.kernels),
         "simulated": simulated, "simulated_warp_insts": sum(insts[i] for i in simulated),
         "groups": [{"kernel": g.signature[0], "members": len(g.members), "representatives": g.reps}
                    for g in groups],
-        "estimated_error": (sum(e * w for e, w in errors) / weight) if weight else None,
-        "detailed_cycles": result["cycles"],
+        "estimated_error": kernel_err if not waves else
+        (kernel_err or 0.0) + result["sampling"]["estimated_error"],
+        "detailed_cycles": result["cycles"] - (waves["estimated_cycles"] if waves else 0),
         "note": "cycles, warp_insts, ipc and kernels cover every launch (skipped launches "
                 "estimated); every other statistic is of the simulated launches only"}
+    if waves:
+        out["sampling"]["waves"] = waves
     return out

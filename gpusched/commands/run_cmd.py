@@ -68,9 +68,12 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
             help="with --profile warp-states: write the stacked-area plot of the states over time "
                  "(PNG + PDF)"),
         sample: Optional[str] = typer.Option(
-            None, "--sample", metavar="kernels[:TOL]",
-            help="simulate representative kernel launches and extrapolate the others (groups "
-                 "of launches within TOL, default 0.05; docs/sampling.md); the output says so"),
+            None, "--sample", metavar="kernels[:TOL],waves[:TOL]",
+            help="kernels: simulate representative kernel launches and extrapolate the others "
+                 "(groups of launches within TOL, default 0.05); waves: simulate the first and "
+                 "last waves of long launches and estimate the CTAs between at the steady rate "
+                 "(TOL: the rate windows' agreement, default 0.05); both comma-separated; "
+                 "docs/sampling.md; the output says so"),
         rtl: Optional[List[str]] = typer.Option(
             None, "--rtl", metavar="BLOCK[@INSTANCE]",
             help="put the block's RTL at that instance (every instance without @): e.g. "
@@ -199,6 +202,31 @@ class _progress_bar:
         return self.bar.__exit__(*exc) if self.bar is not None else None
 
 
+def sampled_lines(s: dict) -> list[str]:
+    """The ``sampled:`` lines of a sampled run's text output (docs/sampling.md)."""
+    err = s["estimated_error"]
+    err_text = f"{err:.1%}" if err is not None else "n/a (no group with two representatives)"
+    lines = []
+    if "simulated" in s:
+        lines.append(f"[bold yellow]sampled[/]: {len(s['simulated'])} of {s['launches']} launches "
+                     f"simulated in detail ({s['simulated_warp_insts']:,} warp instructions), "
+                     f"{len(s['groups'])} groups (tolerance {s['tolerance']:g}), the others "
+                     f"estimated; estimated error {err_text}; other statistics are of the "
+                     "simulated launches")
+    w = s.get("waves")
+    if w is not None:
+        cut = ", ".join(f"launch {c['launch']}: {sum(b - a for a, b in c['simulated_ctas'])} of "
+                        f"{c['ctas']} CTAs" for c in w["cut"]) or "none"
+        full = ", ".join(str(i) for i in w["full"])
+        lines.append(f"[bold yellow]sampled[/] (waves, tolerance {w['tolerance']:g}): {cut} "
+                     f"simulated, the others at the steady rate ({w['estimated_cycles']:,} "
+                     "cycles estimated)" + (f"; not steady, simulated in full: launch {full}"
+                                            if full else "")
+                     + ("" if "simulated" in s else f"; estimated error {err_text}; other "
+                        "statistics are of the simulated CTAs"))
+    return lines
+
+
 def _print_summary(r: dict, l1_bypassed: bool = False) -> None:
     from gpusched.commands import stdout_console
     from rich.table import Table
@@ -207,14 +235,8 @@ def _print_summary(r: dict, l1_bypassed: bool = False) -> None:
                   f"{r['cycles']:,} cycles, {r['warp_insts']:,} warp instructions, "
                   f"warp IPC {r['ipc']:.3f}")
     if "sampling" in r:
-        s = r["sampling"]
-        err = s["estimated_error"]
-        console.print(f"[bold yellow]sampled[/]: {len(s['simulated'])} of {s['launches']} launches "
-                      f"simulated in detail ({s['simulated_warp_insts']:,} warp instructions), "
-                      f"{len(s['groups'])} groups (tolerance {s['tolerance']:g}), the others "
-                      "estimated; estimated error " + (f"{err:.1%}" if err is not None else
-                                                       "n/a (no group with two representatives)")
-                      + "; other statistics are of the simulated launches", highlight=False)
+        for line in sampled_lines(r["sampling"]):
+            console.print(line, highlight=False)
     for line in summary_lines(r, l1_bypassed):
         console.print(line, highlight=False, soft_wrap=True)
     kt = Table(title="kernels")

@@ -213,6 +213,11 @@ class IcntConfig:
                                             "sector it asks for (GPGPU-Sim's coalescer for "
                                             "Maxwell and later: all requests 32 bytes), so an L1 "
                                             "miss on k sectors puts k packets on the network; "
+                                            "an atomic or a store on k sectors is k "
+                                            "one-sector requests, each with its own L2 access "
+                                            "and reply (per-sector store acknowledgements or "
+                                            "none: l1.sector_acks), and a fill "
+                                            "answers merged atomics sector by sector; "
                                             "False: one packet per line")
 
 

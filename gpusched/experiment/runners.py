@@ -124,6 +124,13 @@ def _check_rtl(name: str, value) -> None:
 
 
 # a grid point's RTL in the loop, as ``gpusched run --rtl``: comma-separated BLOCK[@INSTANCE]
+def _check_sample(name: str, value: object) -> None:
+    """A sampling spec (sim/sampling.py) or ``none``, checked before the sweep starts."""
+    if value != "none":
+        from sim.sampling import parse
+        parse(str(value))
+
+
 RTL_PARAMS = {"rtl": _check_rtl, "rtl_sim": ("verilator", "amaranth", "twin"),
               "lockstep": (True, False)}
 
@@ -143,6 +150,8 @@ def _model_parameters() -> dict:
             out[name] = (_typed_check(default) if isinstance(default, (bool, int, float, str))
                          else None)
     out.update(RTL_PARAMS)
+    if "sample" in out:
+        out["sample"] = _check_sample
     if "memory" in out and hasattr(sim.run, "MEMORY_KINDS"):
         out["memory"] = tuple(sim.run.MEMORY_KINDS)
     return out

@@ -83,6 +83,7 @@ class MemoryHierarchy:
                        for i in range(n_slices)]
         for sl in self.slices:          # l2.input_queue: a full slice holds its request port
             sl.refuse = self.up.hold
+            sl.sector_atomics = self.sector_requests
         self.dram.on_space = self._dram_space
         self.pf: OwlPrefetcher | None = None
         if cfg.dram.prefetch != "off":         # OWL opportunistic prefetcher (prefetch.py)
@@ -105,6 +106,8 @@ class MemoryHierarchy:
         self._l1_atomic_done = [l1.atomic_done for l1 in self.l1s]
         self.store_ack = cfg.l1.store_ack
         self.sector_acks = cfg.l1.store_ack and cfg.l1.sector_acks
+        # a store is one request per sector (the acknowledgements count per sector, or none)
+        self.sector_stores = self.sector_requests and (self.sector_acks or not cfg.l1.store_ack)
         # refused accesses per SM, by id(instr): (instr, lines, MSHR frees and queued packets at
         # the refusal, whether the MSHRs bound, access kind for L1.blocked)
         self._refused: list[dict[int, tuple[Any, dict[int, int], int, int, bool, int]]] = [
@@ -308,6 +311,12 @@ class MemoryHierarchy:
 
     def _send(self, now: int, req: MemRequest) -> None:
         """L1 → L2 request packet."""
+        if req.kind == ATOM and self.sector_requests and req.mask & (req.mask - 1):
+            self._send_atomic_sectors(now, req)
+            return
+        if req.kind == WRITE and self.sector_stores and req.mask & (req.mask - 1):
+            self._send_store_sectors(now, req)
+            return
         req.slice = dst = self._slice_of(req.line)
         nbytes = self.header
         if _DATA_UP[req.kind]:
@@ -319,6 +328,32 @@ class MemoryHierarchy:
             for _ in range(req.mask.bit_count() - 1):
                 self.up.send(now, req.sm, dst, nbytes, None)
         self.up.send(now, req.sm, dst, nbytes, req)
+
+    def _send_atomic_sectors(self, now: int, req: MemRequest) -> None:
+        """``icnt.sector_requests``: an atomic on k sectors of a line is k one-sector requests,
+        each its own packet (with its data), L2 access and reply, as GPGPU-Sim's atomic
+        coalescer makes one 32-byte ``mem_fetch`` per sector for arch ≥ 40
+        (``warp_inst_t::memory_coalescing_arch_atomic``); the atomic completes with the last
+        sector's reply (``_at_sm``)."""
+        mask = req.mask
+        while mask:
+            low = mask & -mask
+            mask ^= low
+            part = MemRequest(ATOM, req.sm, req.line, low, req.t_issue)
+            part.parent = req
+            self._send(now, part)
+
+    def _send_store_sectors(self, now: int, req: MemRequest) -> None:
+        """``icnt.sector_requests``: a store to k sectors of a line is k one-sector write
+        requests, each its own packet (one flit with its data), L2 access and acknowledgement,
+        as GPGPU-Sim's coalescer makes one 32-byte ``mem_fetch`` per sector for arch ≥ 40
+        (``warp_inst_t::memory_coalescing_arch``). The store's record already counts one
+        acknowledgement per sector (``l1.sector_acks``), so the parts share it."""
+        mask = req.mask
+        while mask:
+            low = mask & -mask
+            mask ^= low
+            self._send(now, MemRequest(WRITE, req.sm, req.line, low, req.t_issue, waiter=req.waiter))
 
     def _send_after_lookup(self, now: int, req: MemRequest) -> None:
         """``l1.miss_after_lookup``: GPGPU-Sim's L1 takes every load and store through its
@@ -349,6 +384,12 @@ class MemoryHierarchy:
         """The reply reaches its L1 at ``arrival``: an atomic's completion, a store's ack, else a
         fill."""
         kind = req.kind
+        parent = req.parent
+        if parent is not None:          # a sector of an atomic: done with the last one
+            parent.mask &= ~req.mask
+            if parent.mask:
+                return
+            req = parent
         if kind == WRITE:
             self.ev.at(arrival, self._store_acked, req)
         else:

@@ -70,6 +70,9 @@ class L2Slice:
         self.held = 0                   # sectors of the stalled requests
         self.refusing = False
         self.refuse: Callable[[int, int, bool], None] = lambda now, index, held: None
+        # atomics come one sector per request (the hierarchy sets it with icnt.sector_requests):
+        # a fill answers them sector by sector (_release_atomics)
+        self.sector_atomics = False
         self.refused_since = 0
         self.refused_cycles = 0         # cycles the slice refused the interconnect
         self.next_lookup = 0
@@ -275,6 +278,13 @@ class L2Slice:
             if w.kind == ATOM:
                 dirty |= w.mask
         self._install(now, addr, dreq.mask, dirty, not entry.waiters)
+        if entry.pending and self.sector_atomics:
+            # one-sector atomics whose sector this fill brought are answered now
+            ready = [w for w in entry.waiters if w.kind == ATOM and not w.mask & entry.pending]
+            if ready:
+                entry.waiters = [w for w in entry.waiters if w.kind != ATOM or w.mask & entry.pending]
+                self.atomics += len(ready)
+                self._release_atomics(now, ready)
         if entry.pending:
             if self.max_merge:          # the filled sectors' entries are free again
                 entry.merged = {i: n for i, n in entry.merged.items() if not dreq.mask >> i & 1}
@@ -282,12 +292,30 @@ class L2Slice:
                     self.drain(now)
             return
         del self.mshr[addr]
+        atomics: list[MemRequest] = []
         for w in entry.waiters:
             if w.kind == ATOM:
                 self.atomics += 1
+                if self.sector_atomics:
+                    atomics.append(w)
+                    continue
             self.reply(now, w)
+        if atomics:
+            self._release_atomics(now, atomics)
         if self.stalled:
             self.drain(now)
+
+    def _release_atomics(self, now: int, reqs: list[MemRequest]) -> None:
+        """Answer one-sector atomics sector by sector, each sector's in arrival order.
+        GPGPU-Sim's sectored MSHRs hold one entry per sector; a fill readies its sector's entry
+        and ``mshr_table::next_access`` releases that entry's requests before the next
+        sector's (``cache_config::mshr_addr``, ``mshr_table::mark_ready``), so a warp whose
+        atomic merged into a hot line gets its last sector near the end of the whole release,
+        not with its first."""
+        for low in sorted({r.mask & -r.mask for r in reqs}):
+            for r in reqs:
+                if r.mask & -r.mask == low:
+                    self.reply(now, r)
 
     def stats(self) -> dict:
         return {"hits": self.hits, "misses": self.misses, "sector_misses": self.sector_misses,

@@ -19,13 +19,14 @@ class MemRequest:
     L1 sent it (latency statistics). DRAM coordinates are filled in at the L2."""
 
     __slots__ = ("kind", "sm", "line", "mask", "t_issue", "slice", "channel", "bank", "row",
-                 "waiter", "t_dram")
+                 "waiter", "t_dram", "parent")
 
     def __init__(self, kind: int, sm: int, line: int, mask: int, t_issue: int, waiter=None):
         self.kind, self.sm, self.line, self.mask, self.t_issue = kind, sm, line, mask, t_issue
         self.waiter = waiter          # the L1's per-instruction record, for atomics
         self.slice = self.channel = self.bank = self.row = 0
         self.t_dram = 0               # cycle it reached its DRAM channel
+        self.parent: MemRequest | None = None   # the request this one is a sector of
 
     def __repr__(self) -> str:
         return f"MemRequest({KIND_NAMES[self.kind]} sm={self.sm} line={self.line:#x} mask={self.mask:#x})"

@@ -64,11 +64,13 @@ def store_kernel(local: bool) -> Kernel:
 
 @pytest.mark.parametrize("local", [True, False])
 def test_the_sm_places_only_the_kernels_local_pcs(local):
-    """16 warps × one store: placed, each warp writes its own 128-byte line (4 sectors); not
-    placed, every warp writes the same sector."""
+    """16 warps × one store: placed, each warp writes its own 128-byte line (4 sectors, each its
+    own write request with titanx's icnt.sector_requests); not placed, every warp writes the
+    same sector."""
     cfg = resolve_config("titanx", ["sm.count=2"])
+    assert cfg.icnt.sector_requests
     r = simulate(cfg, Workload("w", [store_kernel(local)]), memory="hierarchy")
-    assert r["memory"]["l2"]["writes"] == 16
+    assert r["memory"]["l2"]["writes"] == (16 * 4 if local else 16)
     assert r["memory"]["l2"]["sector_accesses"] == (16 * 4 if local else 16)
 
 

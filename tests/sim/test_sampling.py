@@ -59,6 +59,6 @@ def test_bad_specs_and_workloads_without_instruction_counts_are_refused():
     for spec in ("kernel", "kernels:2", "kernels:x", "warps"):
         with pytest.raises(ConfigError):
             sampling.parse(spec)
-    assert sampling.parse("kernels:0.1") == 0.1
+    assert sampling.parse("kernels:0.1") == sampling.SampleSpec(kernels=0.1)
     with pytest.raises(ConfigError, match="needs each launch's warp instructions"):
         simulate(resolve_config("tiny", []), get_workload("compute_only", scale=0.05), sample="kernels")

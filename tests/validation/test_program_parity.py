@@ -14,11 +14,12 @@ import pytest
 from gpusched.config import resolve_config
 from sim.run import simulate
 from sim.workload.accelsim import read_trace_dir
+from experiments import program_parity
 from experiments.program_parity import CASES, write_case
 from sim.workload.trace_parity import trace_digest
 
-REF = json.loads((Path(__file__).parents[2] / "data" / "accelsim" / "programs_sm6_titanx.json")
-                 .read_text())["cases"]
+REF_FILE = Path(__file__).parents[2] / "data" / "accelsim" / "programs_sm6_titanx.json"
+REF = json.loads(REF_FILE.read_text())["cases"]
 TOLERANCE = 0.10
 # ours/Accel-Sim of the cases outside the tolerance, as measured, and why
 NOT_YET = {"local_window": (1.224, "local accesses placed and cached in the L1 as GPGPU-Sim does; "
@@ -28,6 +29,13 @@ NOT_YET = {"local_window": (1.224, "local accesses placed and cached in the L1 a
 
 def test_every_case_is_recorded():
     assert set(REF) == set(CASES)
+
+
+def test_the_recorder_reads_and_writes_the_recorded_data():
+    """The recorder (experiments/program_parity.py) finds the repository's data file and the peer
+    kit beside the clone (../shared/peers), wherever the module lives."""
+    assert program_parity.DATA.resolve() == REF_FILE.resolve()
+    assert program_parity.PEERS.resolve() == (REF_FILE.parents[3] / "shared" / "peers").resolve()
 
 
 # suite programs checked in the default suite (the smallest); the others with --runslow
