@@ -134,6 +134,7 @@ def test_jsonout_replaces_non_finite_floats_at_any_depth():
 
 def test_results_query_json_has_no_nan(cli, tmp_path):
     """A stored stat that is NaN (a runner divided 0 by 0) was written as ``NaN``."""
+    import toy_kinds  # noqa: F401  (registers the toy kind: a point's key names its kind's code)
     from gpusched.experiment.point import Point
     from gpusched.experiment.runners import Outcome
     from gpusched.experiment.store import ResultStore

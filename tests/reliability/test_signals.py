@@ -147,6 +147,7 @@ def test_two_sweeps_on_one_store_compute_each_point_once(tmp_path, clean):
 
 
 def test_a_stale_claim_of_a_dead_sweep_is_taken_over(tmp_path):
+    import toy_kinds  # noqa: F401  (registers the toy kind: a point's key names its kind's code)
     from gpusched.experiment.point import Point
     from gpusched.experiment.runners import Outcome
     from gpusched.experiment.store import ResultStore, make_owner
