@@ -443,7 +443,7 @@ def render() -> str:
     return "".join(lines)
 
 
-ACCELSIM = """
+ACCELSIM = r"""
 ## `accelsim` (`--json`) and `--format accelsim`
 
 Accel-Sim's names, so that its `util/job_launching/get_stats.py` with the default
