@@ -26,10 +26,12 @@ def cli_env() -> dict:
 
 
 def sigint_default() -> None:
-    """``preexec_fn`` of a child a test interrupts: SIGINT's default disposition, as a foreground
-    job has it. A shell running the suite in the background (``make test &``, ``nohup``) ignores
-    SIGINT, the child would inherit that, and rightly keep ignoring it."""
+    """``preexec_fn`` of a child a test interrupts: SIGINT's and SIGHUP's default dispositions, as
+    a foreground job has them. A shell running the suite in the background (``make test &``)
+    ignores SIGINT and ``nohup`` ignores SIGHUP; the child would inherit that, and rightly keep
+    ignoring them."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def gpusched(*args, **kw) -> subprocess.CompletedProcess:

@@ -183,6 +183,7 @@ class _SignalInDestructor:
 def test_a_signal_raised_inside_a_destructor_is_delivered_again_not_lost(sig, exc, capsys):
     from gpusched import signals
     old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    old_hup = signal.signal(signal.SIGHUP, signal.SIG_DFL)   # under nohup it is ignored
     try:
         with pytest.raises(BaseException) as caught:
             with signals.signals_raise():
@@ -193,6 +194,7 @@ def test_a_signal_raised_inside_a_destructor_is_delivered_again_not_lost(sig, ex
                     pass
     finally:
         signal.signal(signal.SIGINT, old)
+        signal.signal(signal.SIGHUP, old_hup)
     assert type(caught.value).__name__ == exc
     assert "Exception ignored" not in capsys.readouterr().err
 
