@@ -57,6 +57,35 @@ def table(runs: dict) -> tuple[list[str], bool]:
     return rows, ok
 
 
+def only_programs(only: str | None, programs) -> list[str] | None:
+    """``--only``'s comma-separated names (None: every program); SystemExit(2) with one line
+    naming those not in ``programs``."""
+    names = only.split(",") if only else None
+    unknown = sorted(set(names or []) - set(programs))
+    if unknown:
+        print(f"--only = {','.join(unknown)}: not among {', '.join(programs)}", file=sys.stderr)
+        raise SystemExit(2)
+    return names
+
+
+def swept_runs(sweep: str, pts: list[Point], db: str | None, jobs: int | None,
+               variant) -> dict:
+    """Run ``pts`` through the sweep machinery (stored, resumable) and return the done ones as
+    (program, ``variant(point)``, sample mode) → (stats, wall seconds)."""
+    from gpusched.commands.sweep_cmd import execute_points
+    from gpusched.experiment.store import ResultStore, default_db
+    db = db or default_db()
+    execute_points(sweep, pts, db, jobs, None, ())
+    runs = {}
+    with ResultStore(db) as store:
+        for r in store.runs([p.key for p in pts]):
+            if r.status == "done":
+                p = r.point
+                runs[(p.workload[len("program:"):], variant(p), p.params["sample"])] = \
+                    (r.stats, r.wall_s)
+    return runs
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=None)
@@ -64,23 +93,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--preset", default="gtx480")
     ap.add_argument("--only", default=None, help="comma-separated programs (default: all of PROGRAMS)")
     a = ap.parse_args(argv)
-    names = a.only.split(",") if a.only else None
-    unknown = sorted(set(names or []) - set(PROGRAMS))
-    if unknown:
-        print(f"--only = {','.join(unknown)}: not among {', '.join(PROGRAMS)}", file=sys.stderr)
-        return 2
-    from gpusched.commands.sweep_cmd import execute_points
-    from gpusched.experiment.store import ResultStore, default_db
-    db = a.db or default_db()
-    pts = points(a.preset, names)
-    execute_points("sampling-accuracy", pts, db, a.jobs, None, ())
-    runs = {}
-    with ResultStore(db) as store:
-        for r in store.runs([p.key for p in pts]):
-            if r.status == "done":
-                p = r.point
-                runs[(p.workload[len("program:"):], p.overrides["sm.warp_sched"],
-                      p.params["sample"])] = (r.stats, r.wall_s)
+    names = only_programs(a.only, PROGRAMS)
+    runs = swept_runs("sampling-accuracy", points(a.preset, names), a.db, a.jobs,
+                      lambda p: p.overrides["sm.warp_sched"])
     rows, ok = table(runs)
     print("\n".join(rows))
     print(f"every program within {100 * MAX_ERROR:g} % and ranking preserved within {RANK_PP} pp: "

@@ -58,30 +58,17 @@ def table(runs: dict, sample: str) -> tuple[list[str], bool]:
 
 
 def main(argv: list[str]) -> int:
+    from experiments.sampling_accuracy import only_programs, swept_runs
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=None)
     ap.add_argument("--db", default=None)
     ap.add_argument("--sample", default="kernels,waves")
     ap.add_argument("--only", default=None, help="comma-separated programs (default: all of PROGRAMS)")
     a = ap.parse_args(argv)
-    names = a.only.split(",") if a.only else None
-    unknown = sorted(set(names or []) - set(PROGRAMS))
-    if unknown:
-        print(f"--only = {','.join(unknown)}: not among {', '.join(PROGRAMS)}", file=sys.stderr)
-        return 2
-    from gpusched.commands.sweep_cmd import execute_points
-    from gpusched.experiment.store import ResultStore, default_db
-    db = a.db or default_db()
-    pts = points(a.sample, names)
-    execute_points("sampling-ranking", pts, db, a.jobs, None, ())
+    names = only_programs(a.only, PROGRAMS)
     scheme_of = {tuple(sorted({**MACHINE, **o}.items())): s for s, o in OVERRIDES.items()}
-    runs = {}
-    with ResultStore(db) as store:
-        for r in store.runs([p.key for p in pts]):
-            if r.status == "done":
-                p = r.point
-                runs[(p.workload[len("program:"):], scheme_of[tuple(sorted(p.overrides.items()))],
-                      p.params["sample"])] = (r.stats, r.wall_s)
+    runs = swept_runs("sampling-ranking", points(a.sample, names), a.db, a.jobs,
+                      lambda p: scheme_of[tuple(sorted(p.overrides.items()))])
     rows, ok = table(runs, a.sample)
     print("\n".join(rows))
     print(f"every speed-up within {RANK_PP} pp: {'yes' if ok else 'NO'}")
