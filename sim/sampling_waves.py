@@ -126,24 +126,22 @@ def run(cfg: GPUConfig, workload: Workload, tol: float, detailed: Callable[[Work
     ids = launch_ids or list(range(len(workload.kernels)))
     cuts = plan(cfg, workload)
     result = detailed(shortened(workload, cuts)) if cuts else detailed(workload)
-    rates, unsteady = {}, []
-    for i, cut in cuts.items():
-        ends = sorted((row[4], row[1]) for row in result["ctas"]["rows"] if row[0] == i)
-        found = steady_rate(ends, cut, tol)
-        if found is None:
-            unsteady.append(i)
-        else:
-            rates[i] = found
+    found = _steady_rates(result, cuts, tol)
+    unsteady = [i for i, f in found.items() if f is None]
+    rates = {i: f for i, f in found.items() if f is not None}
     if unsteady:                    # not steady: those launches again, in full
         cuts = {i: c for i, c in cuts.items() if i not in unsteady}
         result = detailed(shortened(workload, cuts))
-        for i in list(rates):
-            ends = sorted((row[4], row[1]) for row in result["ctas"]["rows"] if row[0] == i)
-            found = steady_rate(ends, cuts[i], tol)
-            if found is None:       # steady in the first run but not in this one: keep its rate
-                continue
-            rates[i] = found
+        # a launch steady in the first run but not in this one keeps its first rate
+        rates.update((i, f) for i, f in _steady_rates(result, cuts, tol).items() if f is not None)
     return extrapolate(result, workload, cuts, rates, unsteady, tol, ids)
+
+
+def _steady_rates(result: dict, cuts: dict[int, Cut], tol: float) -> dict:
+    """Each cut launch's ``steady_rate`` in ``result`` (None: not steady)."""
+    rows = result["ctas"]["rows"]
+    return {i: steady_rate(sorted((row[4], row[1]) for row in rows if row[0] == i), cut, tol)
+            for i, cut in cuts.items()}
 
 
 def extrapolate(result: dict, workload: Workload, cuts: dict[int, Cut], rates: dict,
