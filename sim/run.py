@@ -153,6 +153,11 @@ def simulate(cfg: GPUConfig, workload: Workload, seed: int = 0, memory: str | ob
         if spec.waves is not None and not isinstance(memory, str):
             raise ConfigError("--sample", sample, "waves needs a memory kind (fixed or "
                               "hierarchy): a launch may be simulated twice")
+        cta_spec = policy_overrides.get("cta_scheduler")
+        if spec.waves is not None and make_policy("cta_scheduler", cta_spec, cfg).chooses_cta_ids:
+            raise ConfigError("--sample", sample, f"waves cannot cut launches under the CTA "
+                              f"scheduler {cta_spec!r}: it chooses CTA ids itself, so the first "
+                              "CTAs by id are not the first waves (use --sample kernels)")
         return sampling.run(spec, cfg, workload, lambda part: simulate(
             cfg, part, seed, memory, progress, watchdog=watchdog, sample_interval=sample_interval,
             profile=profile, blocks=blocks, **policy_overrides))

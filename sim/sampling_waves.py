@@ -7,9 +7,12 @@ simulates the first and last parts as one launch: the last wave follows running 
 in the full launch, so its tail (the drain while the GPU empties) and the caches it leaves for
 the next launch are simulated, not modelled. From the CTA completion times of the first waves,
 successive waves give cycles per warp instruction; the launch is steady when the last
-``MIN_STEADY`` windows (after the first wave, the ramp) agree within TOL. The skipped CTAs then cost that rate times their warp instructions (each CTA's count is
-known from its compiled trace). A launch that is not steady is simulated in full in a second
-detailed run, and the result says so. docs/sampling.md has the measured accuracy.
+``MIN_STEADY`` windows (after the first wave, the ramp) agree within TOL. The skipped CTAs then
+cost that rate times their warp instructions (each CTA's count is known from its compiled
+trace). A launch that is not steady is simulated in full in a second, short detailed run, after
+its predecessor as it ran in the first (the warm-up kernel sampling uses too); every other
+launch keeps what the first run measured, and the result says which launches ran in full and
+why. docs/sampling.md has the measured accuracy.
 """
 
 from __future__ import annotations
@@ -97,24 +100,46 @@ def shortened(workload: Workload, cuts: dict[int, Cut]) -> Workload:
     return Workload(workload.name, kernels, workload.description, dict(workload.meta))
 
 
-def steady_rate(ends: list[tuple[int, int]], cut: Cut, tol: float) -> tuple[float, float, int] | None:
-    """(cycles per warp instruction, drift, windows) from the first waves' completions, or None
-    when the last ``MIN_STEADY`` windows do not agree within ``tol``. ``ends``: (end cycle, CTA
-    id of the shortened launch) of every CTA, sorted. A window runs from one wave's mean
-    completion time to the next's (robust to a wave's stragglers) and is charged the warp
-    instructions of the CTAs completing in it. The rate is the last window's, the closest to
-    steady state; the drift, (max − min) ÷ rate over the compared windows, is the error bound
-    the result reports for the estimated cycles."""
+@dataclass(frozen=True)
+class Windows:
+    """The rate windows of a cut launch's first waves (cycles per warp instruction, oldest
+    first), compared for steady state."""
+    rates: tuple[float, ...]
+
+    @property
+    def rate(self) -> float:
+        """The last window's: the closest to steady state."""
+        return self.rates[-1]
+
+    @property
+    def drift(self) -> float | None:
+        """(max − min) ÷ rate over the windows, the error bound of the estimated cycles; None
+        when the rate is not positive."""
+        return (max(self.rates) - min(self.rates)) / self.rate if self.rate > 0 else None
+
+    def steady(self, tol: float) -> bool:
+        return self.drift is not None and self.drift <= tol
+
+    def why_not(self, tol: float) -> str:
+        """One phrase saying why the launch is not steady."""
+        shown = ", ".join(f"{r:.4f}" for r in self.rates)
+        if self.drift is None:
+            return f"rate windows {shown} cycles per warp instruction: the last is not positive"
+        return (f"rate windows {shown} cycles per warp instruction differ by "
+                f"{self.drift:.1%} > {tol:g}")
+
+
+def windows(ends: list[tuple[int, int]], cut: Cut) -> Windows:
+    """The last ``MIN_STEADY`` rate windows from the first waves' completions. ``ends``: (end
+    cycle, CTA id of the shortened launch) of every CTA, sorted. A window runs from one wave's
+    mean completion time to the next's (robust to a wave's stragglers) and is charged the warp
+    instructions of the CTAs completing in it."""
     w = cut.wave
     waves = [ends[j * w:(j + 1) * w] for j in range(cut.head // w)]
     mid = [sum(t for t, _ in wave) / len(wave) for wave in waves]
-    rates = [(mid[j] - mid[j - 1]) / max(sum(cut.cta_insts[cut.original_id(c)] for _, c in waves[j]), 1)
-             for j in range(1, len(waves))][-MIN_STEADY:]
-    rate = rates[-1]
-    if rate <= 0:
-        return None
-    drift = (max(rates) - min(rates)) / rate
-    return (rate, drift, len(rates)) if drift <= tol else None
+    return Windows(tuple(
+        (mid[j] - mid[j - 1]) / max(sum(cut.cta_insts[cut.original_id(c)] for _, c in waves[j]), 1)
+        for j in range(1, len(waves)))[-MIN_STEADY:])
 
 
 def run(cfg: GPUConfig, workload: Workload, tol: float, detailed: Callable[[Workload], dict],
@@ -126,36 +151,67 @@ def run(cfg: GPUConfig, workload: Workload, tol: float, detailed: Callable[[Work
     ids = launch_ids or list(range(len(workload.kernels)))
     cuts = plan(cfg, workload)
     result = detailed(shortened(workload, cuts)) if cuts else detailed(workload)
-    found = _steady_rates(result, cuts, tol)
-    unsteady = [i for i, f in found.items() if f is None]
-    rates = {i: f for i, f in found.items() if f is not None}
-    if unsteady:                    # not steady: those launches again, in full
-        cuts = {i: c for i, c in cuts.items() if i not in unsteady}
-        result = detailed(shortened(workload, cuts))
-        # a launch steady in the first run but not in this one keeps its first rate
-        rates.update((i, f) for i, f in _steady_rates(result, cuts, tol).items() if f is not None)
-    return extrapolate(result, workload, cuts, rates, unsteady, tol, ids)
-
-
-def _steady_rates(result: dict, cuts: dict[int, Cut], tol: float) -> dict:
-    """Each cut launch's ``steady_rate`` in ``result`` (None: not steady)."""
     rows = result["ctas"]["rows"]
-    return {i: steady_rate(sorted((row[4], row[1]) for row in rows if row[0] == i), cut, tol)
-            for i, cut in cuts.items()}
+    found = {i: windows(sorted((row[4], row[1]) for row in rows if row[0] == i), cut)
+             for i, cut in cuts.items()}
+    steady = {i: f for i, f in found.items() if f.steady(tol)}
+    cuts = {i: c for i, c in cuts.items() if i in steady}
+    unsteady = {i: f for i, f in found.items() if i not in steady}
+    full: list[dict] = []
+    if unsteady:
+        result, full = rerun_in_full(result, workload, cuts, sorted(unsteady), detailed)
+        for entry in full:
+            entry.update(launch=ids[entry["launch"]], why=unsteady[entry["launch"]].why_not(tol),
+                         rate_windows=[round(r, 6) for r in unsteady[entry["launch"]].rates],
+                         warm_up=None if entry["warm_up"] is None else ids[entry["warm_up"]])
+    return extrapolate(result, workload, cuts, steady, full, tol, ids)
 
 
-def extrapolate(result: dict, workload: Workload, cuts: dict[int, Cut], rates: dict,
-                unsteady: list[int], tol: float, ids: list[int]) -> dict:
+def rerun_in_full(result: dict, workload: Workload, cuts: dict[int, Cut], launches: list[int],
+                  detailed: Callable[[Workload], dict]) -> tuple[dict, list[dict]]:
+    """``result`` (the first detailed run) with each of ``launches`` replaced by its full run:
+    one detailed run of those launches in full, each after the launch before it as it ran in
+    the first run (cut where ``cuts`` says), as the warm-up that leaves the caches as the first
+    run found them. Launches run one after another, so every later launch moves by the cycles
+    the full runs added. Also the ``full`` entries of the report: launch, warm-up launch, cycles
+    (indices into ``workload``)."""
+    idx = sorted({j for i in launches for j in (i - 1, i) if j >= 0})
+    part = Workload(f"{workload.name} (not steady, in full)",
+                    [_shortened(workload.kernels[j], cuts[j]) if j in cuts else workload.kernels[j]
+                     for j in idx], workload.description, dict(workload.meta))
+    again = {idx[n]: k for n, k in enumerate(detailed(part)["kernels"]) if idx[n] in launches}
+    out = dict(result)
+    kernels, shift, full = [], 0, []
+    for k in result["kernels"]:
+        i = k["index"]
+        k = dict(k, start=k["start"] + shift, end=k["end"] + shift)
+        if i in again:
+            ran = again[i]
+            shift += ran["cycles"] - k["cycles"]
+            out["warp_insts"] += ran["warp_insts"] - k["warp_insts"]
+            k = dict(ran, index=i, launched=k["launched"], start=k["start"],
+                     end=k["start"] + ran["cycles"] - 1)
+            full.append({"launch": i, "warm_up": i - 1 if i > 0 else None, "cycles": ran["cycles"]})
+        kernels.append(k)
+    out["kernels"] = kernels
+    out["cycles"] = result["cycles"] + shift
+    out["ipc"] = round(out["warp_insts"] / out["cycles"], 6) if out["cycles"] else 0.0
+    return out, full
+
+
+def extrapolate(result: dict, workload: Workload, cuts: dict[int, Cut], rates: dict[int, Windows],
+                full: list[dict], tol: float, ids: list[int]) -> dict:
     """The detailed result with every cut launch's skipped CTAs added at its steady rate;
-    launches run one after another, so each later launch moves by the cycles added before it."""
+    launches run one after another, so each later launch moves by the cycles added before it.
+    ``full``: the launches found not steady and simulated in full (``rerun_in_full``)."""
     out = dict(result)
     kernels, shift, err_cycles, launches = [], 0, 0.0, []
     for k in result["kernels"]:
         i = k["index"]
         k = dict(k, start=k["start"] + shift, end=k["end"] + shift)
         if i in cuts:
-            cut = cuts[i]
-            rate, drift, windows = rates[i]
+            cut, found = cuts[i], rates[i]
+            rate, drift = found.rate, found.drift or 0.0
             added = round(rate * cut.skipped_insts)
             err_cycles += drift * added
             shift += added
@@ -167,7 +223,7 @@ def extrapolate(result: dict, workload: Workload, cuts: dict[int, Cut], rates: d
             k["simulated_ctas"] = cut.head + cut.tail
             launches.append({"launch": ids[i], "ctas": cut.n_ctas, "wave_ctas": cut.wave,
                              "simulated_ctas": [[0, cut.head], [cut.n_ctas - cut.tail, cut.n_ctas]],
-                             "steady_windows": windows, "cycles_per_warp_inst": round(rate, 6),
+                             "steady_windows": len(found.rates), "cycles_per_warp_inst": round(rate, 6),
                              "drift": round(drift, 6), "estimated_cycles": added})
         kernels.append(k)
     out["kernels"] = kernels
@@ -176,10 +232,12 @@ def extrapolate(result: dict, workload: Workload, cuts: dict[int, Cut], rates: d
     out["ipc"] = round(out["warp_insts"] / out["cycles"], 6) if out["cycles"] else 0.0
     out["sampling"] = {
         "mode": "waves", "tolerance": tol, "launches": len(workload.kernels),
-        "waves": {"tolerance": tol, "cut": launches, "full": [ids[i] for i in unsteady],
-                  "estimated_cycles": shift, "detailed_cycles": result["cycles"]},
+        "waves": {"tolerance": tol, "cut": launches, "full": [f["launch"] for f in full],
+                  "not_steady": full, "estimated_cycles": shift,
+                  "detailed_cycles": result["cycles"]},
         "estimated_error": err_cycles / out["cycles"] if out["cycles"] else 0.0,
         "note": "cycles, warp_insts, ipc and kernels cover every CTA (the cut launches' skipped "
-                "CTAs estimated); every other statistic is of the simulated CTAs only, and the "
-                "ctas rows number a cut launch's CTAs as simulated"}
+                "CTAs estimated, the launches not steady from their run in full); every other "
+                "statistic is of the first detailed run's simulated CTAs, and the ctas rows "
+                "number a cut launch's CTAs as simulated"}
     return out

@@ -217,11 +217,14 @@ def sampled_lines(s: dict) -> list[str]:
     if w is not None:
         cut = ", ".join(f"launch {c['launch']}: {sum(b - a for a, b in c['simulated_ctas'])} of "
                         f"{c['ctas']} CTAs" for c in w["cut"]) or "none"
-        full = ", ".join(str(i) for i in w["full"])
+        full = "; ".join(
+            f"not steady, simulated in full: launch {f['launch']} ({f['why']}; after launch "
+            f"{f['warm_up']} as warm-up)" if f["warm_up"] is not None else
+            f"not steady, simulated in full: launch {f['launch']} ({f['why']})"
+            for f in w.get("not_steady", []))
         lines.append(f"[bold yellow]sampled[/] (waves, tolerance {w['tolerance']:g}): {cut} "
                      f"simulated, the others at the steady rate ({w['estimated_cycles']:,} "
-                     "cycles estimated)" + (f"; not steady, simulated in full: launch {full}"
-                                            if full else "")
+                     "cycles estimated)" + (f"; {full}" if full else "")
                      + ("" if "simulated" in s else f"; estimated error {err_text}; other "
                         "statistics are of the simulated CTAs"))
     return lines

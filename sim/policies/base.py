@@ -14,6 +14,7 @@ class Policy:
     """Base class with no-op hooks; subclasses override what they need."""
 
     per_cycle = False
+    chooses_cta_ids = False     # a CTA scheduler placing CTAs out of linear id order (IKRA)
 
     def attach(self, gpu) -> None:
         """Called once when the GPU is built (before cycle 0)."""

@@ -49,6 +49,7 @@ class IkraCtaScheduler(Policy):
     """G / C / R / F / S CTA scheduler of [IKRA §2.3] driven cycle by cycle (see module doc)."""
 
     per_cycle = True
+    chooses_cta_ids = True
     default_policy = "steal"
 
     def __init__(self, cfg, policy: str | None = None, qdepth: int = 32, id_w: int = 32,

@@ -14,6 +14,7 @@ from gpusched.commands.run_cmd import sampled_lines
 from gpusched.config import ConfigError, resolve_config
 from sim import sampling, sampling_waves
 from sim.run import simulate
+from sim.workload.kernel import Workload
 from workloads.kernels import examples
 
 SMS = 4                                          # a small gtx480: short waves, quick runs
@@ -36,7 +37,9 @@ def stencil(ctx):
     a = ctx.to_device(np.random.default_rng(1).random((h, w), dtype=np.float32))
     m.launch("stencil5", grid=(w // 16, h // 8), block=(16, 8),
              args=(a, ctx.empty((h, w), np.float32), np.int32(w), np.int32(h)))
-    return ctx.workload("stencil")
+    wl = ctx.workload("stencil")
+    wl.kernels = wl.kernels[-1:]                 # the context's other launches left out
+    return wl
 
 
 def test_uniform_launch_is_cut_and_estimated_within_its_tolerance(stencil):
@@ -109,12 +112,15 @@ GATHER = """
 """
 
 
-def test_launch_whose_rate_keeps_changing_is_simulated_in_full(ctx, tmp_path):
-    """A gather whose stride doubles with every wave (wave j: each warp's loads span 2**j
-    lines, up to 32): every wave costs more cycles per instruction than the one before."""
+@pytest.fixture(scope="module")
+def gather(ctx, tmp_path_factory):
+    """One gather launch of 16 waves whose stride doubles with every wave (wave j: each warp's
+    loads span 2**j lines, up to 32): every wave costs more cycles per instruction than the one
+    before."""
     cfg = _cfg()
-    (tmp_path / "gather.ptx").write_text(GATHER)
-    m = ctx.load_ptx(tmp_path / "gather.ptx")
+    path = tmp_path_factory.mktemp("gather") / "gather.ptx"
+    path.write_text(GATHER)
+    m = ctx.load_ptx(path)
     wave = cfg.sm.count * cfg.sm.max_ctas_per_sm                 # 128-thread CTAs: 8 per SM
     n = 16 * wave * 128
     i = np.arange(n)
@@ -123,13 +129,59 @@ def test_launch_whose_rate_keeps_changing_is_simulated_in_full(ctx, tmp_path):
     src = ctx.to_device(np.arange(n, dtype=np.float32))
     m.launch("gather", grid=(n // 128,), block=(128,),
              args=(src, ctx.to_device(idx), ctx.empty(n, np.float32)))
-    wl = ctx.workload("gather")
-    wl.kernels = wl.kernels[-1:]                 # the context's earlier launches left out
+    return ctx.workload("gather").kernels[-1]   # the context's earlier launches left out
+
+
+def test_launch_whose_rate_keeps_changing_is_simulated_in_full(gather):
+    cfg = _cfg()
+    wl = Workload("gather", [gather])
     full = simulate(cfg, wl, memory="hierarchy")
     samp = simulate(cfg, wl, memory="hierarchy", sample="waves")
-    assert samp["sampling"]["waves"]["full"] == [0] and samp["sampling"]["waves"]["cut"] == []
+    w = samp["sampling"]["waves"]
+    assert w["full"] == [0] and w["cut"] == []
     assert samp["cycles"] == full["cycles"]
-    assert "not steady, simulated in full: launch 0" in sampled_lines(samp["sampling"])[0]
+    why, = w["not_steady"]
+    assert why["warm_up"] is None and why["cycles"] == full["kernels"][0]["cycles"]
+    drift = (max(why["rate_windows"]) - min(why["rate_windows"])) / why["rate_windows"][-1]
+    assert drift > sampling_waves.DEFAULT_TOLERANCE and f"{drift:.1%}" in why["why"]
+    assert "not steady, simulated in full: launch 0 (rate windows" in sampled_lines(samp["sampling"])[0]
+
+
+def test_only_the_unsteady_launch_is_rerun_in_full(stencil, gather):
+    """Steady stencil, unsteady gather, steady stencil: the stencils stay cut, the gather is
+    simulated in full after the first stencil as it ran cut (its warm-up), and the total is
+    the first detailed run's with the gather's full cycles in place of its cut ones, plus the
+    stencils' estimated CTAs."""
+    cfg = _cfg()
+    wl = Workload("mixed", [stencil.kernels[0], gather, stencil.kernels[0]])
+    samp = simulate(cfg, wl, memory="hierarchy", sample="waves")
+    w = samp["sampling"]["waves"]
+    assert [c["launch"] for c in w["cut"]] == [0, 2] and w["full"] == [1]
+    assert w["not_steady"][0]["warm_up"] == 0
+
+    cuts = sampling_waves.plan(cfg, wl)
+    assert sorted(cuts) == [0, 1, 2]
+    first = simulate(cfg, sampling_waves.shortened(wl, cuts), memory="hierarchy")
+    alone = simulate(cfg, sampling_waves.shortened(Workload("pair", wl.kernels[:2]), {0: cuts[0]}),
+                     memory="hierarchy")
+    gather_cycles = alone["kernels"][1]["cycles"]
+    assert samp["kernels"][1]["cycles"] == gather_cycles == w["not_steady"][0]["cycles"]
+    assert samp["kernels"][1]["ctas"] == gather.n_ctas and "simulated_ctas" not in samp["kernels"][1]
+    estimated = sum(c["estimated_cycles"] for c in w["cut"])
+    assert estimated == w["estimated_cycles"] > 0
+    assert samp["cycles"] == (first["cycles"] - first["kernels"][1]["cycles"] + gather_cycles
+                              + estimated)
+    assert samp["warp_insts"] == sum(k.meta["warp_insts"] for k in wl.kernels)
+    line, = sampled_lines(samp["sampling"])
+    assert "not steady, simulated in full: launch 1 (" in line and "after launch 0 as warm-up" in line
+
+
+def test_cta_schedulers_choosing_ids_are_refused(stencil):
+    with pytest.raises(ConfigError) as e:
+        simulate(_cfg(), stencil, memory="hierarchy", sample="kernels,waves",
+                 cta_scheduler="ikra_steal")
+    assert str(e.value).startswith("--sample =") and "ikra_steal" in str(e.value)
+    assert "\n" not in str(e.value)
 
 
 def test_specs_are_validated_with_one_line_errors():
