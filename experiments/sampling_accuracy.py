@@ -1,8 +1,9 @@
-"""Kernel sampling against full runs on the program suite's iterative programs (issue 39,
-docs/sampling.md): total cycles, the error, the speed-up of the sampled run, and whether the
-GTO/LRR speed-up — the ranking a scheduler study reads — stays within 2 percentage points.
+"""Sampling against full runs on the program suite's iterative programs (issue 39,
+docs/sampling.md): for each sampling mode (``MODES``: kernels, waves, both), total cycles, the
+error, the speed-up of the sampled run, and whether the GTO/LRR speed-up — the ranking a
+scheduler study reads — stays within 2 percentage points.
 
-    python -m experiments.sampling_accuracy [--jobs N] [--db FILE] [--preset P]
+    python -m experiments.sampling_accuracy [--jobs N] [--db FILE] [--preset P] [--only A,B]
 
 Points run through the sweep machinery (stored, resumable, in parallel); the table is printed as
 markdown.
@@ -20,6 +21,7 @@ PROGRAMS = {"kmeans": 0.2, "hotspot": 0.5, "srad_v1": 0.5, "srad_v2": 0.25, "bfs
             "gaussian": 0.25, "lud": 0.25, "pathfinder": 0.5, "cfd": 0.25, "nw": 1.0,
             "particlefilter": 0.5, "sssp": 0.25, "pagerank": 0.25, "mis": 0.25, "color": 0.25}
 POLICIES = ("lrr", "gto")
+MODES = ("kernels", "waves", "kernels,waves")
 RANK_PP = 2.0           # the speed-up of GTO over LRR must agree within this many points
 MAX_ERROR = 0.03        # sampled total cycles within 3 % of the full run's
 
@@ -28,32 +30,38 @@ def points(preset: str, names: list[str] | None = None) -> list[Point]:
     return [Point(preset=preset, workload=f"program:{name}", overrides={"sm.warp_sched": ws},
                   params={"scale": scale, "sample": mode, "memory": "hierarchy"})
             for name, scale in PROGRAMS.items() if names is None or name in names
-            for ws in POLICIES for mode in ("none", "kernels")]
+            for ws in POLICIES for mode in ("none", *MODES)]
 
 
 def table(runs: dict) -> tuple[list[str], bool]:
-    """Markdown rows and whether every error and ranking check passed. ``runs``: (program, policy, mode)
-    → (stats, wall seconds)."""
-    rows = ["| program | launches | simulated | full cycles (LRR) | sampled | error | speed-up "
-            "| GTO/LRR full | GTO/LRR sampled | Δ (pp) |", "|---|---|---|---|---|---|---|---|---|---|"]
+    """Markdown rows (one per program and mode) and whether every error and ranking check
+    passed. ``runs``: (program, policy, mode) → (stats, wall seconds)."""
+    rows = ["| program | mode | launches | simulated | cut (waves) | in full (not steady) "
+            "| full cycles (LRR) | sampled | error | speed-up | GTO/LRR full | GTO/LRR sampled "
+            "| Δ (pp) |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     ok = True
     for name in PROGRAMS:
-        try:
-            full, samp = runs[(name, "lrr", "none")][0], runs[(name, "lrr", "kernels")][0]
-            # speed-up from the GTO pair: both run after the program's functional execution
-            # (the first LRR point pays it), so the ratio is the timing model's alone
-            (gfull, fw), (gsamp, sw) = runs[(name, "gto", "none")], runs[(name, "gto", "kernels")]
-        except KeyError:
-            continue
-        err = samp["cycles"] / full["cycles"] - 1
-        r_full = full["cycles"] / gfull["cycles"]
-        r_samp = samp["cycles"] / gsamp["cycles"]
-        delta = 100 * (r_samp - r_full)
-        ok &= abs(delta) <= RANK_PP and abs(err) <= MAX_ERROR
-        s = samp["sampling"]
-        rows.append(f"| {name} | {s['launches']} | {len(s['simulated'])} | {full['cycles']:,} | "
-                    f"{samp['cycles']:,} | {100 * err:+.2f} % | {fw / max(sw, 1e-9):.1f}× | "
-                    f"{r_full:.3f} | {r_samp:.3f} | {delta:+.2f} |")
+        for mode in MODES:
+            try:
+                full, samp = runs[(name, "lrr", "none")][0], runs[(name, "lrr", mode)][0]
+                # speed-up from the GTO pair: both run after the program's functional execution
+                # (the first LRR point pays it), so the ratio is the timing model's alone
+                (gfull, fw), (gsamp, sw) = runs[(name, "gto", "none")], runs[(name, "gto", mode)]
+            except KeyError:
+                continue
+            err = samp["cycles"] / full["cycles"] - 1
+            r_full = full["cycles"] / gfull["cycles"]
+            r_samp = samp["cycles"] / gsamp["cycles"]
+            delta = 100 * (r_samp - r_full)
+            ok &= abs(delta) <= RANK_PP and abs(err) <= MAX_ERROR
+            s = samp["sampling"]
+            waves = s.get("waves", {})
+            rows.append(f"| {name} | {mode} | {s['launches']} | "
+                        f"{len(s.get('simulated', range(s['launches'])))} | "
+                        f"{len(waves.get('cut', [])) if waves else '–'} | "
+                        f"{', '.join(map(str, waves.get('full', []))) or 'none' if waves else '–'} | "
+                        f"{full['cycles']:,} | {samp['cycles']:,} | {100 * err:+.2f} % | "
+                        f"{fw / max(sw, 1e-9):.1f}× | {r_full:.3f} | {r_samp:.3f} | {delta:+.2f} |")
     return rows, ok
 
 
