@@ -3,7 +3,7 @@ docs/sampling.md): for each sampling mode (``MODES``: kernels, waves, both), tot
 error, the speed-up of the sampled run, and whether the GTO/LRR speed-up — the ranking a
 scheduler study reads — stays within 2 percentage points.
 
-    python -m experiments.sampling_accuracy [--jobs N] [--db FILE] [--preset P] [--only A,B]
+    python -m experiments.sampling_accuracy [--jobs N] [--db FILE] [--preset P] [--sms N] [--only A,B]
 
 Points run through the sweep machinery (stored, resumable, in parallel); the table is printed as
 markdown.
@@ -26,8 +26,9 @@ RANK_PP = 2.0           # the speed-up of GTO over LRR must agree within this ma
 MAX_ERROR = 0.03        # sampled total cycles within 3 % of the full run's
 
 
-def points(preset: str, names: list[str] | None = None) -> list[Point]:
-    return [Point(preset=preset, workload=f"program:{name}", overrides={"sm.warp_sched": ws},
+def points(preset: str, names: list[str] | None = None, sms: int | None = None) -> list[Point]:
+    machine = {} if sms is None else {"sm.count": sms}
+    return [Point(preset=preset, workload=f"program:{name}", overrides={**machine, "sm.warp_sched": ws},
                   params={"scale": scale, "sample": mode, "memory": "hierarchy"})
             for name, scale in PROGRAMS.items() if names is None or name in names
             for ws in POLICIES for mode in ("none", *MODES)]
@@ -99,10 +100,15 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--jobs", type=int, default=None)
     ap.add_argument("--db", default=None)
     ap.add_argument("--preset", default="gtx480")
+    ap.add_argument("--sms", type=int, default=None, help="SMs (default: the preset's); fewer SMs "
+                    "give the same launches more waves, which --sample waves needs to cut them")
     ap.add_argument("--only", default=None, help="comma-separated programs (default: all of PROGRAMS)")
     a = ap.parse_args(argv)
     names = only_programs(a.only, PROGRAMS)
-    runs = swept_runs("sampling-accuracy", points(a.preset, names), a.db, a.jobs,
+    if a.sms is not None and a.sms < 1:
+        print(f"--sms = {a.sms}: expected a count >= 1", file=sys.stderr)
+        return 2
+    runs = swept_runs("sampling-accuracy", points(a.preset, names, a.sms), a.db, a.jobs,
                       lambda p: p.overrides["sm.warp_sched"])
     rows, ok = table(runs)
     print("\n".join(rows))

@@ -47,3 +47,12 @@ def test_ranking_refuses_schemes_without_rr_or_unknown(schemes, capsys):
     assert sampling_ranking.main(["--schemes", schemes, "--db", "unused.db"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"--schemes = {schemes}:") and "\n" not in err
+
+
+def test_accuracy_points_take_the_sm_count_and_refuse_a_bad_one(capsys):
+    pts = sampling_accuracy.points("gtx480", ["kmeans"], sms=4)
+    assert len(pts) == len(sampling_accuracy.POLICIES) * (1 + len(sampling_accuracy.MODES))
+    assert all(p.overrides["sm.count"] == 4 for p in pts)
+    assert all("sm.count" not in p.overrides for p in sampling_accuracy.points("gtx480", ["kmeans"]))
+    assert sampling_accuracy.main(["--sms", "0", "--db", "unused.db"]) == 2
+    assert capsys.readouterr().err.strip() == "--sms = 0: expected a count >= 1"
