@@ -31,7 +31,7 @@ def points(sample: str, names: list[str] | None = None,
                   overrides={"sm.count": sms, **OVERRIDES[scheme]},
                   params={"scale": scale, "sample": mode, "memory": "hierarchy"})
             for name, (scale, sms) in PROGRAMS.items() if names is None or name in names
-            for mode in ("none", sample) for scheme in schemes or SCHEMES]
+            for scheme in schemes or SCHEMES for mode in ("none", sample)]   # a row per pair
 
 
 def table(runs: dict, sample: str) -> tuple[list[str], bool]:
