@@ -126,7 +126,7 @@ class Windows:
         if self.drift is None:
             return f"rate windows {shown} cycles per warp instruction: the last is not positive"
         return (f"rate windows {shown} cycles per warp instruction differ by "
-                f"{self.drift:.1%} > {tol:g}")
+                f"{self.drift:.1%} > {tol:.1%}")
 
 
 def windows(ends: list[tuple[int, int]], cut: Cut) -> Windows:
