@@ -1,12 +1,13 @@
-"""Thesis ch.5 ([THESIS §4]): workload-aware intra-core concurrent kernels. Pairs of the
+"""Thesis ch.5 ([THESIS ch. 5]): workload-aware intra-core concurrent kernels. Pairs of the
 compute micro-benchmark ``add_x_loops`` and the memory one ``stream_x_words`` (640 CTAs of 256
 threads each, Fig 5.3) on the Table 5.1 machine (``thesis_ch5``) with Fig 5.3's 64 warps per
 core, under three ``ck_dispatch`` kernel schedulers: left-over sequential (``ck_sequential``),
 interleaved (``ck_interleaved``: 4 + 4 CTAs per core while both have CTAs to issue, then the
-survivor's full occupancy) and spatial multitasking (``ck_baseline``, SM-granularity, [THESIS
-§4.9]'s [5]) as a baseline. SMK and Warped-Slicer are not built: §4.9 gives one line each.
+survivor's full occupancy) and spatial multitasking (``ck_baseline``, SM-granularity, the
+thesis's ref. [5], [THESIS ch. 5]) as a baseline. SMK and Warped-Slicer are not built: the thesis
+gives one line each.
 
-Table 5.2 metrics ([THESIS §4.7], sim/multiprog/concurrent.py): sequential = sum of the
+Table 5.2 metrics ([THESIS §5.5.1], sim/multiprog/concurrent.py): sequential = sum of the
 standalone runtimes, max speedup, achieved speedup, interleaved efficiency; also the achieved
 speedup over the measured left-over run. Compute-throughput (IPC / peak) and memory-bandwidth
 (DRAM bytes / peak) utilisation of each pair interleaved against its kernels alone (Figs
@@ -76,7 +77,7 @@ def _grid(name: str, pairs: list[str], alone: list[str], scale: float,
 FULL_PAIRS = [f"{add(a)}+{stream(s)}" for a, s in
               [(10, 1), (10, 3), (10, 4), (10, 8), (10, 16), (20, 3), (20, 16)]]
 FULL_ALONE = [add(x) for x in (5, 10, 15, 20)] + [stream(x) for x in (1, 2, 3, 4, 6, 8, 16)]
-# Rodinia-like pairs ([THESIS §4.1]'s saturating kernels, the Perf-Sat stand-ins of §2.8:
+# Rodinia-like pairs ([THESIS ch. 5]'s saturating kernels, the Perf-Sat stand-ins of §2.8:
 # pathfinder = C-weak, LUD = MEM, B+tree = C-strong), 180 CTAs each, at their optimal CTA counts
 RODINIA = ["perfsat_c_weak+perfsat_mem", "perfsat_c_strong+perfsat_mem",
            "perfsat_c_strong+perfsat_c_weak"]
@@ -289,7 +290,7 @@ CATALOGUE = _experiment(
     "concurrent-catalogue", "Thesis ch.5: workload-aware intra-core concurrent kernels "
     "(thesis_ch5, 64 warps; catalogue stand-ins)", GRID, QUICK, "Rodinia-like pairs", __doc__)
 
-# On the program suite: the suite's two ch.5 programs ([THESIS §4.1]'s saturating CFD and
+# On the program suite: the suite's two ch.5 programs ([THESIS ch. 5]'s saturating CFD and
 # Gaussian, INFO["papers"]["thesis_ch5"]) as a pair at their optimal CTA counts, beside the
 # add/stream pairs (§4.3's micro-benchmarks: the catalogue builds them as the thesis describes
 # them; the suite has no such programs). Each member's launches stay in order (one stream per
@@ -297,7 +298,7 @@ CATALOGUE = _experiment(
 PROGRAM_PAIRS = ["program:cfd@{c}+program:gaussian@{g}", "program:gaussian@{g}+program:cfd@{c}"]
 PROGRAM_QUICK = {"c": 0.0156, "g": 0.01}          # the programs' INFO quick scales
 PROGRAM_FULL = {"c": 0.0625, "g": 0.04}
-PROGRAM_DOC = """Thesis ch.5 ([THESIS §4]) on the program suite: CFD + Gaussian (both launch
+PROGRAM_DOC = """Thesis ch.5 ([THESIS ch. 5]) on the program suite: CFD + Gaussian (both launch
 orders) at each program's offline-optimal CTA count under left-over, interleaved and spatial
 ``ck_dispatch`` scheduling, and the add/stream pairs of the catalogue study (§4.3's
 micro-benchmarks, which the suite does not have as programs). Quick grid: CFD at scale 0.0156 and

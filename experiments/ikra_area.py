@@ -1,4 +1,4 @@
-"""IKRA CTA scheduler area ([IKRA §4]): flops, GE, µm² per policy, bits beside Yosys.
+"""IKRA CTA scheduler area ([IKRA]): flops, GE, µm² per policy, bits beside Yosys.
 
 Tables:
 1. per policy at C CUs, ID_W, QDEPTH (default 15, 32, 32): Yosys flops / GE / µm² (sky130hd) /
@@ -28,7 +28,7 @@ from gpusched.blocks import get_block
 from hdl.ikra.params import GRID_WIDTHS, POLICIES, IkraShape
 from synth.area import area
 
-PAPER_QUEUE_BYTES = 32 * 63 / 8          # 252 B per CU ([IKRA §4])
+PAPER_QUEUE_BYTES = 32 * 63 / 8          # 252 B per CU ([IKRA])
 
 
 def paper_bits_per_cu(policy: str, id_w: int, qdepth: int) -> int:

@@ -1,4 +1,4 @@
-"""ONAC vs Seq-Det vs all SMs ([THESIS §3]): the active-SM count each controller chooses against
+"""ONAC vs Seq-Det vs all SMs ([THESIS §4.4]): the active-SM count each controller chooses against
 the oracle, detection time, performance retained and energy saved, on the ``thesis`` preset.
 
 Workloads (sim/workload/catalogue.py): kernels mimicking the thesis's saturating, bandwidth-bound
@@ -286,7 +286,7 @@ def program_table(results: ResultSet) -> list[str]:
     """Per-kernel table: Table 4.4's type and known N_oracle beside ours."""
     r = programs.relabel(results)
     lines = ["### Table 4.4's kernels: ours per kernel", "",
-             "Paper: [THESIS §4.4] Table 4.4 types; N_oracle known for BP-K2 (12) and BT-K2 (31) "
+             "Paper: [THESIS Table 4.4] types; N_oracle known for BP-K2 (12) and BT-K2 (31) "
              "of 32 cores, per-kernel savings not given (only the type A mean, 20 % ONAC, 10 % "
              "Seq-Det). Ours: energy saving vs all SMs at static share 40 % on "
              f"{programs.REFERENCE}; perf. = all-SM cycles / controller cycles.", "",

@@ -1,4 +1,4 @@
-"""ONAC on the program suite ([THESIS §4.4], Table 4.4): which kernel of which program each Table
+"""ONAC on the program suite ([THESIS §4.4, Table 4.4]): which kernel of which program each Table
 4.4 label names, the grids and the per-kernel table (experiments/onac.py declares the
 experiment and its metrics; the cross-run analysis there reads these runs once each row's
 ``workload`` is the Table 4.4 label, ``relabel``).

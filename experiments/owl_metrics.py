@@ -1,6 +1,6 @@
 """What experiments/owl.py reports of each run, shared by the paper's two reproductions (the
-catalogue archetypes and the program suite): per-run metrics of [OWL §10] and the headline
-arithmetic (IPC ratios to a base scheme per workload, then a mean over workloads)."""
+catalogue archetypes and the program suite): per-run metrics of [OWL Table 2, §4.3, §5] and the
+headline arithmetic (IPC ratios to a base scheme per workload, then a mean over workloads)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Perf-Sat ([THESIS §2]): the per-SM CTA limit it detects against the oracle limit, its
+"""Perf-Sat ([THESIS §4.3]): the per-SM CTA limit it detects against the oracle limit, its
 accuracy, the core resources it saves and the performance it keeps, against the baseline's
 occupancy limit N_max (``max_occupancy``).
 
@@ -66,8 +66,8 @@ QUARTER_CHIP = {"sm.count": 4, "dram.channels": 3, "l2.slices": 3, "dram.bank_bi
 
 
 def n_max(workload: str, preset: str = "thesis") -> int:
-    """The baseline's occupancy limit of ``workload``'s kernel on ``preset`` ([GPGPU-Sim §1.5],
-    no small-grid clamp): the top of the oracle sweep."""
+    """The baseline's occupancy limit of ``workload``'s kernel on ``preset`` ([GPGPU-Sim
+    issue_block2core()], no small-grid clamp): the top of the oracle sweep."""
     from gpusched.config import get_preset
     from sim.cta import occupancy_limit
     from sim.workload.catalogue import get_workload

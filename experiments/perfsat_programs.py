@@ -1,4 +1,4 @@
-"""Perf-Sat on the program suite ([THESIS §4.3], Table 4.2): which kernel of which program each
+"""Perf-Sat on the program suite ([THESIS §4.3, Table 4.2]): which kernel of which program each
 Table 4.2 label names, the grids, the per-kernel table beside Table 4.2 and the headline rows
 (experiments/perfsat.py declares the experiment).
 
@@ -71,7 +71,8 @@ def paper_row(label: str) -> dict:
 
 
 def n_max(label: str, scale: float) -> int:
-    """The baseline occupancy limit of ``label``'s kernel on the M2090 ([GPGPU-Sim §1.5])."""
+    """The baseline occupancy limit of ``label``'s kernel on the M2090 ([GPGPU-Sim
+    issue_block2core()])."""
     from gpusched.config import resolve_config
     from sim.cta import occupancy_limit
     from sim.run import load_workload
@@ -193,7 +194,7 @@ def agreement(column: str, paper_key: str):
 def table42(results: ResultSet) -> list[str]:
     """Per-kernel table beside Table 4.2's Fermi columns."""
     lines = ["### Table 4.2 beside ours (Fermi, M2090: thesis preset, 16 SMs)", "",
-             "Paper: [THESIS §4.3] Table 4.2, Fermi Max / Opt / type; accuracy per Fig 4.5's "
+             "Paper: [THESIS Table 4.2], Fermi Max / Opt / type; accuracy per Fig 4.5's "
              "text is the paper's mean only (94.25 %). Ours: N_max = the baseline's occupancy "
              "limit, N_opt and type from the CTA-limit sweep (2 % rule, "
              "experiments/characterize.py), N̄_det = Perf-Sat's mean decision over (launch, SM).",

@@ -1,4 +1,4 @@
-"""Thesis ch.3 ([THESIS §1]): phase-aware warp scheduling against RR and GTO.
+"""Thesis ch.3 ([THESIS ch. 3]): phase-aware warp scheduling against RR and GTO.
 
 Every ch.3 kernel stand-in (Tables 3.2/3.3, ``sim/workload/catalogue.py``) runs on
 ``thesis_ch3`` (Table 3.1) with the full memory hierarchy under the single-level schedulers
@@ -43,7 +43,7 @@ RODINIA = ["bp_k1_like", "bp_k2_like", "btree_like", "heartwall_like", "km_like"
 SDK = ["dwt_like", "dxtc_like", "fwt_like", "hist_like", "mco_like"]
 KERNELS = RODINIA + SDK
 SINGLE = ["lrr", "gto", "phase"]
-TWO_LEVEL = ["tlrr", "tlgto", "tlphase", "tlphase_rr"]     # tlphase_rr: RR inside ([THESIS §9.1])
+TWO_LEVEL = ["tlrr", "tlgto", "tlphase", "tlphase_rr"]     # tlphase_rr: RR inside
 SCHEDULERS = SINGLE + TWO_LEVEL
 AXIS = "sm.warp_sched"
 LEVELS = {"single": ("gto", "lrr"), "two": ("tlgto", "tlrr")}
@@ -231,7 +231,7 @@ def _plots(x: str) -> list[Plot]:
             FigurePlot("cycles", "decomposition.png", draw=draw_decomposition,
                        title="Runtime decomposition per class, relative to RR's runtime",
                        caption="stacked: compute only, overlap, memory only, idle cycles per SM "
-                               "([THESIS §1.11]); mean over the class's kernels")]
+                               "([THESIS §3.5]); mean over the class's kernels")]
 
 
 # the stand-ins of sim/workload/catalogue.py (the reproduction before the program suite)

@@ -12,7 +12,7 @@ same slice; both use the full memory hierarchy. The runner kind ``socgpu`` (expe
 workload, seed and scale; cached per process) so each point carries its own speedup and
 energy ratio and the sweeps plot directly.
 
-- Baseline ([SOCGPU §5]): ``sm.issue = inorder_issue`` — 2-entry IB, head-only issue, RAW/WAW
+- Baseline ([SOCGPU baseline]): ``sm.issue = inorder_issue`` — 2-entry IB, head-only issue, RAW/WAW
   and WAR scoreboard held to write-back (unbounded, §6 item 10), dual issue, GTO, 64 warps, the
   same fetch and flush rule. ``gpgpusim`` is the model's default ``inorder`` stage (RAW/WAW only,
   no wrong-path fetch) for reference.

@@ -1,4 +1,4 @@
-"""Area table for SOCGPU vs the in-order baseline, one warp ([SOCGPU §4]).
+"""Area table for SOCGPU vs the in-order baseline, one warp ([SOCGPU area]).
 
     .venv/bin/python -m experiments.socgpu_area [--n 2,4,8,16,32,64] [--liberty sky130hd] [--json]
 

@@ -1,5 +1,5 @@
-"""CoreSampler: per-SM IPC sampling window and pause quiesce for ONAC / Seq-Det ([THESIS §3.3],
-§9.3, §10.4 item 6).
+"""CoreSampler: per-SM IPC sampling window and pause quiesce for ONAC / Seq-Det ([THESIS §4.4.2.3],
+with our choices where it is silent).
 
 Ports (twin: sim/blocks/core_sampler.py, same names and timing):
 

@@ -1,4 +1,5 @@
-"""Baseline per-warp issue block: 2-entry in-order IB + scoreboard CAMs ([SOCGPU §2.8, §5]).
+"""Baseline per-warp issue block: 2-entry in-order IB + scoreboard CAMs ([SOCGPU baseline]; the
+cycle contract is ours).
 
 Same insert, candidate, grant and flush ports as ``socgpu_issue`` (no rpc / unit_free: the head
 is always the oldest instruction). Write-back ports carry operand records instead of an index:

@@ -1,4 +1,4 @@
-"""Perf-Sat: per-SM detection of the CTA count that minimises stalled cycles ([THESIS §2.5-2.6]).
+"""Perf-Sat: per-SM detection of the CTA count that minimises stalled cycles ([THESIS §4.3.2.2]).
 
 Ports (twin: sim/blocks/perf_sat.py, same names and timing):
 
@@ -17,7 +17,7 @@ saturates at 2^period_bits − 1. Windows start immediately (§9.2: at the first
 right after each limit change) and are ``period`` cycles long; the stall accumulator sums
 ``stalls`` over a window (the last cycle included) and the FSM steps at the window's last cycle.
 
-FSM on a window's stall count ``cur`` ([THESIS §2.5] reconstructed pseudo-code, §9.2 choices):
+FSM on a window's stall count ``cur`` ([THESIS §4.3.2.2] reconstructed pseudo-code, §9.2 choices):
 INIT: prev ← cur, N ← N0 + 1, WI (N0 = ⌈N_max/2⌉; N_max = 1 stops at 1). Weak states without a
 direction need two agreeing samples (hist) before going strong; a disagreement flips WI↔WD with
 hist ← 0 (the symmetric reading), and the 4th such flip stops at N0 + 1. A strong state steps N
@@ -37,7 +37,7 @@ from hdl.params.perf_sat import PerfSatState, check_params, ports  # noqa: F401
 
 
 class PerfSatCtrl(wiring.Component):
-    """Per-SM Perf-Sat controller. Widths default to [THESIS §2.6] [S]: N 5 b, One_TB 24 b,
+    """Per-SM Perf-Sat controller. Widths default to [THESIS §4.3] [S]: N 5 b, One_TB 24 b,
     period 28 b, stall counter and prev 32 b, toggle counters 3 b."""
 
     def __init__(self, n_bits: int = 5, tb_bits: int = 24, period_bits: int = 28,

@@ -1,4 +1,5 @@
-"""Seq-Det: the one-SM-at-a-time baseline detector in the SWM ([THESIS §3.4, §9.3]).
+"""Seq-Det: the one-SM-at-a-time baseline detector in the SWM ([THESIS §4.4], with our choices where
+it is silent).
 
 Same ports, handshakes, CST and drain / gating as ONAC (hdl/onac_parts/swm.py). After the
 all-cores sample it samples at M-1, M-2, ... and stops at the first sample below the threshold

@@ -1,4 +1,5 @@
-"""SOCGPU per-warp issue block: N-entry IB + dependence matrix ([SOCGPU §2, §2.5, §2.8]).
+"""SOCGPU per-warp issue block: N-entry IB + dependence matrix ([SOCGPU instruction buffer,
+dependence matrix]; the cycle contract is ours).
 
 One instance per warp slot. Ports (widths from ``IssueParams.ports()``; arrays are packed, element
 k at bits [k*w, (k+1)*w), see ``hdl/socgpu/__init__.py``):

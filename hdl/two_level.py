@@ -1,5 +1,6 @@
-"""GPGPU-Sim's two-level active warp scheduler, inner LRR / outer SRR ([GPGPU-Sim §1.3]), on the
-warp-scheduler port (hdl/params/warp_sched.py; twin: sim/blocks/two_level.py).
+"""GPGPU-Sim's two-level active warp scheduler, inner LRR / outer SRR ([GPGPU-Sim
+two_level_active_scheduler]), on the warp-scheduler port (hdl/params/warp_sched.py; twin:
+sim/blocks/two_level.py).
 
 State: ``order``, a permutation of the W slots; its first N entries are the active list (in
 order), the rest the pending FIFO (front first). Start-up: slots in order (the N lowest active).

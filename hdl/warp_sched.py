@@ -1,4 +1,4 @@
-"""LRR, GTO and oldest-first warp arbiters of one sub-core ([GPGPU-Sim §1.1-§1.2]), on the
+"""LRR, GTO and oldest-first warp arbiters of one sub-core ([GPGPU-Sim shader.cc]), on the
 warp-scheduler port (hdl/params/warp_sched.py; the twin: sim/blocks/warp_sched.py).
 
 They read ``ready`` and ``launch`` only. State and policy rules:
@@ -10,7 +10,7 @@ They read ``ready`` and ``launch`` only. State and policy rules:
 - GTO: the greedy slot ``last`` first (initially slot 0), then the oldest ready slot.
 - ``old``: the oldest ready slot (GTO's age order without the greedy entry, §1.1).
 - Age is a full age matrix, one W-bit row per slot naming the slots older than it (W(W-1)
-  flops, the AGE[N][N] convention of [SOCGPU §2.2]); it starts as "lower slot is older".
+  flops, the AGE[N][N] convention of our SOCGPU blocks); it starts as "lower slot is older".
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Block entry: baseline in-order issue with scoreboard CAMs ([SOCGPU §2.8, §5])."""
+"""Block entry: baseline in-order issue with scoreboard CAMs ([SOCGPU baseline]; the cycle contract
+is ours)."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ def spec() -> BlockSpec:
     return BlockSpec(
         name="perf_sat",
         doc="Perf-Sat per-SM CTA-limit controller: stalled-cycle FSM INIT/WI/SI/WD/SD/DONE "
-            "([THESIS §2.5-2.6, §9.2])",
+            "([THESIS §4.3.2.2], with our choices where it is silent)",
         params=PARAMS,
         make_rtl=lambda p: PerfSatCtrl(*args(p)),
         make_twin=lambda p: PerfSatTwin(*args(p)),

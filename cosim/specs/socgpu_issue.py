@@ -1,4 +1,5 @@
-"""Block entry: SOCGPU per-warp issue block, IB + dependence matrix ([SOCGPU §2, §4])."""
+"""Block entry: SOCGPU per-warp issue block, IB + dependence matrix ([SOCGPU instruction buffer,
+dependence matrix, area])."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Stimulus and per-cycle property checker for ``socgpu_issue`` ([SOCGPU §2.5, §8]).
+"""Stimulus and per-cycle property checker for ``socgpu_issue`` (our cycle contract and our test
+plan for [SOCGPU]).
 
 ``SocgpuStimulus`` plays fetch/decode, the sub-core picker and the pipeline around one warp's
 block. It keeps its own twin (the shadow) so it sees this cycle's candidates before deciding the

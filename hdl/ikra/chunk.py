@@ -1,4 +1,4 @@
-"""Chunk units ([IKRA §2.2, §2.3]): the §2.2 chunk formula and the C / R / F policies.
+"""Chunk units ([IKRA Chunk]): the §2.2 chunk formula and the C / R / F policies.
 
 C, R and F recompute every CU's chunk at every launch, so a CU keeps only ``[lo, hi)`` and walks
 one end of it: ``lo`` up when ascending, ``hi`` down when descending (F in odd launches). That is

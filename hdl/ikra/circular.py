@@ -1,4 +1,5 @@
-"""Circular-order helpers over the P CUs ([IKRA §2.5]: G's pointer, C's last_cu, ranks)."""
+"""Circular-order helpers over the P CUs (our cycle contract for [IKRA]: G's pointer, C's last_cu,
+ranks)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Steal fabric ([IKRA §2.4] step 2, §2.5): victim choice and per-region arbitration.
+"""Steal fabric ([IKRA Steal] step 2, §2.5): victim choice and per-region arbitration.
 
 Each thief scans a constant permutation of the availability flags: the queues of its victims in
 its victim order, then their chunks (all queues before any chunk). A first-one picks one region.

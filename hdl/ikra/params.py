@@ -1,4 +1,4 @@
-"""Parameters, port table and small pure functions shared by the RTL and the twin ([IKRA §2]).
+"""Parameters, port table and small pure functions shared by the RTL and the twin ([IKRA]).
 
 Everything here is plain Python so the twin (sim/blocks/cta_sched.py) and the RTL derive port
 widths, the victim order and the §2.2 chunk formula from one place.

@@ -1,4 +1,4 @@
-"""G unit (policy ``rr``, [IKRA §2.3, §2.5, §5]): GPGPU-Sim-style round-robin dispatch.
+"""G unit (policy ``rr``, our cycle contract for [IKRA]): GPGPU-Sim-style round-robin dispatch.
 
 One global counter ``next_tb``; CUs with ``slot_free`` are ranked in circular order from the
 pointer (successor of ``last_cu``), CU i is offered ``next_tb + rank_i`` if that is < N. The offer

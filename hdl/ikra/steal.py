@@ -1,4 +1,4 @@
-"""Steal unit (policy ``steal``, [IKRA §2.4]): P ``StealCu`` + the fabric + launch bookkeeping.
+"""Steal unit (policy ``steal``, [IKRA Steal]): P ``StealCu`` + the fabric + launch bookkeeping.
 
 At the handshake: reinit = first kernel since reset, or any CU's overflow flag, or grid dims ≠
 previous dims (§2.4). Set-up cycle 1 re-chunks (s = 0) and empties the queues if reinit; set-up

@@ -1,4 +1,4 @@
-"""Per-CU state of Steal ([IKRA §2.4]): persistent chunk, cursor, steal queue, stolen TB.
+"""Per-CU state of Steal ([IKRA Steal]): persistent chunk, cursor, steal queue, stolen TB.
 
 Walking convention: phase 0 walks up (``[cur, hi)`` and ``[q_cur, q_hi)`` undispatched), phase 1
 walks down (``[lo, cur)`` and ``[q_lo, q_cur)``). Queue pointers are log2 QDEPTH + 1 bits and

@@ -1,6 +1,6 @@
 """Detection skeleton shared by the SM Work Manager (SWM) detectors ONAC and Seq-Det.
 
-The SWM runs the active-core detection of [THESIS §3.3] against M SMs. Everything except the
+The SWM runs the active-core detection of [THESIS §4.4.2.3] against M SMs. Everything except the
 choice of the next core count is common to ONAC (secant estimates) and Seq-Det (one core fewer
 per sample), so it lives here; a subclass fills in DECIDE (and may add states).
 

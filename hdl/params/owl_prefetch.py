@@ -18,11 +18,12 @@ Choices beyond the spec (the RTL and the twin follow them alike):
   conflicting demand through.
 - C = HIGHER when ``q_len`` < ⌊avg⌋, else LOWER, re-evaluated every cycle (§7.4 [S]).
 - avg: 7 integer + 4 fraction bits, ``avg += ((min(q,127) << 4) − avg) >> 4`` (arithmetic
-  shift, α = 1/16, [OWL A11]) on cycles with ``tick`` = 1 (one sample per command slot, not per
-  re-look). The spec's 7-bit register keeps only the integer part, which would stick when
+  shift, α = 1/16, our choice where [OWL §4.4] is silent) on cycles with ``tick`` = 1 (one sample
+  per command slot, not per re-look). The spec's 7-bit register keeps only the integer part, which
+  would stick when
   |q − avg| < 16; the 4 fraction bits avoid that.
 - Several banks eligible: the lowest bank index gets the proposal; inside a bank the lowest
-  unfetched column (scan from column 0, [OWL §7.3] [S]).
+  unfetched column (scan from column 0, [OWL §4.4] [S]).
 - Scheme A never holds a row; scheme B holds it while pf_count < C (row-hold), then behaves as A.
 """
 
@@ -33,7 +34,7 @@ from dataclasses import dataclass
 from . import Param, Ports, port
 
 AVG_FRAC = 4            # fraction bits of the running average
-Q_MAX = 127             # q_len saturates here (7 bits, [OWL §8])
+Q_MAX = 127             # q_len saturates here (7 bits, [OWL §4.5])
 
 
 def _pow2(v: int) -> bool:
@@ -103,7 +104,7 @@ class PrefetchShape:
                 "avg_pending": self.avg_w}
 
     def paper_bits(self) -> int:
-        """[OWL §8]: 1 bit per line of each bank's open row (128 per MC at 4 × 32)."""
+        """[OWL §4.5]: 1 bit per line of each bank's open row (128 per MC at 4 × 32)."""
         return self.BANKS * self.LINES
 
 

@@ -1,5 +1,5 @@
-"""SM Work Manager detectors ONAC and Seq-Det ([THESIS §3.2-3.4, §9.3]): states, parameters,
-derived widths and ports, shared by both detectors' RTL and twins."""
+"""SM Work Manager detectors ONAC and Seq-Det ([THESIS §4.4], with our choices where it is silent):
+states, parameters, derived widths and ports, shared by both detectors' RTL and twins."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from enum import IntEnum
 
 from . import Param, Ports, port
 
-THR_NUM, THR_SHIFT = 251, 8          # IPC_threshold = IPC_all * 251/256 ≈ 0.98 ([THESIS §9.3])
+THR_NUM, THR_SHIFT = 251, 8          # IPC_threshold = IPC_all * 251/256 ≈ 0.98
 
 
 class SwmState(IntEnum):

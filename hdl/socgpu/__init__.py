@@ -1,4 +1,5 @@
-"""Shared pieces of the SOCGPU issue block ([SOCGPU §2]): parameters, operand records, ports.
+"""Shared pieces of the SOCGPU issue block ([SOCGPU instruction buffer, dependence matrix]):
+parameters, operand records, ports.
 
 The RTL (``hdl.socgpu_issue``), the baseline (``hdl.inorder_issue``) and their twins import the
 parameter checks and the flat-port packing from here, so both sides agree on every bit position.

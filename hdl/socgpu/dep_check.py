@@ -1,4 +1,4 @@
-"""Insert-time dependence check ([SOCGPU §2.3], sub-block ``dep_check``).
+"""Insert-time dependence check ([SOCGPU dependence matrix], sub-block ``dep_check``).
 
 For an instruction A presented on an insert port, bit j of its dependence vector is
 

@@ -1,5 +1,6 @@
-"""Registered state of one warp's instruction buffer ([SOCGPU §2.2], sub-block ``ib_state``)
-plus the dependence-matrix rows (``dep_matrix``) and the age matrix.
+"""Registered state of one warp's instruction buffer ([SOCGPU instruction buffer, dependence
+matrix], sub-block ``ib_state``) plus the dependence-matrix rows (``dep_matrix``) and the age
+matrix.
 
 Per entry: pc, npc, src/dst records, unit, rdy_cnt (most/least-ready policies only). Vectors of
 one bit per entry: valid, issued, serial. DM and AGE store N-1 bits per row (the diagonal is

@@ -1,4 +1,4 @@
-"""Readiness of IB entries ([SOCGPU §2.4], sub-block ``ready_logic``).
+"""Readiness of IB entries ([SOCGPU local policy], sub-block ``ready_logic``).
 
     oldest[i] = pending[i] ∧ ¬∃j: pending[j] ∧ AGE[j][i]          pending = valid ∧ ¬issued
     ready[i]  = pending[i] ∧ ¬busy[i] ∧ (¬(rpc_valid ∧ npc[i] ≥ rpc) ∨ oldest[i])

@@ -1,4 +1,4 @@
-"""Local selection policies of one warp's IB ([SOCGPU §2.4], sub-block ``select``).
+"""Local selection policies of one warp's IB ([SOCGPU local policy], sub-block ``select``).
 
 Each function returns the one-hot pick among an N-bit candidate vector (0 if none); all are
 written as a few wide vector operations per level so the simulator stays fast and synthesis sees

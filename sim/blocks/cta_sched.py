@@ -7,9 +7,10 @@ Two ways in:
   list of ``(cu, tb_id, src)`` transfers of this cycle out; ``launch_ready``, ``kernel_done``,
   ``running`` and ``nowork(cu)`` can be read between cycles. Same state, same timing.
 
-Choices ([IKRA §2.5, §6]) are those documented in ``hdl/cta_sched.py``. The divider is not
-simulated bit by bit: base and rem appear at set-up cycle 1, as in the RTL. Per-event counters
-(``stats``) feed §7.1's scheduler statistics and the property checks.
+Our cycle contract and our choices where [IKRA] is silent are those documented in
+``hdl/cta_sched.py``. The divider is not simulated bit by bit: base and rem appear at set-up cycle
+1, as in the RTL. Per-event counters (``stats``) feed §7.1's scheduler statistics and the property
+checks.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Twin of ``hdl.inorder_issue.InorderIssue``: in-order 2-entry IB + scoreboard ([SOCGPU §2.8]).
+"""Twin of ``hdl.inorder_issue.InorderIssue``: in-order 2-entry IB + scoreboard (our cycle contract
+for [SOCGPU]).
 
 The scoreboard tables are multisets of (reg, size) records (which CAM entry holds a record does
 not change any output). ``sb_write`` / ``sb_read`` may be ``None``: unbounded tables, the

@@ -1,5 +1,5 @@
-"""Twin of the ``kernel_sched`` controller ([SRTF §2.5-§2.8]): which kernel each SM may take
-blocks of, for the policies ``fifo``, ``mpmax``, ``srtf``, ``adaptive`` and ``srtf_zero``.
+"""Twin of the ``kernel_sched`` controller ([SRTF FIFO, MPMax, SRTF/Adaptive]): which kernel each SM
+may take blocks of, for the policies ``fifo``, ``mpmax``, ``srtf``, ``adaptive`` and ``srtf_zero``.
 
 Method-level API (the GPU model's kernel scheduler, sim/policies/srtf.py, calls it on events):
 
@@ -13,12 +13,12 @@ Method-level API (the GPU model's kernel scheduler, sim/policies/srtf.py, calls 
 - ``commands``: predictor commands to broadcast, (kind, k, total, res, t), drained by the caller.
 
 Each event is applied in full before the next (the spec's in-cycle order: kernel end, arrival,
-one predictor update, sampling start). Choices ([SRTF §6] defaults): snapshot = the latest record
-of a kernel from any SM; strict ``<`` with hysteresis h (ties keep the incumbent); the waiting
-list stays in arrival order (a switched-out kernel goes back to its arrival position); a sample is
-decided at its first record from the sampling SM once ``run`` has a prediction too; a sample
-that becomes ``run`` (``run`` ended and next() is the sampled kernel) ends without a decision,
-since [SRTF §2.7] compares a waiting sample against ``run`` (another may start); tail back-fill
+one predictor update, sampling start). Our choices where [SRTF] is silent: snapshot = the latest
+record of a kernel from any SM; strict ``<`` with hysteresis h (ties keep the incumbent); the
+waiting list stays in arrival order (a switched-out kernel goes back to its arrival position); a
+sample is decided at its first record from the sampling SM once ``run`` has a prediction too; a
+sample that becomes ``run`` (``run`` ended and next() is the sampled kernel) ends without a
+decision, since [SRTF] compares a waiting sample against ``run`` (another may start); tail back-fill
 of ``next()`` once ``run`` has nothing left to dispatch.
 
 Zero-sampling SRTF (§2.9, ``srtf_zero``): SRTF without a sampling phase; ``arrive`` takes the
@@ -48,7 +48,7 @@ SRTF_LIKE = ("srtf", "adaptive", "srtf_zero")
 
 @dataclass
 class Snapshot:
-    """G[k]: the latest predictor record of kernel k ([SRTF §2.7])."""
+    """G[k]: the latest predictor record of kernel k ([SRTF])."""
     rem: int
     pred: int
     t: int
@@ -61,7 +61,7 @@ class KernelSchedTwin:
     def __init__(self, K: int, n_sm: int, policy: str, limits: tuple[int, ...] = (),
                  hysteresis: float = 0.0, backfill: bool = True, sample_sm: int | None = 0,
                  share_cap: int = 3, sample_size: int = 1):
-        """Knobs ([SRTF §3]): ``sample_sm`` None = the first SM with a free slot once a sample
+        """Knobs ([SRTF]): ``sample_sm`` None = the first SM with a free slot once a sample
         starts (the caller binds it with ``bind_sample_sm``); ``sample_size``: records of the
         sample from its SM before the decision."""
         if policy not in POLICIES:
@@ -172,7 +172,7 @@ class KernelSchedTwin:
     # -- the decisions (mutants override ``better``) ---------------------------------------------
     @staticmethod
     def better(rem: float, incumbent: float) -> bool:
-        """Strict: a tie keeps the incumbent ([SRTF §6] item 7)."""
+        """Strict: a tie keeps the incumbent (our choice where [SRTF] is silent)."""
         return rem < incumbent
 
     def waiting(self) -> list[int]:

@@ -1,5 +1,5 @@
 """Twin of ``hdl.owl_prefetch.OwlPrefetch``: the opportunistic prefetch engine of one memory
-controller ([OWL §7.3–§7.6]; ports, cycle semantics and choices in hdl/params/owl_prefetch.py).
+controller ([OWL §4.4]; ports, cycle semantics and choices in hdl/params/owl_prefetch.py).
 
 ``step(**inputs)`` applies the reported command, returns this cycle's outputs and then applies
 the clock edge, exactly as the RTL does. The GPU model (sim/memory/prefetch.py) drives one

@@ -1,4 +1,4 @@
-"""Twin of ``hdl.perf_sat.PerfSatCtrl``: per-SM Perf-Sat CTA-limit detection ([THESIS §2.5]).
+"""Twin of ``hdl.perf_sat.PerfSatCtrl``: per-SM Perf-Sat CTA-limit detection ([THESIS §4.3.2.2]).
 
 Same ports, widths and cycle timing as the RTL (protocol in hdl/perf_sat.py). All outputs are
 registers, so ``step`` returns the current registers and then applies the clock edge.

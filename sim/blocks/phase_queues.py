@@ -1,4 +1,4 @@
-"""Twin of ``hdl.phase_queues.TwoLevelQueues``: the two-level scheduler of [THESIS §1.8] with a
+"""Twin of ``hdl.phase_queues.TwoLevelQueues``: the two-level scheduler of [THESIS §3.4.2.2] with a
 ready queue (the fetch group), an active queue and a pending queue; the active queue's sort key
 is the policy (tlrr: insertion order, FIFO; tlgto: launch age; tlphase: the length of the phase
 the warp resumes in, ties by age, §9.1). Same port timing; the rules are the RTL's:

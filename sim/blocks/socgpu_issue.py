@@ -1,4 +1,5 @@
-"""Twin of ``hdl.socgpu_issue.SocgpuIssue``: same ports, same cycle behaviour ([SOCGPU §2]).
+"""Twin of ``hdl.socgpu_issue.SocgpuIssue``: same ports, same cycle behaviour ([SOCGPU instruction
+buffer, dependence matrix]).
 
 Two ways to drive it:
 

@@ -1,5 +1,5 @@
-"""Twin of ``hdl.srtf_pred.SrtfPred``: one SM's Simple Slicing runtime predictor ([SRTF §2.3],
-§2.10; choices in hdl/params/srtf_pred.py).
+"""Twin of ``hdl.srtf_pred.SrtfPred``: one SM's Simple Slicing runtime predictor ([SRTF Simple
+Slicing], §2.10; choices in hdl/params/srtf_pred.py).
 
 Same ports, widths and cycle timing as the RTL. ``step(**inputs)`` returns this cycle's outputs
 (all registers, ``ctl_ready`` decoded from registers) and then applies the clock edge;
@@ -172,7 +172,7 @@ class SrtfPredTwin:
 
 
 class SrtfPredFixedR(SrtfPredTwin):
-    """The document's Resident ([SRTF §3] variant): Eq. 2 divides by R_k whatever the cap."""
+    """The document's Resident ([SRTF] variant): Eq. 2 divides by R_k whatever the cap."""
 
     def divisor(self, k: int) -> int:
         return self.rmax[k]

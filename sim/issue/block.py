@@ -1,5 +1,6 @@
 """Fast per-warp SOCGPU issue block for the GPU model: the semantics of the twin
-``sim.blocks.socgpu_issue.SocgpuIssueTwin`` ([SOCGPU §2.3–§2.6]), built for speed.
+``sim.blocks.socgpu_issue.SocgpuIssueTwin`` ([SOCGPU dependence matrix, local policy, dual issue]),
+built for speed.
 
 Operands are register bitmasks (``dmask`` destinations, ``umask`` destinations | sources; an
 aligned pair/quad record covers 2/4 bits, so masks intersect exactly when the §2.2 records

@@ -1,4 +1,5 @@
-"""Model instructions as SOCGPU issue-block entries ([SOCGPU §2.2, §2.7, §6] item 14).
+"""Model instructions as SOCGPU issue-block entries ([SOCGPU instruction
+buffer, dependence matrix]; which opcodes are serial is our choice).
 
 - Registers: one §2.2 record per register (size code 0; the model's operands are 32-bit), RZ
   (255) and PT (263) dropped as the decoder would; the guard predicate is a source.

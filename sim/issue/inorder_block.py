@@ -1,6 +1,6 @@
 """The SOCGPU paper's baseline issue block for the GPU model: the semantics of
-``sim.blocks.inorder_issue.InorderIssueTwin`` with unbounded scoreboards ([SOCGPU §2.8],
-§5, §6 item 10), behind the same model API as ``FastSocgpuIssue``.
+``sim.blocks.inorder_issue.InorderIssueTwin`` with unbounded scoreboards (our cycle contract for
+[SOCGPU], §5, §6 item 10), behind the same model API as ``FastSocgpuIssue``.
 
 2-entry FIFO, only the head may issue, entries freed at issue, ``ins_ready`` = buffer empty;
 a scoreboard of pending destinations (RAW/WAW) and of pending sources (WAR), set at issue and

@@ -1,4 +1,5 @@
-"""SOCGPU issue stage in the GPU model ([SOCGPU §2]): per-warp IB + dependence matrix.
+"""SOCGPU issue stage in the GPU model ([SOCGPU instruction buffer, dependence matrix]): per-warp IB
++ dependence matrix.
 
 Each warp owns one issue block (``FastSocgpuIssue`` by default; any object with its model API,
 e.g. the twin behind ``TwinBlock`` in the tests). The sub-core's warp arbiter (GTO/LRR twin) is

@@ -1,4 +1,4 @@
-"""Per-warp model state and fetch of the SOCGPU glue (``sim.issue.socgpu``; [SOCGPU §2.7],
+"""Per-warp model state and fetch of the SOCGPU glue (``sim.issue.socgpu``; [SOCGPU],
 §3, §6 item 3): ``WarpIssue`` (block, fetch position, fetch in flight, pending barrier,
 write-back port use), ``SocgpuFetch`` (round-robin fetch of one SM) and ``MemReq`` (what
 ``SM.memory_op`` reads).

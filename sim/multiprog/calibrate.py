@@ -1,5 +1,5 @@
 """Calibrating the block-level timing mode on the cycle-level model, and checking it there
-([SRTF §6] item 21, §7.3).
+(our choice where [SRTF] is silent).
 
 ``measure(name)``: cycle-level runs of an ERCBench-like kernel alone — one block per SM (t(1)),
 one full wave of R blocks per SM (t(R) and the per-block spread) and the whole grid — at a

@@ -1,4 +1,4 @@
-"""IKRA CTA schedulers ([IKRA §2.3–§2.5]) in the GPU model: the ``cta_sched`` block at the
+"""IKRA CTA schedulers ([IKRA Steal]) in the GPU model: the ``cta_sched`` block at the
 CTA-scheduler point.
 
 ``IkraCtaScheduler(cfg, policy=..., qdepth=32, id_w=32)`` drives the block through its ports
@@ -46,7 +46,7 @@ SRC_NAMES = ("chunk", "queue", "stolen_queue", "stolen_chunk")   # tb_src encodi
 
 
 class IkraCtaScheduler(Policy):
-    """G / C / R / F / S CTA scheduler of [IKRA §2.3] driven cycle by cycle (see module doc)."""
+    """G / C / R / F / S CTA scheduler of [IKRA] driven cycle by cycle (see module doc)."""
 
     per_cycle = True
     default_policy = "steal"
@@ -277,7 +277,7 @@ def ikra_scheduler_class(policy: str) -> type[IkraCtaScheduler]:
         raise ValueError(f"IKRA policy {policy!r}: allowed: {', '.join(IKRA_POLICIES)}")
     name = f"Ikra{policy.capitalize()}CtaScheduler"
     return type(name, (IkraCtaScheduler,), {"default_policy": policy, "__doc__":
-                                            f"IKRA `{policy}` CTA scheduler ([IKRA §2.3])."})
+                                            f"IKRA `{policy}` CTA scheduler ([IKRA])."})
 
 
 IKRA_CTA_SCHEDULERS: dict[str, type[IkraCtaScheduler]] = {

@@ -1,5 +1,5 @@
 """ONAC / Seq-Det active-SM controller: the SWM detector twin plus one CoreSampler twin per SM,
-stepped every cycle and wired to the GPU's pause / resume / gate services ([THESIS §3.2–3.4],
+stepped every cycle and wired to the GPU's pause / resume / gate services ([THESIS §4.4],
 §9.3; port protocols in hdl/onac_parts/swm.py and hdl/core_sampler.py).
 
 Wiring, per cycle ``now`` (after the SMs ran, so the SMs' signals are those of cycle ``now``):
@@ -285,7 +285,7 @@ class OnacController(Policy):
 
 
 class SeqDetController(OnacController):
-    """Seq-Det ([THESIS §3.4]): the one-SM-at-a-time baseline with ONAC's handshakes."""
+    """Seq-Det ([THESIS §4.4]): the one-SM-at-a-time baseline with ONAC's handshakes."""
 
     def __init__(self, cfg, waves: int = 4, skip_waves: int = 1, count_bits: int = 24):
         super().__init__(cfg, mode="seq_det", waves=waves, skip_waves=skip_waves,

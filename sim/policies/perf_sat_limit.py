@@ -1,5 +1,5 @@
 """Perf-Sat CTA-count limit: one ``PerfSatTwin`` per SM, stepped every cycle while detecting
-([THESIS §2.4–2.6, §9.2]; port protocol in hdl/perf_sat.py).
+([THESIS §4.3.2], with our choices where it is silent; port protocol in hdl/perf_sat.py).
 
 Wiring of SM i's twin, per cycle ``now`` (after the SMs ran):
 
@@ -28,7 +28,7 @@ from sim.blocks.perf_sat import PerfSatTwin
 from sim.policies.base import Policy
 from sim.stats import SLOT_MEMORY, SLOT_SCOREBOARD, SLOT_UNIT_BUSY
 
-N_BITS = 5                                # [THESIS §2.6]: N is 5 bits
+N_BITS = 5                                # [THESIS §4.3]: N is 5 bits
 
 
 class PerfSatLimit(Policy):
@@ -140,7 +140,7 @@ class PerfSatPort:
     """One SM's ``perf_sat`` block through its ports (hdl/params/perf_sat.py): ``limit`` and
     ``is_done`` are the registered ``cta_limit`` / ``done`` after the last edge; ``n_max`` is
     what the last ``kernel_start`` gave; ``periods``, the sample windows used, is the number of
-    cycles spent in the windowed states over the window length One_TB × N_max ([THESIS §2.5]),
+    cycles spent in the windowed states over the window length One_TB × N_max ([THESIS §4.3.2.2]),
     One_TB being the cycles from the kernel's start to its first CTA completion (both capped at
     the counters' widths)."""
 

@@ -1,4 +1,4 @@
-"""The eight ERCBench-like kernels of the SRTF study ([SRTF §7.2–§7.3]), one kernel each.
+"""The eight ERCBench-like kernels of the SRTF study ([SRTF ERCBench]), one kernel each.
 
 Each kernel has a record (``ERCB``): the table's geometry (threads per block, blocks, the
 residency R it must reach on ``gtx480``), the standalone cycles and mean block time the
@@ -35,7 +35,7 @@ CYCLES_PER_TRIP = 19     # rough cycles of one loop iteration per resident warp 
 
 @dataclass(frozen=True)
 class ErcbRecord:
-    """One row of [SRTF §7.2] plus the §7.3 knobs."""
+    """One row of [SRTF ERCBench] plus the §7.3 knobs."""
     name: str                 # catalogue / kernel name
     mimics: str               # "AES-d (aesDecrypt128)"
     R: int                    # residency on gtx480
@@ -118,6 +118,6 @@ def catalogue_entries() -> dict[str, tuple]:
     for r in _RECORDS:
         traits = (f"R={r.R}, {r.threads} threads × {r.blocks} blocks, block time {r.block_time:,} "
                   f"cycles (%RSD {r.rsd}), {r.character}")
-        out[r.name] = (f"ERCBench {r.mimics} ([SRTF §7.2])", traits,
+        out[r.name] = (f"ERCBench {r.mimics} ([SRTF ERCBench])", traits,
                        (lambda n: lambda c: build(n, c))(r.name))
     return out

@@ -1,4 +1,4 @@
-"""Phase analysis of a kernel's static code ([THESIS §1.2-§1.4], choices §9.1).
+"""Phase analysis of a kernel's static code ([THESIS §3.3.1–§3.4.2.1], choices §9.1).
 
 The pass sees a kernel as the compiler would: its static instructions in PC order. They are
 read *by PC* from the kernel's warp streams, so catalogue programs and Accel-Sim traces go
@@ -11,8 +11,9 @@ Forward pass (§1.4): every basic block starts a new phase; inside a block, the 
 instruction that reads a register written by a long-latency instruction *of the current phase*
 starts a new one (and clears the set). Long-latency instructions (footnote 1): loads, stores,
 branches, barriers; only loads (LDG, ATOM) write registers, so only they fill the set. Shared-
-memory loads are not long-latency here (the GPU model's long-op check of [GPGPU-Sim §1.3] and
-the two-level demotion trigger of §9.1 count global loads and atomics only).
+memory loads are not long-latency here (the GPU model's long-op check of [GPGPU-Sim
+two_level_active_scheduler] and the two-level demotion trigger of §9.1 count global loads and
+atomics only).
 
 Backward pass: the phase distance of an instruction is the summed cost from it to the end of
 its phase; the phase length is the distance of its first instruction.

@@ -1,7 +1,7 @@
-"""SOCGPU suite ([SOCGPU §7]): synthetic stand-ins for the paper's 14 Rodinia 3.1 and 8 DeepBench
+"""SOCGPU suite ([SOCGPU]): synthetic stand-ins for the paper's 14 Rodinia 3.1 and 8 DeepBench
 applications, one entry per application type, built from the §7 generator knobs.
 
-What separates the two groups ([SOCGPU §7] "traits to reproduce", our sizes and values):
+What separates the two groups ([SOCGPU] "traits to reproduce", our sizes and values):
 
 - DeepBench (``sg_gemm_*``, ``sg_conv_*``, ``sg_lstm_*``, ``sg_gru_*``): long unrolled FFMA/LDS
   blocks with one loop branch per 100+ instructions and a BAR per tile (< 2 % serial), heavy

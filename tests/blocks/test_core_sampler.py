@@ -1,5 +1,5 @@
 """CoreSampler (hdl/core_sampler.py vs sim/blocks/core_sampler.py): lockstep, window length,
-and the pause property (never acknowledged with instructions in flight, [THESIS §3.3])."""
+and the pause property (never acknowledged with instructions in flight, [THESIS §4.4.2.3])."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""cta_sched ([IKRA §2, §8]): directed cases on RTL and twin, RTL-vs-twin lockstep in the
+"""cta_sched (our test plan for [IKRA]): directed cases on RTL and twin, RTL-vs-twin lockstep in the
 Amaranth simulator with the property checker on the RTL's outputs, and twin property runs."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""cta_sched area ([IKRA §4]): Yosys flop counts against the register fields of the design."""
+"""cta_sched area ([IKRA]): Yosys flop counts against the register fields of the design."""
 
 from __future__ import annotations
 

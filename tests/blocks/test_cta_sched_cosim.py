@@ -1,4 +1,5 @@
-"""cta_sched RTL (Verilog from Amaranth) vs twin under cocotb + Verilator ([IKRA §8]).
+"""cta_sched RTL (Verilog from Amaranth) vs twin under cocotb + Verilator (our test plan for
+[IKRA]).
 
 The twin runs with ``check=1``: the §8 property checker sees every cycle's outputs, which the
 lockstep compare has just found equal to the RTL's. The default suite keeps one short run (the

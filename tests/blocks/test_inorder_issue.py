@@ -1,5 +1,5 @@
-"""inorder_issue (baseline, [SOCGPU §2.8, §5]): lockstep, reference scoreboard, CAM room,
-storage."""
+"""inorder_issue (baseline, [SOCGPU baseline] (cycle contract ours)): lockstep, reference
+scoreboard, CAM room, storage."""
 
 from __future__ import annotations
 

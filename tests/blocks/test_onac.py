@@ -19,9 +19,9 @@ from hdl.params.swm import SwmState
 from sim.blocks.onac import OnacTwin
 
 # Backprop-like curve: 1 warp-IPC per core, smooth roof at 9 (knee sharpness 8). Chosen so that
-# the oracle (smallest N with IPC(N) >= 0.98·IPC(32)) is 12, as for BP-K2 in [THESIS §3.1]/§3.6.
+# the oracle (smallest N with IPC(N) >= 0.98·IPC(32)) is 12, as for BP-K2 in [THESIS §4.4.1]/§3.6.
 BACKPROP = concave_curve(1.0, 9.0, 8.0)
-FRAC = 10                       # default IPC fraction bits (U6.10, [THESIS §3.3] [S])
+FRAC = 10                       # default IPC fraction bits (U6.10, [THESIS §4.4.2.3] [S])
 
 
 def ideal_stimulus(m: int, curve, seed: int = 1, **kw) -> SwmStimulus:
@@ -114,7 +114,7 @@ def measured_ipc(curve, k: int, m: int, window: int = 100_000) -> int:
 def test_estimates_monotone_bounded_and_meet_threshold(m, trials):
     """On random concave curves (no noise): estimates rise strictly, detection ends within M
     estimates, the chosen N keeps IPC(N) ≥ 0.98·IPC_all on the curve it measured, and it is the
-    smallest such N (the secant under-estimates on a concave curve, [THESIS §3.2])."""
+    smallest such N (the secant under-estimates on a concave curve, [THESIS §4.4.2])."""
     rng = random.Random(7 + m)
     exact = 0
     for trial in range(trials):

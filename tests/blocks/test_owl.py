@@ -1,4 +1,4 @@
-"""OWL's warp schedulers ([OWL §4-§6, §13.4] items 1-4) and two-level [44]: Algorithm 1 on the
+"""OWL's warp schedulers ([OWL §4.1–§4.3]) and two-level [44]: Algorithm 1 on the
 twin's arithmetic and on the RTL group formation unit, directed grants on twin and RTL, random
 lockstep with the per-cycle group property, and the BLP mutant caught."""
 

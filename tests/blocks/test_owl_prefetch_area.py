@@ -1,4 +1,4 @@
-"""owl_prefetch area ([OWL §8]): Yosys flop counts against the state the design declares, and the
+"""owl_prefetch area ([OWL §4.5]): Yosys flop counts against the state the design declares, and the
 §8 storage (1 bit per line of each bank's open row) inside it."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Perf-Sat (hdl/perf_sat.py vs sim/blocks/perf_sat.py): lockstep, limit range, §2.5 example.
 
-The worked example of [THESIS §2.5]: N_max = 15, N_opt = 12 → start at 8, two samples at 9,
+The worked example of [THESIS §4.3.2.2]: N_max = 15, N_opt = 12 → start at 8, two samples at 9,
 then 10, 11, 12, 13, a second sample at 13, N_opt = 12 after 8 sample periods.
 """
 

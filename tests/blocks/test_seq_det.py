@@ -1,6 +1,6 @@
 """Seq-Det (hdl/seq_det.py vs sim/blocks/seq_det.py): lockstep and the §3.4 rule.
 
-Expected values follow [THESIS §3.4]: sample at 32, then 31, 30, ...; stop at the first sample
+Expected values follow [THESIS §4.4]: sample at 32, then 31, 30, ...; stop at the first sample
 below 0.98·IPC_all with N_opt = N + 1; a type B kernel takes one sample at 31 cores and returns
 to 32.
 """

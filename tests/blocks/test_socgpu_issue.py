@@ -1,6 +1,7 @@
 """socgpu_issue: directed cases on RTL and twin, properties, lockstep, mutations, storage.
 
-[SOCGPU §2.3] (illustration), §2.5 (cycle contract), §2.6 (dual issue), §4 (storage), §8.
+[SOCGPU dependence matrix, local policy, dual issue, area]; the cycle contract and the checks are
+ours.
 """
 
 from __future__ import annotations

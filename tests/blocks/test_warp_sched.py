@@ -13,7 +13,7 @@ LOCKSTEP_CYCLES = 5_000    # random-stimulus lockstep here; the 100k-cycle soaks
 
 SPEC = get_block("warp_sched")
 
-# (ready, launch, expected grant or None) — [GPGPU-Sim §1.2], W = 4.
+# (ready, launch, expected grant or None) — [GPGPU-Sim scheduler_unit::cycle()], W = 4.
 LRR_CASE = [
     (0b1010, 0, 1),   # start-up: walk begins at slot 0 → first ready is 1
     (0b1011, 0, 3),   # after last=1: 2 not ready, 3 is
@@ -129,7 +129,7 @@ def test_bad_parameters_are_rejected():
         parse_params(SPEC, ["M=3"])
 
 
-# -- oldest first and the two-level active scheduler ([GPGPU-Sim §1.1, §1.3]) ------------------
+# -- oldest first and the two-level active scheduler ([GPGPU-Sim two_level_active_scheduler]) --
 
 OLD_CASE = [
     (0b0110, 0, 1),        # oldest ready (lower slot at start-up)

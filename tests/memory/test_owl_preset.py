@@ -1,5 +1,5 @@
-"""The ``owl`` preset ([OWL §2] Table 1) and the Perfect-L1 / Perfect-L2 memory modes
-([OWL §13.3]): unloaded latencies from the Table 1 numbers, and what each mode removes."""
+"""The ``owl`` preset ([OWL Table 1]) and the Perfect-L1 / Perfect-L2 memory modes
+([OWL §3, §5]): unloaded latencies from the Table 1 numbers, and what each mode removes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""IKRA CTA schedulers in the GPU model ([IKRA §2.2–§2.5, §2.8]): sim/policies/ikra_cta.py."""
+"""IKRA CTA schedulers in the GPU model ([IKRA Chunk, Steal, DeNovo]): sim/policies/ikra_cta.py."""
 
 import json
 

@@ -1,5 +1,5 @@
 """ONAC / Seq-Det active-SM controller and the Perf-Sat CTA limit in the GPU model
-([THESIS §2.5–2.6, §3.2]–3.4, §9.2–9.3), on a scaled-down ``thesis`` preset.
+([THESIS §4.3.2.2, §4.4], with our choices where it is silent), on a scaled-down ``thesis`` preset.
 
 8 SMs with half the DRAM clock (so the transpose-like kernel saturates well below 8 SMs on the
 fixed-bandwidth memory) and 1-wave sampling windows, so detection fits the small grids. Detection

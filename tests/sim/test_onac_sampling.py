@@ -1,4 +1,5 @@
-"""ONAC / Seq-Det samples read the kernel's steady-state IPC ([THESIS §3.2–3.3, §9.3]).
+"""ONAC / Seq-Det samples read the kernel's steady-state IPC ([THESIS §4.4.2], with our choices
+where it is silent).
 
 A quarter of the ``thesis`` chip (8 SMs, 3 memory partitions: the bandwidth per SM of the full
 chip, as the quick ONAC experiment) with the full memory hierarchy, running the bandwidth-bound

@@ -1,4 +1,5 @@
-"""Warp-arbiter order, CTA placement, occupancy limits and kernel order ([GPGPU-Sim §1.2, §1.5])."""
+"""Warp-arbiter order, CTA placement, occupancy limits and kernel order ([GPGPU-Sim
+scheduler_unit::cycle(), issue_block2core()])."""
 
 import math
 

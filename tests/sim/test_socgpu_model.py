@@ -1,4 +1,5 @@
-"""SOCGPU issue stage in the GPU model ([SOCGPU §2, §8]).
+"""SOCGPU issue stage in the GPU model ([SOCGPU instruction buffer, dependence matrix]; the checks
+are ours).
 
 - The model's per-warp block (``FastSocgpuIssue``) against the twin: the block benches' random
   streams through the twin API, and the model API (event calls, skipped cycles, lazy counters

@@ -1,6 +1,7 @@
-"""SOCGPU issue-stage timing in the GPU model ([SOCGPU §2, §8]): what out-of-order issue
-inside a warp must (ILP behind a long load, low TLP) and must not (a dependent chain) gain over
-the in-order baseline, dual issue, and the default stage's fetch count."""
+"""SOCGPU issue-stage timing in the GPU model ([SOCGPU instruction buffer, dependence matrix]; the
+checks are ours): what out-of-order issue inside a warp must (ILP behind a long load, low TLP) and
+must not (a dependent chain) gain over the in-order baseline, dual issue, and the default stage's
+fetch count."""
 
 from __future__ import annotations
 

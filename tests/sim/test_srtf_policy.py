@@ -1,5 +1,5 @@
-"""SRTF-family kernel schedulers in the GPU model (sim/policies/srtf.py; [SRTF §2.5-§2.7, §8]):
-the controller's rows as dispatched, sampling on SM0, switching, FIFO order, MPMax caps."""
+"""SRTF-family kernel schedulers in the GPU model (sim/policies/srtf.py; [SRTF FIFO, MPMax] (checks
+ours)): the controller's rows as dispatched, sampling on SM0, switching, FIFO order, MPMax caps."""
 
 from __future__ import annotations
 
@@ -168,7 +168,7 @@ def test_zero_sampling_srtf_switches_without_a_sample():
             kernel_scheduler=lambda cfg: ZeroSamplingKernelScheduler(cfg, {"long": 1}))
 
 
-# -- knobs through scheduler names ([SRTF §3]: srtf[:h_pct[:sample_sm[:samples[:resident]]]]) -----
+# -- knobs through scheduler names ([SRTF]: srtf[:h_pct[:sample_sm[:samples[:resident]]]]) -----
 
 def test_knob_names_build_the_scheduler_with_its_knobs():
     from gpusched.config import get_preset, with_overrides
@@ -205,7 +205,7 @@ def test_free_sampling_sm_samples_on_the_first_sm_with_room():
 
 
 def test_hysteresis_knob_cuts_switches_between_near_equal_kernels():
-    """h = 10 %: a switch back needs a 10 % shorter remaining time ([SRTF §2.7])."""
+    """h = 10 %: a switch back needs a 10 % shorter remaining time ([SRTF])."""
     tw = KernelSchedTwin(8, 15, "srtf", hysteresis=0.1)
     tw.arrive(0, 3000, 8)
     tw.arrive(1, 200, 8)

@@ -1,5 +1,5 @@
-"""The dispatcher contract ``tb_dispatch`` ([SRTF §2.4, §8] "Dispatcher"): allow rows, caps,
-priority with fallback, per-(SM, kernel) resident counts."""
+"""The dispatcher contract ``tb_dispatch`` (our contract for [SRTF]'s thread-block scheduler): allow
+rows, caps, priority with fallback, per-(SM, kernel) resident counts."""
 
 from collections import Counter
 

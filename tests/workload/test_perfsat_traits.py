@@ -1,4 +1,4 @@
-"""The Perf-Sat kernels show their [THESIS §2.2] category's trait on a quarter chip (4 SMs, 3
+"""The Perf-Sat kernels show their [THESIS §4.3.1.2] category's trait on a quarter chip (4 SMs, 3
 memory partitions: the M2090-like experiment's bandwidth per SM): MEM's performance falls past
 its optimum, C-strong's keeps rising up to N_max. Steady IPC of short fixed-limit runs."""
 

@@ -1,4 +1,5 @@
-"""Phase analysis ([THESIS §1.2-§1.4]): the hand-worked example, blocks, traces, the CLI table."""
+"""Phase analysis ([THESIS §3.3.1–§3.4.2.1]): the hand-worked example, blocks, traces, the CLI
+table."""
 
 import json
 
@@ -80,7 +81,8 @@ def test_workloads_phases_prints_the_table(cli):
     assert r.returncode == 2 and "workload" in r.stderr
 
 
-# Tables 3.2/3.3 ([THESIS §1.10]): entry → (threads/CTA, CTAs/core, phases, longest, shortest)
+# Tables 3.2/3.3 ([THESIS Table 3.2, Table 3.3]): entry → (threads/CTA, CTAs/core, phases, longest,
+# shortest)
 TABLES = {"bp_k1_like": (256, 6, 5, 206, 26), "bp_k2_like": (256, 5, 5, 99, 14),
           "heartwall_like": (256, 4, 45, 212, 41), "km_like": (256, 6, 2, 48, 14),
           "lud_like": (256, 6, 3, 150, 7), "srad_like": (256, 6, 4, 218, 31),

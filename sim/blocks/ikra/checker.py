@@ -1,4 +1,4 @@
-"""Per-cycle properties of ``cta_sched`` checked from port values only ([IKRA §8]).
+"""Per-cycle properties of ``cta_sched`` checked from port values only (our test plan for [IKRA]).
 
 ``CtaSchedChecker.check(inputs, outputs)`` is called once per cycle with the inputs and the
 outputs of that cycle, from the twin or from the RTL. It raises ``PropertyViolation`` naming the
