@@ -10,45 +10,34 @@ Points (runner kind ``thesis_model``, experiments/thesis_runs.py), scale 0.25 (o
 kernel's 4-load loop per CTA, to afford long grids):
 
 - controller runs: ``all_active`` and the detectors on ``LONG_WAVES`` CTA waves, so that
-  detection (4-wave samples, §3.3) is a modest part of the run (§10.2). Headline: ``onac_skip3``
-  / ``seq_det_skip3``, detection after ``RAMP_SKIP`` = 3 ramp-up waves; spec default: ``onac`` /
-  ``seq_det``, after 1 wave (labelled rows beside the headline, below);
+  detection (4-wave samples, [THESIS §4.4.2.4]) is a modest part of the run (our reproduction
+  plan). Headline: ``onac_skip3`` / ``seq_det_skip3``, detection after ``RAMP_SKIP`` = 3 ramp-up
+  waves; spec default: ``onac`` / ``seq_det``, after 1 wave (labelled rows beside the headline);
 - oracle sweep: ``active_n`` (sim/policies/fixed_active.py: SMs ≥ n power-gated throughout) for
   n = 1..M, each on ``ORACLE_WAVES`` waves of its own n SMs. N_oracle = the smallest n whose
   steady-state IPC (``steady_of``: whole waves between 20 % and 80 % of CTAs completed) is
-  ≥ 98 % of the all-SM one (§3.1, §3.7). Whole-run IPC of such short runs would include ramp-up
-  and tail. CTAs that start together stay in step for the first few waves (on one SM, an
+  ≥ 98 % of the all-SM one ([THESIS §4.4]). Whole-run IPC of such short runs would include
+  ramp-up and tail. CTAs that start together stay in step for the first few waves (on one SM, an
   8-wave run of BP-K2 reaches only 0.59 IPC, a 20-wave run 0.94, a 40-wave one 0.97), so the
   sweep uses 20 waves; at 8 of 16 SMs 20 and 40 waves agree within 0.1 %.
 
-Ramp-up skip (§9.3 [S]: "Skip the first CTA wave (ramp-up) before the Init sample; this choice
-is flagged"). The intent is to skip the ramp-up; one wave is the spec's estimate of its length.
-Measured on the all-SM run (thesis preset, scale 0.25, 30 waves of 128 CTAs), per wave of CTA
-completions against the IPC of waves 9–24: waves 1 / 2 / 3 run at +30 / +10 / −5 % (TP),
-+24 / +8 / −1 % (BP-K2), +7 / +5 / +2 % (BT-K2), later waves within ±2 %; the compute kernel
-has no ramp-up. DRAM is at its peak (135–136 of 136.5 B/cycle) from wave 2 (TP, BP-K2) or 3
-(BT-K2) on, so the excess is issue running ahead of DRAM service while the in-step CTAs spread
-out, not a higher DRAM rate. The controller's own Init sample (IPC_all over 4 waves) after k
-skipped waves, against the same steady IPC, k = 0 / 1 / 2 / 3 / 4: TP +10.1 / +2.8 / 0.0 / +1.1 /
-+1.1 %, BP-K2 +9.5 / +3.1 / +0.8 / +0.8 / +0.9 %, BT-K2 +4.5 / +2.7 / +1.5 / +1.0 / +0.9 %: the
-bias settles after 2 (TP, BP-K2) or 3 (BT-K2) waves. After 1 wave IPC_all reads ~3 % high, so
-0.98 × IPC_all sits at or above what the saturated N reaches and the secant overshoots (full
-run: TP chose 32 for an oracle of 11). The headline therefore skips ``RAMP_SKIP`` = 3 waves, the
-longest ramp-up measured (one count for all kernels, not tuned per kernel; the quick grid's
-8-SM chip ramps up alike); the spec's 1-wave rows stay beside it, labelled "spec-default".
+Ramp-up skip (our choice where [THESIS] is silent): the headline skips ``RAMP_SKIP`` = 3 CTA
+waves before the first sample, the longest ramp-up measured on these kernels (one count for all
+kernels); the 1-wave rows stay beside it, labelled "spec-default". The measurement is in
+docs/mechanisms/onac.md, "Measured: the ramp-up before the first sample".
 
-Metrics (§3.7): chosen N (the detector's n_opt; M for all SMs), detection time = cycles from the
-detector's start pulse (after the ramp-up skip, onac_ctrl.py) to its decision, performance
-retained = all-SM cycles / controller cycles, energy = dynamic (memory events + warp
-instructions) + static (un-gated SM-cycles + uncore), sim/memory/energy.py. For scale, the
-energy per warp instruction of the oracle sweep at N_oracle vs all SMs gives the saving an exact
-detector with no detection phase would reach.
+Metrics ([THESIS §4.4]): chosen N (the detector's n_opt; M for all SMs), detection time = cycles
+from the detector's start pulse (after the ramp-up skip, onac_ctrl.py) to its decision, performance
+retained = all-SM cycles / controller cycles, energy = dynamic (memory events + warp instructions) +
+static (un-gated SM-cycles + uncore), sim/memory/energy.py. For scale, the energy per warp
+instruction of the oracle sweep at N_oracle vs all SMs gives the saving an exact detector with no
+detection phase would reach.
 
-Static power (§3.9 [S]: calibrate static to 30–50 % of GPU power at full load on a memory-bound
-kernel, report the sensitivity): the preset's static powers are scaled by one factor so that the
-all-SM run of ``REFERENCE`` has static fraction f; headline at f = 40 % (our choice: the middle of
-the range), f = 30 % and 50 % as sensitivity rows. Averages over kernels are arithmetic means of
-per-kernel values.
+Static power (our choice where [THESIS §4.4] is silent: calibrate static to 30–50 % of GPU power at
+full load on a memory-bound kernel, report the sensitivity): the preset's static powers are scaled
+by one factor so that the all-SM run of ``REFERENCE`` has static fraction f; headline at f = 40 %
+(our choice: the middle of the range), f = 30 % and 50 % as sensitivity rows. Averages over kernels
+are arithmetic means of per-kernel values.
 
 Quick grid: a quarter of the chip (8 SMs, 3 memory partitions: the same bandwidth per SM), BP-K2
 and the compute kernel, shorter grids: a smoke test of the pipeline, with coarse N steps (one SM
