@@ -25,7 +25,7 @@ VARIANTS = {"rr": {"sm.warp_sched": "lrr"}, "gto": {"sm.warp_sched": "gto"},
             "perfect_l1": {"sm.warp_sched": "lrr", "l1.perfect": True},
             "perfect_l2": {"sm.warp_sched": "lrr", "l2.perfect": True},
             **{f"ctas_{n}": {"sm.warp_sched": "lrr"} for n in range(1, MAX_CTAS + 1)}}
-GAIN = 0.02                                        # the oracle's 2 % (thesis §2.8)
+GAIN = 0.02                                        # the oracle's 2 % ([THESIS §4.3])
 
 
 # the variants a paper's columns need (the others: all of VARIANTS)

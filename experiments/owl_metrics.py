@@ -11,7 +11,7 @@ from gpusched.experiment.query import ResultSet, geomean
 from gpusched.experiment.registry import Metric
 
 LABELS = {"rr": "RR", "tl": "TL", "cta": "CTA-Aware", "locality": "+Locality", "blp": "+BLP",
-          "owl": "OWL", "owl_a": "OWL (scheme A)", "owl_b_hi": "OWL (§7.6 order)",
+          "owl": "OWL", "owl_a": "OWL (scheme A)", "owl_b_hi": "OWL (above-misses order)",
           "perfect_l2": "Perfect-L2", "perfect_l1": "Perfect-L1",
           "locality_static": "+Locality (A3 a)", "blp_static": "+BLP (A3 a)"}
 SCHEDULING = ["rr", "tl", "cta", "locality", "blp", "owl", "owl_a", "owl_b_hi",

@@ -17,7 +17,7 @@ Ports (twin: sim/blocks/core_sampler.py, same names and timing):
   A pause request aborts a sample in progress (the SWM never asks for both).
 - ``in_flight`` (in, 1): some instruction of this SM is still in flight; what counts is the
   integrator's choice (the GPU model: pipeline and memory while a pause is requested, the pipeline
-  only during the pre-sample quiesce of thesis §9.3; sim/policies/onac_ctrl.py).
+  only during the pre-sample quiesce, our choice where the thesis is silent; sim/policies/onac_ctrl.py).
 - ``issue_hold`` (out, 1, combinational): the warp schedulers must not issue this cycle.
 - ``state`` (out, 2): SamplerState (debug).
 """

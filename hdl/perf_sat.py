@@ -17,7 +17,7 @@ saturates at 2^period_bits − 1. Windows start immediately (§9.2: at the first
 right after each limit change) and are ``period`` cycles long; the stall accumulator sums
 ``stalls`` over a window (the last cycle included) and the FSM steps at the window's last cycle.
 
-FSM on a window's stall count ``cur`` ([THESIS §4.3.2.2] reconstructed pseudo-code, §9.2 choices):
+FSM on a window's stall count ``cur`` ([THESIS §4.3.2.2], Fig. 4.4 reconstructed, with our choices):
 INIT: prev ← cur, N ← N0 + 1, WI (N0 = ⌈N_max/2⌉; N_max = 1 stops at 1). Weak states without a
 direction need two agreeing samples (hist) before going strong; a disagreement flips WI↔WD with
 hist ← 0 (the symmetric reading), and the 4th such flip stops at N0 + 1. A strong state steps N

@@ -125,10 +125,10 @@ STATS: list[Stat] = [
     Stat("policy_reports.cta_scheduler", "object", "IKRA schedulers: `policy`, counters (`stats`) "
          "and the CTA ids stolen per launch (`stolen`); absent for the baseline", "sim/policies/ikra_cta.py"),
     Stat("policy_reports.cta_limit", "object", "Perf-Sat: per SM and kernel the FSM's windows and "
-         "chosen limit (thesis §2); `ctas_N`: `n`; absent for the baseline", "sim/policies/"),
+         "chosen limit ([THESIS §4.3]); `ctas_N`: `n`; absent for the baseline", "sim/policies/"),
     Stat("policy_reports.sm_controller", "object", "ONAC / Seq-Det: `mode`, the detection `trace` per "
          "kernel (samples, estimates, `n_opt`, start and decision cycles) and CTA-eligibility "
-         "`events` (thesis §3); `active_N`: `n_active`; absent for the baseline", "sim/policies/"),
+         "`events` ([THESIS §4.4]); `active_N`: `n_active`; absent for the baseline", "sim/policies/"),
     Stat("policy_reports.kernel_scheduler", "object", "SRTF family (`srtf`, `adaptive`, `mpmax`, "
          "`srtf_fifo`): `policy`, `switches` (from, to, why: `sample` / `update` / `oracle`; kernel "
          "slots), `records` (predictor records read), Adaptive's `sharing` episodes (S, L, `enter` "
@@ -158,8 +158,8 @@ STATS: list[Stat] = [
     Stat("sm.warp_insts", "warp instructions, one per SM", "warp instructions issued by each SM", SM),
     Stat("sm.ctas_launched", "CTAs, one per SM", "CTAs placed on each SM", SM),
     Stat("sm.paused_cycles", "core cycles, one per SM", "cycles each SM was paused (no new CTAs, "
-         "draining; thesis §3)", SM),
-    Stat("sm.gated_cycles", "core cycles, one per SM", "cycles each SM was power-gated (thesis §3.9)", SM),
+         "draining; [THESIS §4.4])", SM),
+    Stat("sm.gated_cycles", "core cycles, one per SM", "cycles each SM was power-gated ([THESIS §4.4])", SM),
     *_issue("sm.issue[]", "the SM's schedulers", SUB),
     Stat("ctas.fields", "", "column names of `ctas.rows`: kernel, cta, sm, start, end", GPU),
     Stat("ctas.rows", "rows", "one row per CTA: kernel index, CTA id, SM, start and end cycle", GPU),
@@ -196,7 +196,7 @@ STATS: list[Stat] = [
                                            "misses are whole-line misses"),
         ("merges", "line accesses", "load line accesses merged into an outstanding MSHR"),
         ("hit_rate", "fraction", "`hits / (hits + misses + merges)` (loads only)"),
-        ("hits_prev_kernel", "line accesses", "hits on lines filled during an earlier kernel (IKRA §2.8)"),
+        ("hits_prev_kernel", "line accesses", "hits on lines filled during an earlier kernel ([IKRA DeNovo])"),
         ("store_hits", "line accesses", "store line accesses to a present line"),
         ("store_misses", "line accesses", "store line accesses to an absent line (write-through: no allocate)"),
         ("writebacks", "lines", "dirty lines written back (write-back L1 only)"),
@@ -254,10 +254,10 @@ STATS: list[Stat] = [
         ("row_closed", "accesses", "accesses to a bank with no open row (one ACT)"),
         ("row_conflicts", "accesses", "accesses to a bank with another row open (PRE + ACT)"),
         ("activations", "commands", "row activations (ACT), priced by `dram_activate_pj`"),
-        ("row_hit_rate", "fraction", "`row_hits / (row_hits + row_closed + row_conflicts)` (OWL §10 RBL)"),
+        ("row_hit_rate", "fraction", "`row_hits / (row_hits + row_closed + row_conflicts)` ([OWL §4.3] RBL)"),
         ("queue_latency_mean", "core cycles", "mean wait in the scheduler queue per access"),
         ("access_latency_mean", "core cycles", "mean queue entry → data done per request"),
-        ("blp", "banks", "mean busy banks over the whole GPU while any is busy (OWL §10 BLP)"),
+        ("blp", "banks", "mean busy banks over the whole GPU while any is busy ([OWL §4.3] BLP)"),
         ("blp_per_channel", "banks", "mean over channels of busy banks while the channel is busy"),
         ("queue_mean", "requests", "time-average queue length per channel"),
         ("queue_max", "requests", "longest scheduler queue seen, largest over channels"),
@@ -272,7 +272,7 @@ STATS: list[Stat] = [
         ("prefetch_bytes", "bytes", "bytes of those prefetch reads (included in `bytes_read`)"),
         ("row_hit_rate_with_prefetch", "fraction", "`(row_hits + prefetch_reads) / (row_hits + "
          "row_closed + row_conflicts + prefetch_reads)`: RBL counting prefetches (every prefetch "
-         "is a row hit; OWL §10), aggregate over banks"))],
+         "is a row hit; [OWL §4.3]), aggregate over banks"))],
     *[Stat(f"memory.prefetch.{k}", u, d + " (0 with `dram.prefetch = off`)", PREFETCH) for k, u, d in (
         ("issued", "lines", "prefetch reads the engines issued into open rows ([OWL §4.4])"),
         ("skipped_in_l2", "lines", "proposed lines skipped because the line was in its L2 slice "
@@ -403,7 +403,7 @@ STATS: list[Stat] = [
         ("memory_pj", "sum of the five memory parts above"))],
     Stat("energy.core_pj", "pJ", "`warp_insts × warp_inst_pj`", ENERGY),
     Stat("energy.static_sm_pj", "pJ", "`Σ_SM (cycles − gated_cycles) × sm_static_mw × 1000 / core_clock_mhz` "
-         "(paused SMs still count; thesis §3.9)", ENERGY),
+         "(paused SMs still count; [THESIS §4.4])", ENERGY),
     Stat("energy.static_uncore_pj", "pJ", "`cycles × uncore_static_mw × 1000 / core_clock_mhz`", ENERGY),
     Stat("energy.total_pj", "pJ", "`memory_pj + core_pj + static_sm_pj + static_uncore_pj` (fixed "
          "memory: no memory part)", ENERGY),

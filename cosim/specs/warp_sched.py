@@ -59,7 +59,7 @@ def spec() -> BlockSpec:
         name="warp_sched",
         doc="warp scheduler of one sub-core: LRR, GTO, oldest, two-level active "
             "([GPGPU-Sim shader.cc]); OWL CTA-aware, Locality, BLP and two-level [44] "
-            "([OWL §3, §4.1]-§6); phase-aware, TLRR, TLGTO, two-level phase-aware "
+            "([OWL §3, §4.1–§4.3]); phase-aware, TLRR, TLGTO, two-level phase-aware "
             "([THESIS §3.4.2.2])",
         params=PARAMS,
         make_rtl=make_rtl,

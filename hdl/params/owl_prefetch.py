@@ -1,5 +1,5 @@
-"""Opportunistic memory-side prefetch engine ``owl_prefetch``, one per memory controller ([OWL]
-§7.3–§7.6, §8, §13.4 item 5): parameters, port table, storage and the shift-EMA reference.
+"""Opportunistic memory-side prefetch engine ``owl_prefetch``, one per memory controller ([OWL
+§4.4, §4.5]): parameters, port table, storage and the shift-EMA reference.
 
 One block cycle is one scheduling decision of the controller (a DRAM command slot, or a re-look
 inside the same slot after a proposed line was found in the L2). Per cycle the controller reports

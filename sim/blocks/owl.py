@@ -1,5 +1,5 @@
 """Twin of ``hdl.owl.OwlSched``: OWL's CTA-aware, Locality and BLP warp schedulers and the
-two-level scheduler of [44] ([OWL §3, §4.1]-§6), with identical port timing. The rules and the
+two-level scheduler of [44] ([OWL §3, §4.1–§4.3]), with identical port timing. The rules and the
 defaults chosen where the paper is silent are in hdl/params/owl.py.
 
 State: the group of every warp slot (set when a CTA launches, from its CTA slot; TL: fixed by

@@ -18,7 +18,7 @@ straight into the interconnect, so repeated loads of a line all reach the L2). A
 L1 and execute at the L2; each occupies an MSHR until its reply.
 
 Kernel boundary: the L1 is invalidated (baseline; a write-back L1 first writes its dirty data
-through, "GPU coherence") unless ``keep_across_kernels`` (IKRA §2.8), optionally with the DeNovo
+through, "GPU coherence") unless ``keep_across_kernels`` ([IKRA DeNovo]), optionally with the DeNovo
 self-invalidation of clean data at launch (``self_invalidate``). Hits on lines filled during an
 earlier kernel are counted either way (``hits_prev_kernel``).
 """

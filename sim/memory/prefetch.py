@@ -164,7 +164,7 @@ class OwlPrefetcher:
         miss = None
         if best is not None and self.above_misses and out["pf_valid"] \
                 and open_row[best.bank] != best.row:
-            miss, best = best, None     # §7.6 order: the engine's prefetch before a row miss
+            miss, best = best, None     # above-misses order: the engine's prefetch before a row miss
         moved = issued = False
         if best is not None:
             dram.take(now, ch, best, e)

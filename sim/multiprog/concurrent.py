@@ -18,7 +18,7 @@ Metrics, for a pair A+B with standalone runtimes T_A, T_B ([THESIS §5.5.1]):
 - interference: a kernel's slowdown in the pair = its cycles there (first CTA to last) over its
   standalone cycles under the same warp scheduler (TLRR vs TLGTO, §4.1).
 
-Rodinia-like pairs run each kernel at its offline-optimal CTA count ([THESIS §5.4], §9.4):
+Rodinia-like pairs run each kernel at its offline-optimal CTA count ([THESIS §5.4], our choice where it is silent):
 ``optimal_ctas`` sweeps the kernel alone over fixed per-SM limits 1..R_k and takes Perf-Sat's
 oracle rule ([THESIS Table 4.2]: the smallest n whose n + 1 gains less than 2 %, speed = 1 /
 cycles); the pair then gives each kernel that count as its launch-side share

@@ -3,7 +3,7 @@ ONAC §3.6, Perf-Sat §2.8, ch.5 micro-benchmarks §4.3) and IKRA workloads ([IK
 
 Phase lengths in the thesis are summed latencies in cycles (§1.3); we turn a phase of L cycles
 into ⌈L/4⌉ ALU instructions (choice: a dependent ALU op costs ~4 issue cycles of latency on the
-Fermi-class presets; the latency table is unspecified, thesis §9.1).
+Fermi-class presets; the latency table is unspecified in [THESIS]).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Phase analysis of a kernel's static code ([THESIS §3.3.1–§3.4.2.1], choices §9.1).
+"""Phase analysis of a kernel's static code ([THESIS §3.3.1–§3.4.2.1], with our choices where it is silent).
 
 The pass sees a kernel as the compiler would: its static instructions in PC order. They are
 read *by PC* from the kernel's warp streams, so catalogue programs and Accel-Sim traces go

@@ -131,7 +131,7 @@ class Ins:
 
 @dataclass(frozen=True)
 class Phase:
-    """[THESIS §3.3.1]/§10.2: ``loads`` initial loads, ``alu`` ALU ops that use only older values,
+    """[THESIS §3.3.1] and our reproduction plan: ``loads`` initial loads, ``alu`` ALU ops that use only older values,
     then the first consumer of this phase's loads (which starts the next phase)."""
     loads: int
     alu: int

@@ -19,7 +19,7 @@ from hdl.params.swm import SwmState
 from sim.blocks.onac import OnacTwin
 
 # Backprop-like curve: 1 warp-IPC per core, smooth roof at 9 (knee sharpness 8). Chosen so that
-# the oracle (smallest N with IPC(N) >= 0.98·IPC(32)) is 12, as for BP-K2 in [THESIS §4.4.1]/§3.6.
+# the oracle (smallest N with IPC(N) >= 0.98·IPC(32)) is 12, as for BP-K2 in [THESIS §4.4.1, Table 4.4].
 BACKPROP = concave_curve(1.0, 9.0, 8.0)
 FRAC = 10                       # default IPC fraction bits (U6.10, [THESIS §4.4.2.3] [S])
 

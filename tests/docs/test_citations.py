@@ -51,6 +51,19 @@ def test_every_citation_names_a_listed_place_in_its_paper():
     assert wrong == [], "\n" + "\n".join(wrong)
 
 
+# a section number beside a paper key but outside its brackets ("OWL §10", "[SRTF] §2.3")
+BARE = re.compile(rf"(?:\[({KEYS})\]|(?<![\w\[-])({KEYS}))'?s?\s+§\s?\d")
+
+
+def test_no_section_number_stands_beside_a_key_outside_its_brackets():
+    found = [f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, m.start()) + 1}: "
+             f"{' '.join(m.group(0).split())}: write it inside the brackets, as a listed place"
+             for path in sources() if path != Path(__file__).resolve()
+             for text in [path.read_text(errors="replace")]
+             for m in BARE.finditer(text)]
+    assert found == [], "\n" + "\n".join(found)
+
+
 def test_the_checker_rejects_reading_note_numbering():
     assert bad_locations("OWL", "§13.4") == ["§13.4"]
     assert bad_locations("OWL", "§4.3, Algorithm 1") == []
@@ -58,6 +71,8 @@ def test_the_checker_rejects_reading_note_numbering():
     assert bad_locations("THESIS", "§1.7-§1.8") == ["§1.7-§1.8"]
     assert bad_locations("SRTF", "Simple Slicing, Eq. 2") == []
     assert list(citations("x [SRTF\n  Eq. 2] y [OWL] z")) == [(1, "SRTF", "Eq. 2"), (2, "OWL", "")]
+    assert BARE.search("see OWL §10 here") and BARE.search("[SRTF]\n§2.3")
+    assert not BARE.search("[OWL §4.3] and Awatramani 2017 §4.4")
 
 
 def test_papers_md_lists_every_place_of_papers_toml():
