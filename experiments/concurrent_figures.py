@@ -1,6 +1,6 @@
 """Figures of the concurrent-kernel reproduction (experiments/concurrent.py): Table 5.2's
-speedups per pair, the §4.3 micro-benchmarks, utilisation interleaved vs alone, and the warp-state
-plots (Fig 5.3 / 5.8) drawn by gpusched/experiment/profile_plot.py."""
+speedups per pair, the [THESIS §5.3.1] micro-benchmarks, utilisation interleaved vs alone, and the
+warp-state plots (Fig 5.3 / 5.8) drawn by gpusched/experiment/profile_plot.py."""
 
 from __future__ import annotations
 

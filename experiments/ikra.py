@@ -210,10 +210,10 @@ def _program_grid(name: str, labels: list[str], scale: str, machine: dict,
 
 
 def per_program_table(results: ResultSet) -> list[str]:
-    """Per program: its TBs per kernel beside the paper's (§6.2), each policy / G in time, and
+    """Per program: its TBs per kernel beside the paper's, each policy / G in time, and
     the CTAs Steal stole (0 = the mechanism never fired: Steal ran as Flip)."""
     from sim.workload.program import load_module, program_path
-    lines = ["### Per program (time / G; the paper gives class means only, §6.2)", "",
+    lines = ["### Per program (time / G; the paper gives class means only)", "",
              "| program | class | paper TBs/kernel | ours TBs/kernel (max) | Chunk | Reset | "
              "Flip | Steal | steals |", "|---|---|---|---|---|---|---|---|---|"]
     for label, w in PROGRAMS.items():

@@ -83,8 +83,8 @@ from gpusched.experiment.registry import Experiment, Headline, Metric, Table
 TYPE_A = ["onac_tp_like", "onac_bp_k2_like", "onac_bt_k2_like"]
 TYPE_B = ["onac_compute"]
 PAPER_ORACLE = {"onac_tp_like": 8, "onac_bp_k2_like": 12, "onac_bt_k2_like": 31,
-                "onac_compute": 32}                       # §3.6 known N_oracle values [P]
-PAPER_ONAC = {"onac_bp_k2_like": 12, "onac_compute": 32}  # §3.2 traces: BP 12, Pathfinder 32
+                "onac_compute": 32}                       # [THESIS Table 4.4] known N_oracle values [P]
+PAPER_ONAC = {"onac_bp_k2_like": 12, "onac_compute": 32}  # [THESIS §4.4.2] traces: BP 12, Pathfinder 32
 SPEC_SKIP = 1
 SPEC_ONAC, SPEC_SEQ_DET = "onac", "seq_det"                             # spec-default skip
 CONTROLLERS = ["all_active", ONAC, SEQ_DET, SPEC_ONAC, SPEC_SEQ_DET]
@@ -142,7 +142,7 @@ def _headline() -> list[Headline]:
         Headline("type B: performance retained by ONAC", "%", mean_over(perf_retained, b, ONAC),
                  note=f"{skip}; no paper number"),
     ]
-    spec = (f"spec default (§9.3): detection after {SPEC_SKIP} ramp-up wave; the ramp-up "
+    spec = (f"spec default (our choice): detection after {SPEC_SKIP} ramp-up wave; the ramp-up "
             "measured here is longer (module docstring)")
     rows += [Headline("type A: ONAC energy saving, spec-default 1-wave skip", "%",
                       mean_over(energy_saving, a, SPEC_ONAC), note=spec),
@@ -156,20 +156,20 @@ def _headline() -> list[Headline]:
         for ctrl, label in ((ONAC, "ONAC"), (SEQ_DET, "Seq-Det")):
             rows.append(Headline(f"type A: {label} energy saving, static share {share:.0%}", "%",
                                  mean_over(energy_saving, a, ctrl, share),
-                                 note=f"sensitivity (§3.9); {skip}"))
+                                 note=f"sensitivity ([THESIS §4.4]); {skip}"))
     rows.append(Headline(f"static share at the preset's defaults ({REFERENCE}, all SMs)", "%",
                          static_share_at_defaults, note="before calibration"))
     for w in TYPE_A + TYPE_B:
         rows += [Headline(f"{w}: oracle N", "SMs", lambda r, w=w: oracle_of(r, w),
                           paper=PAPER_ORACLE.get(w),
-                          note="smallest n with ≥ 98 % steady IPC; paper: of 32 cores (§3.6)"),
+                          note="smallest n with ≥ 98 % steady IPC; paper: of 32 cores ([THESIS Table 4.4])"),
                  Headline(f"{w}: ONAC N", "SMs", _chosen(ONAC, w), paper=PAPER_ONAC.get(w),
                           note=skip),
                  Headline(f"{w}: Seq-Det N", "SMs", _chosen(SEQ_DET, w), note=skip),
                  Headline(f"{w}: ONAC N, spec-default 1-wave skip", "SMs",
-                          _chosen(SPEC_ONAC, w), note="spec default (§9.3)"),
+                          _chosen(SPEC_ONAC, w), note="spec default (our choice)"),
                  Headline(f"{w}: Seq-Det N, spec-default 1-wave skip", "SMs",
-                          _chosen(SPEC_SEQ_DET, w), note="spec default (§9.3)"),
+                          _chosen(SPEC_SEQ_DET, w), note="spec default (our choice)"),
                  Headline(f"{w}: ONAC detection", "% of run", _detect_share(ONAC, w), note=skip),
                  Headline(f"{w}: Seq-Det detection", "% of run", _detect_share(SEQ_DET, w),
                           note=skip)]

@@ -13,19 +13,20 @@ over the Type-1 archetypes with the arithmetic (the paper's default), harmonic a
   +Locality, +BLP = ``owl_cta``, ``owl_locality_rot``, ``owl_blp_rot`` (g_size = 8; A3 (b),
   the rotating head: priority moves to the next group only once the head group has completed,
   as Fig 4B describes, and refilled CTAs join the lowest-priority group); OWL = ``owl_blp_rot``
-  + the opportunistic prefetcher, scheme B (``dram.prefetch = owl_b``, §12 A11 default) when
-  the model has it, otherwise ``owl_blp_rot`` alone (the headline note then says so); prefetch ablations (with the prefetcher): OWL with
-  scheme A (``owl_a``) and OWL with [OWL §4.4]'s order (``owl_b_hi``: prefetches above row-miss
-  demands, ``dram.prefetch_priority = above_misses``); Perfect-L2 and Perfect-L1 = RR with ``l2.perfect`` /
-  ``l1.perfect`` (Perfect-L1 only for PMEM = IPC(Perfect-L1) / IPC(RR), the Type-1 test);
-  Slot-static ablations: +Locality and +BLP with slot-static groups (``owl_locality``,
-  ``owl_blp``: [OWL Algorithm 1] read literally, a refilled CTA inherits its slot's group).
-- Type-1 = the memory-bound archetypes (``TYPE1``); Type-2 (do-no-harm, §12 A16) = ``TYPE2``
+  + the opportunistic prefetcher, scheme B (``dram.prefetch = owl_b``, our default where [OWL §4.4]
+  is silent) when the model has it, otherwise ``owl_blp_rot`` alone (the headline note then says
+  so); prefetch ablations (with the prefetcher): OWL with scheme A (``owl_a``) and OWL with the
+  above-misses order (``owl_b_hi``: prefetches above row-miss demands, ``dram.prefetch_priority =
+  above_misses``); Perfect-L2 and Perfect-L1 = RR with ``l2.perfect`` / ``l1.perfect`` (Perfect-L1
+  only for PMEM = IPC(Perfect-L1) / IPC(RR), the Type-1 test); Slot-static ablations: +Locality and
+  +BLP with slot-static groups (``owl_locality``, ``owl_blp``: [OWL Algorithm 1] read literally, a
+  refilled CTA inherits its slot's group).
+- Type-1 = the memory-bound archetypes (``TYPE1``); Type-2 (our do-no-harm check) = ``TYPE2``
   (compute-bound, ≤ 6 warps per core); they are reported apart and never enter the means.
-- Metrics (§10): L1 miss rate (loads, ``1 − memory.l1.hit_rate``), BLP (per MC, averaged over
+- Metrics ([OWL §5]): L1 miss rate (loads, ``1 − memory.l1.hit_rate``), BLP (per MC, averaged over
   MCs: ``memory.dram.blp_per_channel``; the GPU-wide figure beside it), RBL (aggregate row-hit
   rate of demand column accesses, ``memory.dram.row_hit_rate``), and from the OWL metrics
-  profiler (``--profile owl``, attached to every point) the exact §10 counters: CINV,
+  profiler (``--profile owl``, attached to every point) the exact OWL metric counters: CINV,
   MemoryBlockCycles (the strict reading of [OWL Fig. 3], and ``memory_stall`` also counting warps
   held at a busy LD/ST unit), NoWarpCycles and RBL as a mean over banks (demand, and with
   prefetches). Prefetch accuracy and coverage for the OWL variants. The Table 4 row profile

@@ -41,7 +41,7 @@ def percent(stat: str):
 
 def owl_stat(key: str):
     """``owl.<key>`` of the OWL metrics profiler × 100 (a fraction); None on a run without it
-    (never a proxy: the §10 counters are exact or absent)."""
+    (never a proxy: the OWL metric counters are exact or absent)."""
     def value(stats: dict) -> float | None:
         node = stats.get("owl")
         for part in key.split("."):
@@ -67,7 +67,8 @@ def l1_miss_pct(stats: dict) -> float | None:
 
 
 def per_run_metrics() -> list[Metric]:
-    """The §10 columns every OWL reproduction tabulates per scheme (defined on every workload)."""
+    """The metric columns every OWL reproduction tabulates per scheme (defined on every
+    workload)."""
     return [
         Metric("ipc", "IPC", "warp instructions/cycle"),
         Metric("cycles", "Run time", "core cycles"),

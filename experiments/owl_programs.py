@@ -51,7 +51,7 @@ def paper_label(workload: str) -> str:
 
 def paper_type1(workload: str) -> bool:
     """Table 2 lists the program among the Type-1 apps (PMEM ≥ 1.4×). HotSpot's PMEM is missing
-    from the text, but it is listed as Type-2 (spec §9.2)."""
+    from the text, but it is listed as Type-2 ([OWL Table 2])."""
     pmem = paper(workload, "pmem")
     return pmem is not None and pmem >= PMEM_TYPE1
 

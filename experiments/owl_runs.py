@@ -24,7 +24,7 @@ SCHEMES: dict[str, dict] = {
     "blp": {"sm.warp_sched": "owl_blp_rot"},
     "owl": _OWL,
     # prefetch ablations: scheme A (stop on a conflicting demand, [OWL §4.4]) and scheme B with
-    # [OWL §4.4]'s priority order (prefetch above row-miss demands) instead of the lowest
+    # the above-misses priority order (ours: prefetch above row-miss demands) instead of the lowest
     "owl_a": {**_OWL, "dram.prefetch": "owl_a"},
     "owl_b_hi": {**_OWL, "dram.prefetch_priority": "above_misses"},
     # slot-static groups ([OWL Algorithm 1] read literally) instead of the rotating head

@@ -50,10 +50,11 @@ WORKLOADS = ["perfsat_c_strong", "perfsat_c_weak", "perfsat_mem", "perfsat_gauss
 # Table 4.2, Fermi Opt of the kernel each one mimics: SRAD-6 (C-strong), Pathfinder (C-weak),
 # LUD (MEM), Gaussian (MEM) [P]
 PAPER_OPT = {"perfsat_c_strong": 6, "perfsat_c_weak": 5, "perfsat_mem": 5, "perfsat_gaussian": 6}
-GAIN = 0.02                        # §2.8: one more CTA must gain ≥ 2 %
+GAIN = 0.02                        # [THESIS Table 4.2]: one more CTA must gain ≥ 2 %
 SCALE, WAVES, QUICK_WAVES = 0.25, 100, 40
 # Gaussian's 16-thread CTAs are short: 100 waves would leave ~40 % of the run to detection
-# (~15 % for the others), so it gets 3× the waves to keep that share comparable (§10.2).
+# (~15 % for the others), so it gets 3× the waves to keep that share comparable (our reproduction
+# plan).
 WAVES_FACTOR = {"perfsat_gaussian": 3}
 M2090 = {"sm.count": 16}
 QUARTER_CHIP = {"sm.count": 4, "dram.channels": 3, "l2.slices": 3, "dram.bank_bit": 13,
@@ -254,13 +255,13 @@ def _grid(name: str, workloads: list[str], waves: int, overrides: dict) -> Grid:
 def _headline() -> list[Headline]:
     rows = [
         Headline("Perf-Sat accuracy", "%", mean_over(accuracy), paper=94.25,
-                 note="mean_k 1 − |N̄_det − N_opt|/N_opt (§9.2; negative when N̄_det > 2 N_opt); "
+                 note="mean_k 1 − |N̄_det − N_opt|/N_opt (our choice; negative when N̄_det > 2 N_opt); "
                  "the thesis: 94.25 % on Fermi, 85.12 % on Kepler (Fig 4.5's text)"),
         Headline("Perf-Sat resource saving (1 − N̄_det/N_max)", "%", mean_over(limit_saving),
                  paper=18.32, note="core-resource saving, mean over kernels"),
         Headline("Perf-Sat resource saving (resident CTAs vs baseline)", "%",
                  mean_over(residency_saving), paper=18.32,
-                 note="second reading of §9.2: mean resident CTAs per SM"),
+                 note="second reading of our choice: mean resident CTAs per SM"),
         Headline("Perf-Sat performance retained", "%", mean_over(perf_retained), paper=99.0,
                  note="paper: < 1 % loss; baseline cycles / Perf-Sat cycles"),
         Headline("oracle resource saving (1 − N_opt/N_max)", "%",

@@ -4,10 +4,10 @@ ordered pairs of eight ERCBench-like kernels, arrival offsets +100 cycles, +25 %
 first kernel's standalone runtime, against the analytic SJF / LJF / serial-FIFO references.
 
 Timing: the block-level mode (sim/multiprog/blocklevel.py; our choice where [SRTF] is silent): each
-kernel's mean block time and spread are the document's table (§7.2), its t(r) knee is calibrated on
-the cycle-level model (sim/multiprog/calibrate.py), and a subset of pairs (``check`` points) runs in
-both models to show how far the block-level turnarounds are from the cycle-level ones. SHA1's
-22 M cycles cost the block mode ~1 s. Policies run through the same kernel schedulers,
+kernel's mean block time and spread are the document's table ([SRTF ERCBench]), its t(r) knee is
+calibrated on the cycle-level model (sim/multiprog/calibrate.py), and a subset of pairs (``check``
+points) runs in both models to show how far the block-level turnarounds are from the cycle-level
+ones. SHA1's 22 M cycles cost the block mode ~1 s. Policies run through the same kernel schedulers,
 ``kernel_sched`` / ``srtf_pred`` twins and dispatcher as the cycle-level model.
 
 Metrics per workload ([SRTF STP, ANTT]): NTT, STP, ANTT, StrictF; aggregated as geometric means over

@@ -3,10 +3,10 @@
 work per CTA.
 
 Why: both detectors spend several sampling windows (ONAC: 4 CTA waves per sample, [THESIS §4.4.2.3];
-Perf-Sat: One_TB_cycles × N_max per window, §2.5) before they settle, and the thesis's grids hold
-16 K–98 K CTAs (Table 4.4), so detection is a small part of a run. The catalogue's ``scale``
-multiplies grid size and loop trips together, so a long grid would also mean long CTAs (run time
-∝ scale²). Our reproduction plan for [THESIS] asks instead to "scale the grid down with the
+Perf-Sat: One_TB_cycles × N_max per window, [THESIS §4.3.2.2]) before they settle, and the thesis's
+grids hold 16 K–98 K CTAs (Table 4.4), so detection is a small part of a run. The catalogue's
+``scale`` multiplies grid size and loop trips together, so a long grid would also mean long CTAs
+(run time ∝ scale²). Our reproduction plan for [THESIS] asks instead to "scale the grid down with the
 model's speed, keeping the detection-time fraction comparable".
 
 ``waves`` = w launches w × (occupancy limit × SMs that may run CTAs) CTAs: all SMs, or n for the

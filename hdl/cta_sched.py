@@ -4,7 +4,7 @@
 ``hdl.ikra.params`` (per-CU fields packed CU 0 lowest). The twin ``sim.blocks.cta_sched.CtaSchedTwin`` has the same
 ports and cycle behaviour.
 
-Cycle contract (§2.5) and the choices taken where the spec leaves one:
+Our cycle contract and the choices taken where the spec leaves one:
 
 - Launch: ``launch_ready`` = no kernel active. ``launch_valid & launch_ready`` latches the dims
   and N = gx·gy·gz (truncated to ID_W; N ≥ 1 and < 2^ID_W is the caller's contract). The next
@@ -30,9 +30,9 @@ initially P−1; (4) phase 0 for the first kernel, toggling at every launch, nev
 queue full; (8) lowest-index thief wins a region, the victim keeps its last TB in a same-cycle
 race; (9) ID_W + 2 cycles of launch latency for every policy.
 
-Structure (§2.6): ``ikra.divider`` (shared restoring divider), ``ikra.rr`` (G unit),
-``ikra.chunk`` (§2.2 formula, C / R / F), ``ikra.steal`` + ``ikra.steal_cu`` + ``ikra.fabric``
-(S: per-CU chunk/cursor/queue registers, victim choice and per-region arbitration).
+Structure (ours): ``ikra.divider`` (shared restoring divider), ``ikra.rr`` (G unit),
+``ikra.chunk`` ([IKRA Chunk] formula, C / R / F), ``ikra.steal`` + ``ikra.steal_cu`` +
+``ikra.fabric`` (S: per-CU chunk/cursor/queue registers, victim choice and per-region arbitration).
 """
 
 from __future__ import annotations

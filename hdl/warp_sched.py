@@ -8,7 +8,7 @@ They read ``ready`` and ``launch`` only. State and policy rules:
 - LRR: walk the slots circularly starting after ``last``; at start-up ``last`` = W-1, so the
   first walk starts at slot 0 (same as GPGPU-Sim's "unset pointer → lowest slot").
 - GTO: the greedy slot ``last`` first (initially slot 0), then the oldest ready slot.
-- ``old``: the oldest ready slot (GTO's age order without the greedy entry, §1.1).
+- ``old``: the oldest ready slot (GTO's age order without the greedy entry, [GPGPU-Sim shader.cc]).
 - Age is a full age matrix, one W-bit row per slot naming the slots older than it (W(W-1)
   flops, the AGE[N][N] convention of our SOCGPU blocks); it starts as "lower slot is older".
 """

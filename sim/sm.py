@@ -6,10 +6,10 @@ write-back can be used by an issue the same cycle, and an instruction decoded in
 at t+1 at the earliest. Memory completions are delivered by the memory system's ``tick`` before
 the SMs run, i.e. also before issue.
 
-Fetch (§1.4): ``sm.fetch_per_cycle`` times per cycle, round-robin over the SM's slots starting
-after the last warp fetched, serve the first live warp with an empty instruction buffer; one
-fetch decodes up to ``sm.ib_entries`` instructions. There is no instruction cache (a choice:
-fetch always hits).
+Fetch ([GPGPU-Sim scoreboard.cc]): ``sm.fetch_per_cycle`` times per cycle, round-robin over the SM's
+slots starting after the last warp fetched, serve the first live warp with an empty instruction
+buffer; one fetch decodes up to ``sm.ib_entries`` instructions. There is no instruction cache (a
+choice: fetch always hits).
 
 Shared memory (LDS/STS) stays in the SM: ``units.smem_latency`` plus one LD/ST pass per extra
 bank conflict (``units.smem_banks`` 4-byte banks; distinct words in one bank serialise).

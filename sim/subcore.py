@@ -9,7 +9,7 @@ pointer kept; no launch → ages kept), so skipping those cycles is exact. A pol
 moves every cycle (``tick_always``, set from the registry) is stepped every cycle while the SM
 holds a CTA.
 
-Issue stage ``sm.issue = inorder`` ([GPGPU-Sim scheduler_unit::cycle()]/§1.4; SOCGPU:
+Issue stage ``sm.issue = inorder`` ([GPGPU-Sim scheduler_unit::cycle(), scoreboard.cc]; SOCGPU:
 ``sim.issue.socgpu``): per-warp in-order issue from the instruction buffer, a scoreboard of pending
 destination registers (RAW and WAW), one warp per scheduler per cycle and, with ``sm.dual_issue``, a
 second consecutive instruction of that warp to a different unit type.

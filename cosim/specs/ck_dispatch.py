@@ -28,6 +28,6 @@ def spec() -> BlockSpec:
         make_stimulus=lambda p, seed: CkDispatchStimulus(*_args(p), seed),
         inputs=inputs_of(table),
         outputs=outputs_of(table),
-        paper="no area figure in the thesis (§6: KSB one row per concurrent kernel, CSB one row "
+        paper="no area figure in the thesis (the thesis lists: KSB one row per concurrent kernel, CSB one row "
               "per core, an assigned-kernel queue per core for the interleaved scheduler)",
     )

@@ -2,7 +2,7 @@
 
 Parameters: C = number of CUs (the spec's P), ID_W, QDEPTH, policy, victim_first (right: the
 paper's Fig 3 order; left); ``check=1`` makes the twin
-run the §8 property checker on every cycle (any backend; no effect on the RTL).
+run the property checker of our test plan on every cycle (any backend; no effect on the RTL).
 """
 
 from __future__ import annotations

@@ -24,6 +24,6 @@ def spec() -> BlockSpec:
         make_stimulus=lambda p, seed: PerfSatStimulus(p["n_bits"], seed),
         inputs=inputs_of(ports(1)),
         outputs=outputs_of(ports(1)),
-        paper="no area figure in the thesis; §6 first cut ≈ 32 + 24 + 28 + 5 + 6 b state, one "
+        paper="no area figure in the thesis; our first cut ≈ 32 + 24 + 28 + 5 + 6 b state, one "
               "32-b comparator, shift-add multiply",
     )

@@ -5,8 +5,8 @@ with a minimum at a random N_opt (a U shape: scoreboard stalls fall and pipeline
 N, [THESIS §4.3.1.3–§4.3.2.1]), sometimes monotone (C-strong: minimum at N_max). Each cycle each of
 the two schedulers is stalled with probability stall(resident CTAs); the dispatcher tops the
 resident CTAs up to ``cta_limit`` from the previous cycle (lowering the limit only stops new issue,
-§2.5 [S]). A new kernel starts some time after ``done``, rarely in the middle of a detection; rare
-spurious inputs (stalls = 3, extra completions) stress the corners.
+[THESIS §4.3.2.2]; our choice). A new kernel starts some time after ``done``, rarely in the middle
+of a detection; rare spurious inputs (stalls = 3, extra completions) stress the corners.
 """
 
 from __future__ import annotations

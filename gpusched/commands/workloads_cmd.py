@@ -8,7 +8,7 @@ NAME (at ``--scale``/``--seed``) as an Accel-Sim trace directory of real SASS op
 binary version of ``--arch`` (pascal 61, volta 70, turing 75, ampere 86). ``--phases NAME``
 prints the phase table of each kernel of catalogue entry NAME (or, with ``--trace DIR``, of the
 trace's kernels): total phases, longest, shortest ([THESIS §3.4.2.1], Tables 3.2/3.3) and the
-static code-size overhead of the phase hints (§1.14).
+static code-size overhead of the phase hints ([THESIS ch. 3]).
 """
 
 from __future__ import annotations

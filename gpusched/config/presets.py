@@ -225,8 +225,8 @@ OWL = GPUConfig(
     name="owl",
     core_clock_mhz=1300.0,
     # 1024 threads = 32 warps, 32 KB smem, 32 K regs (Table 1's "32684" read as 32768) [P/S];
-    # 8 CTA slots [X/S, §2.4]; SIMT width 8: one warp issued every 4 cycles (§2.2) [D]; one
-    # scheduler per core, RR baseline [P].
+    # 8 CTA slots (ours, [OWL §2.1] gives none); SIMT width 8: one warp every 4 cycles ([OWL §2.1]);
+    # one scheduler per core, RR baseline [P].
     sm=SMConfig(count=28, subcores=1, warps_per_sm=32, threads_per_sm=1024, regs_per_sm=32768,
                 smem_per_sm=32768, max_ctas_per_sm=8, warp_sched="lrr", issue_interval=4),
     # a warp holds an 8-lane unit 4 cycles (ii 4); latencies: 5-stage pipeline (choice)
@@ -249,12 +249,12 @@ OWL = GPUConfig(
     # (QuadroFX5800: nbk=8:CCD=2:RRD=8:RCD=12:RAS=25:RP=10:RC=35:CL=10:WL=7:CDLR=6:WR=11, the
     # Table 1 values) [X]; no bank groups and no refresh there.
     # controller_latency 22 (choice): unloaded closed-row miss = 16 + 20 + 22 + 26 DRAM cycles
-    # (42.25) + 4 + 16 ≈ 120 core cycles, the paper's minimum L2 miss latency [P, §2.1].
+    # (42.25) + 4 + 16 ≈ 120 core cycles, the paper's minimum L2 miss latency ([OWL Table 1]).
     dram=DRAMConfig(channels=8, banks=4, row_bytes=2048, clock_mhz=800.0, bus_bytes=8,
                     data_rate=2, burst_length=8, tCL=10, tRCD=12, tRP=10, tRAS=25, tRRD=8,
                     tRC=35, tCCD=2, tWL=7, tCDLR=6, tWR=11, queue_size=128, channel_bit=11, bank_bit=14, row_bit=16,
                     fixed_latency=120, controller_latency=22),
-    kernels=KernelConfig(max_concurrent=1),         # kernels run one after another [P, §2.3]
+    kernels=KernelConfig(max_concurrent=1),         # kernels run one after another ([OWL §2.1])
 )
 
 # [THESIS Table 3.1] (the ch.3 "Tesla M2090"): the ONAC platform's Fermi core with 16
@@ -266,10 +266,10 @@ THESIS_CH3 = replace(THESIS, name="thesis_ch3", sm=replace(THESIS.sm, count=16),
 
 # [THESIS Table 5.1] (ch.5, concurrent kernels): the ch.3 machine (thesis_ch3) plus 16
 # LD/ST units per core: one LD/ST unit shared by the SM, a warp instruction every 2 cycles (the
-# ch.3 preset has one per scheduler). A 16-row KSB (Fermi's concurrent-kernel limit, §9.4) with
-# kernels sharing SMs (the ck_* kernel schedulers). The Table 5.2 warp policy is not stated: gto
-# as thesis_ch3. Fig 5.3's 64 warps per core (8 CTAs × 8 warps) exceed Table 5.1's 48 (§8 item
-# 6): --set sm.warps_per_sm=64 --set sm.threads_per_sm=2048.
+# ch.3 preset has one per scheduler). A 16-row KSB (Fermi's concurrent-kernel limit, our choice)
+# with kernels sharing SMs (the ck_* kernel schedulers). The Table 5.2 warp policy is not stated:
+# gto as thesis_ch3. Fig 5.3's 64 warps per core (8 CTAs × 8 warps) exceed Table 5.1's 48 (an
+# inconsistency in [THESIS]): --set sm.warps_per_sm=64 --set sm.threads_per_sm=2048.
 THESIS_CH5 = replace(THESIS_CH3, name="thesis_ch5",
                      units=replace(THESIS_CH3.units, ldst_shared=True, ldst_ii=2),
                      kernels=replace(THESIS_CH3.kernels, max_concurrent=16, concurrent_sm=True))

@@ -294,7 +294,7 @@ class DRAMConfig:
                                   "16, 32 or 64 slices)")
     prefetch_priority: str = rule("lowest", choices=("lowest", "above_misses"),
                                   doc="OWL prefetches at the lowest priority, or above row-miss "
-                                      "demands ([OWL §4.4] order: row hit > prefetch > oldest)")
+                                      "demands (our reproduction plan's order: row hit > prefetch > oldest)")
     partition_seed: int = rule(0, lo=0, doc="which draw of the random partition map: 0 the "
                                             "default, each other value another, independent one "
                                             "(as another rand() seed is in GPGPU-Sim); only with "

@@ -16,14 +16,15 @@ Choices beyond the spec (the RTL and the twin follow them alike):
 - ``stopped`` per bank ends the episode until the next ACT ("allow precharge"): without it a
   scheme-B bank would start a new episode of C lines right after stopping and never let the
   conflicting demand through.
-- C = HIGHER when ``q_len`` < ⌊avg⌋, else LOWER, re-evaluated every cycle (§7.4 [S]).
+- C = HIGHER when ``q_len`` < ⌊avg⌋, else LOWER, re-evaluated every cycle ([OWL §4.4]; the
+  re-evaluation is ours).
 - avg: 7 integer + 4 fraction bits, ``avg += ((min(q,127) << 4) − avg) >> 4`` (arithmetic
   shift, α = 1/16, our choice where [OWL §4.4] is silent) on cycles with ``tick`` = 1 (one sample
   per command slot, not per re-look). The spec's 7-bit register keeps only the integer part, which
   would stick when
   |q − avg| < 16; the 4 fraction bits avoid that.
 - Several banks eligible: the lowest bank index gets the proposal; inside a bank the lowest
-  unfetched column (scan from column 0, [OWL §4.4] [S]).
+  unfetched column (scan from column 0: our choice where [OWL §4.4] is silent).
 - Scheme A never holds a row; scheme B holds it while pf_count < C (row-hold), then behaves as A.
 """
 
@@ -98,7 +99,7 @@ class PrefetchShape:
         }
 
     def storage_bits(self) -> dict[str, int]:
-        """State of one controller's engine: the §8 bit vectors and the rest."""
+        """State of one controller's engine: the [OWL §4.5] bit vectors and the rest."""
         b = self.BANKS
         return {"fetched": b * self.LINES, "opened": b, "stopped": b, "pf_count": b * self.cw,
                 "avg_pending": self.avg_w}

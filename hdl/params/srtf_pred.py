@@ -93,12 +93,14 @@ class PredShape:
         }
 
     def entry_bits(self) -> dict[str, int]:
-        """One (SM, kernel) entry as built: the §2.3 fields plus Rmax, without Pred."""
+        """One (SM, kernel) entry as built: the [SRTF Simple Slicing] fields plus Rmax, without
+        Pred."""
         return {"valid": 1, "Active": self.CW, "Done": self.BW, "Total": self.BW,
                 "Resident": self.RW, "Rmax": self.RW, "t": self.CW, "Reslice": 1, "pvalid": 1}
 
     def storage_bits(self) -> dict[str, int]:
-        """Architectural state of one SM's predictor (the §4 rows; datapath registers apart)."""
+        """Architectural state of one SM's predictor (the rows of our estimate; datapath registers
+        apart)."""
         s = self.SLOTS
         return {"entries": self.K * sum(self.entry_bits().values()),
                 "BlockStart": s * self.CW, "EndTime": s * self.CW, "slot_k": s * self.kw,

@@ -52,7 +52,7 @@ class SwmWidths:
     def __init__(self, n_sms: int, count_bits: int = 24, ipc_bits: int = 16, ipc_frac: int = 10):
         check_params(n_sms, count_bits, ipc_bits, ipc_frac)
         self.m, self.count_bits, self.ipc_bits, self.ipc_frac = n_sms, count_bits, ipc_bits, ipc_frac
-        self.n_bits = n_sms.bit_length()                  # 0..M (6 bits for 32, §3.3)
+        self.n_bits = n_sms.bit_length()                  # 0..M (6 bits for 32, [THESIS §4.4.2.3])
         self.instr_bits = count_bits + 2                  # ≤ 3 warp instructions per cycle
         self.ipc_max = (1 << ipc_bits) - 1
         # one divider for per-SM IPC (instr << F / cycles) and the secant (product / ΔIPC)

@@ -8,12 +8,13 @@ Per warp slot (W bits each):
 - ``ready``: the warp can issue this cycle (every readiness check applied, its unit is free).
 - ``launch``: a new warp enters the slot this cycle. Launches are in slot order, so within one
   cycle a lower slot is older; every launched slot becomes younger than all others. That order
-  *is* the dynamic age (GPGPU-Sim's dynamic warp id seen by one scheduler, §1.2): a policy that
-  ranks by age keeps its own order from this port, as GTO's age matrix does.
+  *is* the dynamic age (GPGPU-Sim's dynamic warp id seen by one scheduler, [GPGPU-Sim
+  scheduler_unit::cycle()]): a policy that ranks by age keeps its own order from this port, as GTO's
+  age matrix does.
 - ``valid``: the slot holds a live warp (launched and not exited).
 - ``mem_wait``: the warp waits on memory: its head instruction reads a long-latency result (a
-  register a global load or atomic will write, GPGPU-Sim's long-op check of §1.3) or it is a
-  fence with memory requests outstanding.
+  register a global load or atomic will write, GPGPU-Sim's long-op check of [GPGPU-Sim
+  two_level_active_scheduler]) or it is a fence with memory requests outstanding.
 - ``barrier``: the warp waits at a CTA barrier.
 Per launch (valid in a cycle with ``launch`` non-zero; one CTA per SM per cycle):
 - ``launch_cta``: the CTA slot of the launched warps; ``launch_kernel``: their kernel (index mod

@@ -4,7 +4,7 @@
     ready[i]  = pending[i] ∧ ¬busy[i] ∧ (¬(rpc_valid ∧ npc[i] ≥ rpc) ∨ oldest[i])
 
 ``busy[i]`` is the OR of DM row i (a2); the third term is the a3 reconvergence guard: only the
-oldest not-yet-issued entry may cross the RPC (§6 item 2). N PW-bit ≥ comparators.
+oldest not-yet-issued entry may cross the RPC (our choice). N PW-bit ≥ comparators.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ class OwlPrefetchTwin:
         self.avg = 0
 
     def eligible(self, b: int, hit: int, other: int, hold: int) -> bool:
-        """May bank ``b`` prefetch now? Never while a demand to its open row waits (§7.3);
+        """May bank ``b`` prefetch now? Never while a demand to its open row waits ([OWL §4.4]);
         mutants override this."""
         return not hit and (not other or hold)
 

@@ -11,7 +11,7 @@ Scheduling with the prefetcher on (``dram.prefetch`` = ``owl_a`` / ``owl_b``), p
 the oldest demand row hit; else the oldest demand whose bank is free and not held by the engine
 (scheme B's row-hold: a demand to another row waits while fewer than C lines are prefetched);
 else the engine's proposal — prefetches have the lowest priority (``dram.prefetch_priority =
-lowest``, the default; ``above_misses`` is [OWL §4.4]'s order, an ablation: a proposal goes
+lowest``, the default; ``above_misses`` is our reproduction plan's order, an ablation: a proposal goes
 before a demand that would open another row, after demand row hits). A proposed line already in the
 line's L2 slice (or on its way there) is skipped: the engine is told (a mark without a prefetch)
 and asked again in the same slot. A prefetch is a row hit on the open row, uses the channel's
@@ -38,7 +38,7 @@ from .request import PREFETCH, READ, MemRequest
 
 LOWER, HIGHER = 8, 16           # [OWL §4.4] baseline degree: C = 8, or 16 below the average
 SCHEMES = {"owl_a": "a", "owl_b": "b"}
-PRIORITIES = ("lowest", "above_misses")    # ablation: [OWL §4.4]'s row hit > prefetch > miss
+PRIORITIES = ("lowest", "above_misses")    # ablation: row hit > prefetch > miss (ours)
 
 
 class RowMap:

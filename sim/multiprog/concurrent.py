@@ -9,14 +9,14 @@ Metrics, for a pair A+B with standalone runtimes T_A, T_B ([THESIS §5.5.1]):
 
 - sequential time: T_A + T_B (Table 5.2 sums the isolated runs) and, separately, the measured
   left-over run (``ck_sequential``: B's CTAs start once A's are all issued, so tails overlap);
-- max speedup = (T_A + T_B) / max(T_A, T_B) (the ideal overlap; §8 item 11: the thesis's
+- max speedup = (T_A + T_B) / max(T_A, T_B) (the ideal overlap; the thesis's
   wording is inverted, its numbers follow this form);
 - achieved speedup = (T_A + T_B) / T_interleaved; interleaved efficiency = achieved / max;
 - compute-throughput utilisation = IPC / peak IPC (``sm.count × sm.subcores /
   sm.issue_interval`` warp instructions per cycle; dual issue off on the ch.5 machine) and
   memory-bandwidth utilisation = DRAM bytes / cycles / peak bytes per cycle, for every run;
 - interference: a kernel's slowdown in the pair = its cycles there (first CTA to last) over its
-  standalone cycles under the same warp scheduler (TLRR vs TLGTO, §4.1).
+  standalone cycles under the same warp scheduler (TLRR vs TLGTO, [THESIS ch. 5]).
 
 Rodinia-like pairs run each kernel at its offline-optimal CTA count ([THESIS §5.4], our choice where it is silent):
 ``optimal_ctas`` sweeps the kernel alone over fixed per-SM limits 1..R_k and takes Perf-Sat's

@@ -1,4 +1,4 @@
-"""Multiprogram metrics ([SRTF STP, ANTT]) and the analytic two-kernel references (§2.9).
+"""Multiprogram metrics ([SRTF STP, ANTT]) and the analytic two-kernel references ([SRTF SJF]).
 
 For program i of an n-program workload: NTT_i = T_i^MP / T_i^SP (slowdown, lower is better);
 STP = Σ 1/NTT_i (higher, at most n); ANTT = mean NTT_i (lower, at least 1); StrictF = min NTT /

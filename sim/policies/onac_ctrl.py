@@ -69,16 +69,17 @@ def pipeline_busy(sm) -> bool:
     """SM ``sm`` still has an instruction in its pipeline: a write-back pending from a functional
     unit (ALU, SFU, shared memory) or an LD/ST unit holding a request the memory system refused.
     Global-memory requests the memory system accepted are not counted (``sm.in_flight()`` counts
-    them too): the sample quiesce of §9.3 (module docstring)."""
+    them too): the sample quiesce of our choice (module docstring)."""
     return bool(sm.wb or sm.retry)
 
 
 class OnacController(Policy):
     """Active-SM controller driving ``OnacTwin`` (mode ``onac``) or ``SeqDetTwin`` (``seq_det``).
 
-    ``waves``: K of the 4-wave sampling window (§3.3, §9.3; smaller for scaled-down runs);
-    ``skip_waves``: ramp-up waves before detection starts (module docstring);
-    ``count_bits``: counter width shared by detector and samplers (§3.3 [S]: 24).
+    ``waves``: K of the 4-wave sampling window ([THESIS §4.4.2.3], our choice; smaller for
+    scaled-down runs); ``skip_waves``: ramp-up waves before detection starts (module docstring);
+    ``count_bits``: counter width shared by detector and samplers ([THESIS §4.4.2.3]; our width:
+    24).
     """
 
     per_cycle = True

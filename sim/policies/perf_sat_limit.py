@@ -9,13 +9,14 @@ Wiring of SM i's twin, per cycle ``now`` (after the SMs ran):
 - ``cta_done``: a CTA of that kernel finished on SM i this cycle.
 - ``stalls``: SM i's schedulers whose issue slot of cycle ``now`` was charged to ``unit_busy``
   (pipeline stall: a ready warp's unit was busy), ``memory`` or ``scoreboard`` (a warp waited on
-  a pending register) — §2.3 / §9.2's stalled cycle; ``issue_interval``, ``barrier``, ``fetch``,
-  ``idle`` and ``paused`` slots are not stalls. The sub-cores count slots lazily over skipped
-  cycles, so the policy brings SM i's counters up to date (``sm.catch_up(now + 1)``, pure
+  a pending register) — [THESIS §4.3.1.3] / our stalled cycle; ``issue_interval``, ``barrier``,
+  ``fetch``, ``idle`` and ``paused`` slots are not stalls. The sub-cores count slots lazily over
+  skipped cycles, so the policy brings SM i's counters up to date (``sm.catch_up(now + 1)``, pure
   accounting) and takes the per-cycle difference of ``sm.issue_counts()``. With more than 3
   schedulers per SM the count exceeds the RTL's 2-bit port; the twin accumulates it unclipped.
 - ``limit(sm, run)`` = the twin's ``cta_limit``, clamped to [1, N_max]. A raised limit asks the
-  CTA scheduler to look again. Resident CTAs above a lowered limit are not pre-empted (§2.5 [S]).
+  CTA scheduler to look again. Resident CTAs above a lowered limit are not pre-empted (our choice;
+  [THESIS §4.3.2.2] does not say).
 
 ``trace``: ``limits`` = (cycle, sm, limit) at every change; ``kernels`` = one dict per (kernel,
 SM) detection with N_max, the chosen limit, the windows used and the cycle detection ended.

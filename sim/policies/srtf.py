@@ -3,7 +3,7 @@ fed by one ``srtf_pred`` twin per SM.
 
 Registered as ``srtf``, ``adaptive``, ``mpmax`` and ``srtf_fifo``; zero-sampling SRTF
 (``ZeroSamplingKernelScheduler``) takes the kernels' standalone runtimes, so it is built by the
-caller (the spec's §2.5 FIFO: only the oldest kernel
+caller ([SRTF FIFO]: only the oldest kernel
 with undispatched blocks, cap R_k; ``fifo`` stays GPGPU-Sim's slot-pointer FIFO). Kernel slots and
 launch countdowns are FIFO's (sim/policies/kernel_sched.py); blocks of several kernels share an
 SM, so ``kernels.concurrent_sm`` must be on.
@@ -14,8 +14,9 @@ cycle, stepped once a later cycle begins; quiet stretches (no job, nothing pendi
 arithmetic cycles of a job are skipped through the block's skip hook (``quiet_cycles`` /
 ``skip``: exact on the twin; an RTL block is stepped every cycle).
 A record that appears in cycle c reaches the controller in cycle c + 1 (all records of a cycle,
-lowest SM first: the model's stand-in for the §2.10 one-per-cycle arbiter), and its effect on the
-dispatch rows is seen by that cycle's CTA issue. Commands go to each predictor when it is ready.
+lowest SM first: the model's stand-in for the one-per-cycle arbiter of our cycle contract), and its
+effect on the dispatch rows is seen by that cycle's CTA issue. Commands go to each predictor when it
+is ready.
 
 The controller runs either as the method-level twin (the default, fast: each event applied at
 once) or, when the run's provider replaces ``kernel_sched`` at ``gpu``, as that block behind its

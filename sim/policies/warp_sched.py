@@ -54,7 +54,7 @@ WARP_SCHEDULERS: dict[str, Family] = {f.name: f for f in (
     Family("old", _arbiter("old"), "oldest first (GTO's age order without the greedy warp)",
            extra={"rtl": "old"}),
     Family("two_level_active", lambda n_slots, a: TwoLevelActiveTwin(n_slots, a["N"]),
-           "GPGPU-Sim's two-level active scheduler: N active warps, a pending FIFO (§1.3)",
+           "GPGPU-Sim's two-level active scheduler: N active warps, a pending FIFO ([GPGPU-Sim two_level_active_scheduler])",
            args=(Arg("N", lo=1, doc="active warps per scheduler (<= its warp slots)"),
                  Arg("inner", words=("lrr",), aliases={"0": "lrr"}, default="lrr",
                      doc="inner level: lrr (GPGPU-Sim 0); the only one GPGPU-Sim implements"),

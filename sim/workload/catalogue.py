@@ -51,7 +51,7 @@ _ENTRIES: dict[str, Entry] = {
                      "dependent LDG gathers, divergent stores", rc.graph_like),
     "mixed_like": _e("Rodinia kmeans/gaussian/lavaMD/hybridsort", "streaming kernel, 6 tiny "
                      "kernels, compute+smem kernel, divergent atomics", rc.mixed_like),
-    # [THESIS Table 3.2, Table 3.3]/§10.2 phase kernels
+    # [THESIS Table 3.2, Table 3.3] phase kernels (ours)
     "bp_k2_like": _e("Rodinia backprop K2 (ch.3 type A)", "5 phases, shortest (14 cyc) first, "
                      "then a 99-cycle one: GTO beats RR",
                      lambda c: pk.phase_kernel(c, "bpnn_adjust_weights", [14, 99, 60, 40, 30],
@@ -79,7 +79,8 @@ _ENTRIES: dict[str, Entry] = {
                                                    ctas=56)),
     # [THESIS Table 3.2, Table 3.3]: the remaining ch.3 kernels (phase lists: the
     # tables' count, longest and shortest; the middle phases and the order are our choice, short
-    # phase first for the type A kernels whose shortest phase is at the start, §1.10)
+    # phase first for the type A kernels whose shortest phase is at the start,
+    # [THESIS Table 3.2, Table 3.3])
     "bp_k1_like": _e("Rodinia backprop K1 (ch.3 tail effect)", "5 phases, 206 longest, ending "
                      "in a 26-cycle phase; 6 CTAs/core",
                      lambda c: pk.phase_kernel(c, "bpnn_layerforward", [120, 206, 60, 40, 26],

@@ -1,9 +1,10 @@
-"""Catalogue recipes, part 2: thesis kernels (phase kernels [THESIS Table 3.2, Table 3.3]/§10.2,
-ONAC §3.6, Perf-Sat §2.8, ch.5 micro-benchmarks §4.3) and IKRA workloads ([IKRA]).
+"""Catalogue recipes, part 2: thesis kernels (phase kernels [THESIS Table 3.2, Table 3.3],
+ONAC [THESIS Table 4.4], Perf-Sat [THESIS Table 4.2], ch.5 micro-benchmarks [THESIS §5.3.1]) and
+IKRA workloads ([IKRA]).
 
-Phase lengths in the thesis are summed latencies in cycles (§1.3); we turn a phase of L cycles
-into ⌈L/4⌉ ALU instructions (choice: a dependent ALU op costs ~4 issue cycles of latency on the
-Fermi-class presets; the latency table is unspecified in [THESIS]).
+Phase lengths in the thesis are summed latencies in cycles ([THESIS §3.3.2]); we turn a phase of L
+cycles into ⌈L/4⌉ ALU instructions (choice: a dependent ALU op costs ~4 issue cycles of latency on
+the Fermi-class presets; the latency table is unspecified in [THESIS]).
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ def onac(c: Ctx, name: str, r: int, trips: int, sfu: float = 0.0) -> list[Kernel
 
 def perfsat_c_strong(c: Ctx) -> list[Kernel]:
     """C-strong ([THESIS §4.3.1.2], B+tree / SRAD-6): memory latency still exposed at N_max, so
-    performance rises up to it. §10.2: "low bandwidth demand, long dependent-load latency
+    performance rises up to it. Our reproduction plan: "low bandwidth demand, long dependent-load latency
     chains". Each warp load reads one 32-B sector of an 8 MB region (the next node's keys), its
     address from the previous load. The earlier recipe read 4 lines per warp access: 4 MSHRs a
     warp, so 8 warps filled the L1's 32 and from 2 CTAs on the LD/ST unit waited on MSHRs (79 %
@@ -106,9 +107,9 @@ def perfsat_c_weak(c: Ctx) -> list[Kernel]:
 
 def perfsat_mem(c: Ctx) -> list[Kernel]:
     """MEM ([THESIS §4.3.1.2], LUD/CFD): performance drops past the optimum because L1D contention
-    raises the miss rate. §10.2's recipe: a 4–6 KB working set per CTA, re-used across
-    iterations, so that more CTAs overflow the 16 KB L1D and the extra misses exhaust MSHRs and
-    bandwidth. Here each warp owns five 128-B lines of its CTA's 5 KB tile and reads them twice
+    raises the miss rate. Our reproduction plan's recipe: a 4–6 KB working set per CTA, re-used
+    across iterations, so that more CTAs overflow the 16 KB L1D and the extra misses exhaust MSHRs
+    and bandwidth. Here each warp owns five 128-B lines of its CTA's 5 KB tile and reads them twice
     per iteration for 6 iterations; ≤ 3 CTAs' tiles fit the L1, more evict each other.
 
     Each iteration the CTA also reads one new 128-B line (fresh input, as LUD's and CFD's row

@@ -25,7 +25,7 @@ def test_mpmax_two_slot_limited_kernels_get_cap_7():
     tw.arrive(0, 1000, 8, SLOT_LIMITED)
     assert tw.row(3) == [(0, 8)]                      # alone: no co-runner to leave room for
     tw.arrive(1, 1000, 8, SLOT_LIMITED)
-    assert tw.row(3) == [(0, 7), (1, 7)]              # §2.6 example: 7 of the 8 slots each
+    assert tw.row(3) == [(0, 7), (1, 7)]              # [SRTF MPMax] example: 7 of the 8 slots each
     tw.end(0)
     assert tw.row(3) == [(1, 8)]                      # the reservation is released at the end
 

@@ -1,5 +1,5 @@
 """srtf_pred (hdl/srtf_pred.py vs sim/blocks/srtf_pred.py): random lockstep, Eq. 2 on hand-computed
-cases, the §8 predictor properties, and the mutants the lockstep must catch."""
+cases, the predictor properties of our test plan, and the mutants the lockstep must catch."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ class ResidentIsR(SrtfPredTwin):
 
 
 class ResampleEveryEnd(SrtfPredTwin):
-    """Mutant (§8): t re-sampled at every block end, not only after a slice boundary."""
+    """Mutant (our test plan): t re-sampled at every block end, not only after a slice boundary."""
 
     def sample_t(self, k, dur):
         return dur

@@ -144,8 +144,9 @@ def _two_level_inputs(ready, valid=0b111111, mem_wait=0, barrier=0):
     return {"ready": ready, "launch": 0, "valid": valid, "mem_wait": mem_wait, "barrier": barrier}
 
 
-# §1.3: active list [a b c d e f] (slots 0..5, N = 6); b issues → [c d e f a b]; then the entry
-# at the same position (d) issues → [e f a b c d]; with every warp ready the list order shows.
+# [GPGPU-Sim two_level_active_scheduler]: active list [a b c d e f] (slots 0..5, N = 6); b issues →
+# [c d e f a b]; then the entry at the same position (d) issues → [e f a b c d]; with every warp
+# ready the list order shows.
 ROTATION_CASE = [(_two_level_inputs(0b000010), 1), (_two_level_inputs(0b001000), 3)] + \
     [(_two_level_inputs(0b111111), g) for g in (4, 5, 0, 1, 2, 3, 4)]
 

@@ -1,5 +1,5 @@
 """The prefetch-priority ablation (``dram.prefetch_priority``): lowest (default) against
-[OWL §4.4]'s order, demand row hit > prefetch > row-miss demand."""
+our reproduction plan's order, demand row hit > prefetch > row-miss demand."""
 
 from __future__ import annotations
 

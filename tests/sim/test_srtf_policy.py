@@ -24,7 +24,7 @@ def long_then_short(len_long=400, len_short=60, arrival=100, block_long=64, grid
 
 class Watch:
     """Wraps a registered SRTF-family scheduler; records every placement with the controller's
-    state at that moment and checks the §8 properties."""
+    state at that moment and checks the properties of our test plan."""
 
     def __init__(self, name, controller=None):
         self.name, self.rows, self.controller = name, [], controller
@@ -81,7 +81,7 @@ def check_fifo_rows(rows):
 
 
 class Sm0KeepsRun(KernelSchedTwin):
-    """Mutant (§8): SM0 still dispatches ``run`` (first) while sampling."""
+    """Mutant (our test plan): SM0 still dispatches ``run`` (first) while sampling."""
 
     def row(self, sm):
         out = super().row(sm)
@@ -91,7 +91,7 @@ class Sm0KeepsRun(KernelSchedTwin):
 
 
 class FifoBypass(KernelSchedTwin):
-    """Mutant (§8): FIFO lets a newer kernel take blocks the older one cannot."""
+    """Mutant (our test plan): FIFO lets a newer kernel take blocks the older one cannot."""
 
     def row(self, sm):
         if self.policy == "fifo":

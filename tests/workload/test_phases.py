@@ -46,7 +46,7 @@ def test_a_branch_target_and_the_instruction_after_a_branch_begin_phases():
 def test_overhead_of_the_hints():
     info = analyse(_vector_add())
     o = code_size_overhead(info)
-    assert o["single_byte"] == 12.5                        # §1.4: one byte per 8-byte instr
+    assert o["single_byte"] == 12.5                        # [THESIS §3.4.2.1]: one byte per 8-byte instr
     assert abs(o["single_9bit"] - 100 * 9 / 64) < 1e-9
     assert abs(o["two_level_9bit"] - 100 * 9 * 2 / (64 * 10)) < 1e-9
     many = [Instr(Op.DIV, (1,), (0,), pc=8 * i) for i in range(20)]     # 20 × 39 = 780 > 511
