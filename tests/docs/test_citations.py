@@ -6,6 +6,7 @@ ends listed), so that a reader can find it in the paper rather than in reading n
 outside the repository. docs/papers.md lists the same places for people.
 """
 
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -16,12 +17,15 @@ KEYS = "|".join(re.escape(k) for k in PAPERS)
 CITATION = re.compile(rf"\[({KEYS})(?:\s+([^\[\]]{{1,200}}?))?\]")
 RANGE = re.compile(r"(.+?)\s*[–-]\s*(.+)")
 SUFFIXES = (".py", ".md", ".toml", ".json", ".config")
-SKIP_DIRS = {".venv", ".git", "node_modules", ".accel", "build", "gpusched.egg-info"}
+SKIP_DIRS = {"node_modules", "build", "gpusched.egg-info", "__pycache__"}
 
 
 def sources() -> list[Path]:
-    return sorted(p for p in ROOT.rglob("*") if p.suffix in SUFFIXES and p.is_file()
-                  and not SKIP_DIRS & set(p.relative_to(ROOT).parts))
+    found = []
+    for folder, dirs, files in os.walk(ROOT):
+        dirs[:] = [d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")]
+        found += [Path(folder) / f for f in files if f.endswith(SUFFIXES)]
+    return sorted(found)
 
 
 def bad_locations(key: str, body: str) -> list[str]:
@@ -31,7 +35,8 @@ def bad_locations(key: str, body: str) -> list[str]:
     for item in (i.strip() for i in body.split(",")):
         ends = RANGE.fullmatch(item)
         parts = [ends.group(1), ends.group(2)] if ends and item not in known else [item]
-        bad += [item for part in parts if part not in known][:1]
+        if any(part not in known for part in parts):
+            bad.append(item)
     return bad
 
 
