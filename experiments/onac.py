@@ -17,9 +17,8 @@ kernel's 4-load loop per CTA, to afford long grids):
   n = 1..M, each on ``ORACLE_WAVES`` waves of its own n SMs. N_oracle = the smallest n whose
   steady-state IPC (``steady_of``: whole waves between 20 % and 80 % of CTAs completed) is
   ≥ 98 % of the all-SM one ([THESIS §4.4]). Whole-run IPC of such short runs would include
-  ramp-up and tail. CTAs that start together stay in step for the first few waves (on one SM, an
-  8-wave run of BP-K2 reaches only 0.59 IPC, a 20-wave run 0.94, a 40-wave one 0.97), so the
-  sweep uses 20 waves; at 8 of 16 SMs 20 and 40 waves agree within 0.1 %.
+  ramp-up and tail, and CTAs that start together stay in step for the first few waves, so the
+  sweep uses 20 waves (docs/mechanisms/onac.md, "Measured: the ramp-up before the first sample").
 
 Ramp-up skip (our choice where [THESIS] is silent): the headline skips ``RAMP_SKIP`` = 3 CTA
 waves before the first sample, the longest ramp-up measured on these kernels (one count for all
