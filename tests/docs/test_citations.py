@@ -8,6 +8,7 @@ outside the repository. docs/papers.md lists the same places for people.
 
 import os
 import re
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -21,6 +22,15 @@ SKIP_DIRS = {"node_modules", "build", "gpusched.egg-info", "__pycache__"}
 
 
 def sources() -> list[Path]:
+    """The project's files: those git tracks or would track (git-ignored outputs such as
+    reports/ and runs/ are a run's, not the project's), or every file without git."""
+    try:
+        listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+                                cwd=ROOT, capture_output=True, text=True, check=True).stdout
+        return sorted(ROOT / f for f in listed.splitlines()
+                      if f.endswith(SUFFIXES) and (ROOT / f).is_file())
+    except (OSError, subprocess.CalledProcessError):
+        pass
     found = []
     for folder, dirs, files in os.walk(ROOT):
         dirs[:] = [d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")]
