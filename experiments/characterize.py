@@ -28,9 +28,9 @@ VARIANTS = {"rr": {"sm.warp_sched": "lrr"}, "gto": {"sm.warp_sched": "gto"},
 GAIN = 0.02                                        # the oracle's 2 % (thesis §2.8)
 
 
-# the variants a paper's columns need (the others: all of VARIANTS)
-PAPER_VARIANTS = {"owl": ("rr", "gto", "perfect_l1", "perfect_l2"),
-                  "thesis_ch3": ("rr", "gto", "perfect_l1", "perfect_l2")}
+# the variants a paper's columns need; thesis_ch4's type and N_opt take all of VARIANTS
+BASIC = ("rr", "gto", "perfect_l1", "perfect_l2")
+PAPER_VARIANTS = {p: BASIC for p in ("owl", "thesis_ch3", "thesis_ch5", "socgpu", "srtf", "ikra")}
 
 
 def points(program: str, preset: str, scale: float, seed: int = 0,
@@ -115,6 +115,7 @@ def summarise(by_variant: dict[str, dict]) -> dict:
         "row_sharing": rr.get("row_sharing", {}).get("cons_cta_row_sharing"),
         "ctas_per_row": rr.get("row_sharing", {}).get("ctas_per_row"),
         "phases": {k: (v["phases"], v["longest"], v["shortest"]) for k, v in phases.items()},
+        "main_phases": phases[main["name"]]["phases"] if main.get("name") in phases else None,
         "gto_over_rr": gto,
         "gto_rr_class": "GTO" if gto > 1.01 else "RR" if gto < 0.99 else "same",
         "ch4_type": kind, "n_opt": n_opt, "n_max": n_max,
