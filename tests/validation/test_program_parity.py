@@ -22,7 +22,7 @@ REF_FILE = Path(__file__).parents[2] / "data" / "accelsim" / "programs_sm6_titan
 REF = json.loads(REF_FILE.read_text())["cases"]
 TOLERANCE = 0.10
 # ours/Accel-Sim of the cases outside the tolerance, as measured, and why
-NOT_YET = {"local_window": (1.224, "local accesses placed and cached in the L1 as GPGPU-Sim does; "
+NOT_YET = {"local_window": (1.237, "local accesses placed and cached in the L1 as GPGPU-Sim does; "
                                    "the rest not isolated (Accel-Sim's streaming L1: allocation "
                                    "on fill, an MSHR per line; docs/validation.md)")}
 
