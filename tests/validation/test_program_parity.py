@@ -59,3 +59,17 @@ def test_trace_is_the_one_accelsim_ran_and_cycles_agree(case, tmp_path):
         assert abs(ratio - NOT_YET[case][0]) < 0.02, f"{case}: ratio {ratio:.3f} moved: update NOT_YET"
     else:
         assert abs(ratio - 1) <= TOLERANCE, f"{case}: ours/Accel-Sim = {ratio:.3f}"
+
+
+def test_table_rows_carry_the_recorded_cycles_and_our_ratio():
+    """``program_parity table`` (docs/validation.md's tables): a row per case with Accel-Sim's
+    recorded cycles, our warp instructions equal to its, and ours / Accel-Sim; an unknown case
+    is refused with exit 2."""
+    row = program_parity.table(["divide64"]).splitlines()[-1]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[0] == "`divide64`"
+    assert int(cells[3].replace(",", "")) == REF["divide64"]["warp_insts"]
+    assert int(cells[4].replace(",", "")) == REF["divide64"]["cycles"]
+    ours = int(cells[5].replace(",", ""))
+    assert float(cells[6].strip("*")) == pytest.approx(ours / REF["divide64"]["cycles"], abs=5e-4)
+    assert program_parity.main(["table", "no_such_case"]) == 2
