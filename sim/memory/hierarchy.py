@@ -15,18 +15,12 @@ consume interconnect, L2 and DRAM bandwidth. With ``l1.store_ack`` a write-throu
 completes when the L2 has acknowledged each of its packets (a header-only reply after the tag
 stage; one per written sector with ``l1.sector_acks``), so the warp's exit and fences wait for
 it. Everything is driven by one event queue, so an idle hierarchy has ``next_event() is None``
-and ``tick`` costs nothing. A refused access is remembered with the state it waits on: MSHR
-frees when the MSHRs bind, else also the SM's queued packets. Re-offered while that has not moved
-it is refused at once without side effects, and ``watch_stalls`` tells the SM when it moves, so a
-stalled SM need not retry every cycle.
-``l1.stalls`` counts stall episodes: accesses refused at least once, however often re-offered.
+and ``tick`` costs nothing. A refused access is remembered with the state it waits on, and
+re-offered before that moves it is refused at once (``issue``, ``watch_stalls``).
 
-Beyond the protocol: ``watch_stalls`` (optional hook, see interface.py), ``prefetch_l1`` /
-``prefetch_l2`` (OWL-style prefetch ports), ``open_row``; with ``dram.prefetch`` on, OWL's
-memory-side prefetcher (prefetch.py) fills the L2 slices from open DRAM rows;
-SMs that model shared memory themselves can call ``coalescer.smem_conflict_cycles``. ``stats()``
-keys: ``l1.*``, ``l2.*`` (summed over SMs / slices), ``icnt.{up,down}.*``, ``dram.*``,
-``traffic.*`` (bytes L1↔L2, L2↔DRAM), ``prefetch.*``, ``mem.*`` (per-load latency), ``smem.*``, ``energy.*``.
+Beyond the protocol: ``watch_stalls`` (interface.py), ``prefetch_l1`` / ``prefetch_l2`` (OWL-style
+prefetch ports), ``open_row``; with ``dram.prefetch`` on, OWL's memory-side prefetcher
+(prefetch.py) fills the L2 slices from open DRAM rows. ``stats()``: hierarchy_stats.py.
 """
 
 from __future__ import annotations
@@ -42,14 +36,15 @@ from sim.workload.kernel import Instr, Kernel, LocalInstr
 
 from .coalescer import coalesce, smem_conflict_cycles
 from .dram import DRAM, AddressMap
-from .energy import memory_energy
 from .events import EventQueue, nothing
+from .hierarchy_stats import cumulative, hierarchy_stats
 from .icnt import Crossbar
 from .interface import CompletionCallback
 from .l1 import ATOMIC, L1, LOAD, LOCAL_LOAD, STORE, LoadRecord
 from .l2 import L2Slice
-from .prefetch import OwlPrefetcher, prefetch_stats_off
+from .prefetch import OwlPrefetcher
 from .request import ATOM, PREFETCH, READ, WRITE, MemRequest
+from .sectors import sector_parts
 
 _DATA_UP: Final = (False, True, True, True, False)    # request carries data: write, atom, writeback
 _DATA_DOWN: Final = (True, False, True, False, True)  # reply carries data: read, atom, prefetch
@@ -242,7 +237,7 @@ class MemoryHierarchy:
         for l1 in self.l1s:
             l1.kernel_boundary(now, readonly)
         if finished is not None:
-            self.kernel_ends.append(self.cumulative(now))
+            self.kernel_ends.append(cumulative(self, now))
         if next_kernel is not None and self.carveouts:
             ways = self.l1_ways(next_kernel)
             for l1 in self.l1s:
@@ -252,18 +247,6 @@ class MemoryHierarchy:
             self._watch_queue(sm_id)
         for fn in self._watchers:
             fn()
-
-    def cumulative(self, now: int) -> dict:
-        """The counters Accel-Sim prints, cumulative, at the end of each kernel: the L1 and L2
-        access breakdowns (``cache.count_access``) and DRAM sectors read and written."""
-        l1, l2 = [0] * 8, [0] * 8
-        for sums, parts in ((l1, self.l1s), (l2, self.slices)):
-            for p in parts:
-                for i, v in enumerate(p.breakdown):
-                    sums[i] += v
-        return {"cycle": now, "l1": l1, "l2": l2,
-                "dram_reads": self.dram.bytes_read // self.sector_bytes,
-                "dram_writes": self.dram.bytes_written // self.sector_bytes}
 
     def l1_ways(self, kernel: Kernel) -> int:
         """``l1.carveouts`` (GPGPU-Sim's adaptive cache, ``shader_core_config::max_cta``): the
@@ -311,11 +294,9 @@ class MemoryHierarchy:
 
     def _send(self, now: int, req: MemRequest) -> None:
         """L1 → L2 request packet."""
-        if req.kind == ATOM and self.sector_requests and req.mask & (req.mask - 1):
-            self._send_atomic_sectors(now, req)
-            return
-        if req.kind == WRITE and self.sector_stores and req.mask & (req.mask - 1):
-            self._send_store_sectors(now, req)
+        if req.mask & (req.mask - 1) and (req.kind == ATOM and self.sector_requests
+                                          or req.kind == WRITE and self.sector_stores):
+            self._send_sectors(now, req)
             return
         req.slice = dst = self._slice_of(req.line)
         nbytes = self.header
@@ -329,31 +310,11 @@ class MemoryHierarchy:
                 self.up.send(now, req.sm, dst, nbytes, None)
         self.up.send(now, req.sm, dst, nbytes, req)
 
-    def _send_atomic_sectors(self, now: int, req: MemRequest) -> None:
-        """``icnt.sector_requests``: an atomic on k sectors of a line is k one-sector requests,
-        each its own packet (with its data), L2 access and reply, as GPGPU-Sim's atomic
-        coalescer makes one 32-byte ``mem_fetch`` per sector for arch ≥ 40
-        (``warp_inst_t::memory_coalescing_arch_atomic``); the atomic completes with the last
-        sector's reply (``_at_sm``)."""
-        mask = req.mask
-        while mask:
-            low = mask & -mask
-            mask ^= low
-            part = MemRequest(ATOM, req.sm, req.line, low, req.t_issue)
-            part.parent = req
+    def _send_sectors(self, now: int, req: MemRequest) -> None:
+        """``icnt.sector_requests``: a multi-sector store or atomic leaves as one request per
+        sector (sectors.py)."""
+        for part in sector_parts(req):
             self._send(now, part)
-
-    def _send_store_sectors(self, now: int, req: MemRequest) -> None:
-        """``icnt.sector_requests``: a store to k sectors of a line is k one-sector write
-        requests, each its own packet (one flit with its data), L2 access and acknowledgement,
-        as GPGPU-Sim's coalescer makes one 32-byte ``mem_fetch`` per sector for arch ≥ 40
-        (``warp_inst_t::memory_coalescing_arch``). The store's record already counts one
-        acknowledgement per sector (``l1.sector_acks``), so the parts share it."""
-        mask = req.mask
-        while mask:
-            low = mask & -mask
-            mask ^= low
-            self._send(now, MemRequest(WRITE, req.sm, req.line, low, req.t_issue, waiter=req.waiter))
 
     def _send_after_lookup(self, now: int, req: MemRequest) -> None:
         """``l1.miss_after_lookup``: GPGPU-Sim's L1 takes every load and store through its
@@ -424,26 +385,12 @@ class MemoryHierarchy:
         if req.kind == READ:
             self.slices[req.slice].fill(now, req)
         elif req.kind == PREFETCH and self.pf is not None:
-            self._pf_install(now, req)
+            self.pf.install(now, req, self.slices[req.slice])
 
     def _in_l2(self, line: int) -> bool:
         """The line is in its L2 slice or on its way there (the prefetcher skips it)."""
         sl = self.slices[self.map.slice_of(line)]
         return line in sl.mshr or sl.cache.probe(line) is not None
-
-    def _pf_install(self, now: int, req: MemRequest) -> None:
-        """A memory-side prefetch's data reached its L2 slice: no reply to any SM. A demand
-        that missed meanwhile (an MSHR waits) is served by it: a late prefetch."""
-        sl, pf = self.slices[req.slice], self.pf
-        assert pf is not None
-        if req.line in sl.mshr:
-            pf.late += 1
-            sl.fill(now, req)
-        elif sl.cache.probe(req.line) is not None:
-            pf.redundant += 1
-        else:
-            pf.fills += 1
-            sl._install(now, req.line, req.mask, 0, True)
 
     def _complete(self, cycle: int, rec: LoadRecord) -> None:
         ev = self.ev
@@ -465,37 +412,4 @@ class MemoryHierarchy:
 
     # --- statistics ------------------------------------------------------------------------
     def stats(self) -> dict:
-        now = max(self.last_cycle, self.ev.now)
-        out: dict = {}
-        for prefix, parts in (("l1", self.l1s), ("l2", self.slices)):
-            total: dict = {}
-            for p in parts:
-                for k, v in p.stats().items():
-                    total[k] = max(total.get(k, 0), v) if k.startswith("max") else total.get(k, 0) + v
-            for k, v in total.items():
-                out[f"{prefix}.{k}"] = v
-        l1_miss, l1_miss_cycles = out.pop("l1.miss_count"), out.pop("l1.miss_latency_sum")
-        out["l1.miss_latency_mean"] = l1_miss_cycles / l1_miss if l1_miss else 0.0
-        for name in ("l1", "l2"):
-            acc = out[f"{name}.hits"] + out[f"{name}.misses"] + out[f"{name}.merges"]
-            out[f"{name}.hit_rate"] = out[f"{name}.hits"] / acc if acc else 0.0
-        out["mem.loads"] = self.loads
-        out["mem.load_latency_mean"] = self.load_latency_sum / self.loads if self.loads else 0.0
-        out["mem.stores"], out["mem.atomics"] = self.stores, self.atomics
-        out["smem.accesses"], out["smem.cycles"] = self.smem_accesses, self.smem_cycles
-        out["traffic.l1_to_l2_bytes"] = self.bytes_l1_to_l2
-        out["traffic.l2_to_l1_bytes"] = self.bytes_l2_to_l1
-        for name, net in (("icnt.up", self.up), ("icnt.down", self.down)):
-            out[f"{name}.packets"], out[f"{name}.bytes"] = net.packets, net.bytes
-            out[f"{name}.flits"], out[f"{name}.max_waiting"] = net.flits, net.max_waiting
-            out[f"{name}.wait_mean"] = net.wait_cycles / net.packets if net.packets else 0.0
-        out.update(self.dram.stats(now))
-        if self.pf is not None:
-            out.update(self.pf.stats(out["l2.prefetch_hits"], out["dram.reads"]))
-        else:
-            out.update(prefetch_stats_off())
-        out["traffic.l2_to_dram_bytes"] = out["dram.bytes_written"]
-        out["traffic.dram_to_l2_bytes"] = out["dram.bytes_read"]
-        out.update(memory_energy(out, self.cfg.energy, self.sector_bytes))
-        out["kernel_ends"] = list(self.kernel_ends)
-        return out
+        return hierarchy_stats(self)

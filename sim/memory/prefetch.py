@@ -34,6 +34,7 @@ from gpusched.config import ConfigError
 from sim.blocks.owl_prefetch import OwlPrefetchTwin
 
 from .dram import AddressMap
+from .l2 import L2Slice
 from .request import PREFETCH, READ, MemRequest
 
 LOWER, HIGHER = 8, 16           # [OWL §4.4] baseline degree: C = 8, or 16 below the average
@@ -190,6 +191,18 @@ class OwlPrefetcher:
                 dram.take(now, ch, miss, e)
         ch.pf_want = out["want"]
         return moved
+
+    def install(self, now: int, req: MemRequest, sl: L2Slice) -> None:
+        """A prefetch's data reached its L2 slice ``sl``: installed there, no reply to any SM.
+        A demand that missed meanwhile (an MSHR waits) is served by it: a late prefetch."""
+        if req.line in sl.mshr:
+            self.late += 1
+            sl.fill(now, req)
+        elif sl.cache.probe(req.line) is not None:
+            self.redundant += 1
+        else:
+            self.fills += 1
+            sl._install(now, req.line, req.mask, 0, True)
 
     def stats(self, prefetch_hits: int, demand_reads: int) -> dict:
         """``prefetch_hits``: first demand L2 hits on prefetched lines; ``demand_reads``: demand

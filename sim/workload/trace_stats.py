@@ -46,7 +46,7 @@ def _breakdown(counts: list[int]) -> dict[str, int]:
 
 
 def _memory_keys(snap: dict) -> dict[str, Any]:
-    """The cumulative memory keys of one kernel-end snapshot (``MemoryHierarchy.cumulative``)."""
+    """The cumulative memory keys of one kernel-end snapshot (``sim.memory.hierarchy_stats.cumulative``)."""
     out: dict[str, Any] = {}
     for name, part in CACHES:
         for k, v in _breakdown(snap[part]).items():
