@@ -43,7 +43,8 @@ SCENARIOS = (
 
 
 class _Timed(PortBlock):
-    """A block whose calls are timed (the seconds spent inside it)."""
+    """A block whose calls are timed (the wall seconds spent inside it); every call the points
+    make is passed through as it is (``step_port`` stays ``step_port``)."""
 
     def __init__(self, inner):
         self.inner, self.seconds = inner, 0.0
@@ -58,11 +59,27 @@ class _Timed(PortBlock):
         self.seconds += time.perf_counter() - t0
         return out
 
+    def step_port(self, port) -> None:
+        t0 = time.perf_counter()
+        self.inner.step_port(port)
+        self.seconds += time.perf_counter() - t0
+
     def peek(self) -> dict:
         t0 = time.perf_counter()
         out = self.inner.peek()
         self.seconds += time.perf_counter() - t0
         return out
+
+    def quiet_cycles(self) -> int:
+        return self.inner.quiet_cycles()
+
+    def skip(self, n: int, inputs: dict) -> None:
+        t0 = time.perf_counter()
+        self.inner.skip(n, inputs)
+        self.seconds += time.perf_counter() - t0
+
+    def reset(self) -> None:
+        self.inner.reset()
 
     def close(self) -> None:
         self.inner.close()
