@@ -138,7 +138,8 @@ def twin_only():
 
 @cosim
 @needs_verilator
-@pytest.mark.parametrize("mode", ["rtl", "lockstep"])
+# lockstep compares the RTL with the twin every cycle, so the RTL-only run is the slow suite's
+@pytest.mark.parametrize("mode", [pytest.param("rtl", marks=pytest.mark.slow), "lockstep"])
 def test_rtl_dispatching_every_cta_gives_the_twin_only_stats(mode, twin_only):
     got = run("cta_sched", kwargs_for(), mode)
     assert got["mismatch"] is None

@@ -88,7 +88,8 @@ def test_port_path_reproduces_the_twin_path(block, twin_runs):
 
 @cosim
 @needs_verilator
-@pytest.mark.parametrize("mode", ["rtl", "lockstep"])
+# lockstep compares the RTL with the twin every cycle, so the RTL-only run is the slow suite's
+@pytest.mark.parametrize("mode", [pytest.param("rtl", marks=pytest.mark.slow), "lockstep"])
 @pytest.mark.parametrize("block", list(TWINS))
 def test_rtl_detector_gives_the_twin_only_stats(block, mode, twin_runs):
     got = run(block, kwargs_for(block), mode)

@@ -91,6 +91,15 @@ def test_verilator_writes_a_real_fst_and_a_readable_vcd(tmp_path, monkeypatch):
     run_cosim(spec, params, 40, 1, waves=str(vcd))
     refs, changes = _read(vcd)
     assert "grant" in refs and changes > 40 and not any(r.startswith(("$", "_")) for r in refs)
-    run_cosim(spec, params, 40, 1, waves=str(vcd), internal=True)
+
+
+@pytest.mark.cosim
+@pytest.mark.slow                               # a third Verilator build, with the internal nets
+def test_verilator_vcd_shows_internal_nets_when_asked(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUSCHED_CACHE", str(tmp_path / "cache"))
+    from cosim.runner import run_cosim
+    spec = get_block("warp_sched")
+    vcd = tmp_path / "w.vcd"
+    run_cosim(spec, parse_params(spec, {"W": 4}), 40, 1, waves=str(vcd), internal=True)
     refs, _ = _read(vcd)
     assert any(r.startswith("_") for r in refs)

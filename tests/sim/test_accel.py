@@ -12,33 +12,36 @@ import pytest
 from sim import accel
 from sim import compiled as loader
 
-RUN = ("import json, sys; from gpusched.config import get_preset, with_overrides; "
+# argv: the number of CTAs of the 'mixed' reference to keep, then config overrides
+RUN = ("import dataclasses, json, sys; from gpusched.config import get_preset, with_overrides; "
        "from sim.run import simulate; from sim.bench import reference; from sim import accel; "
-       "cfg = with_overrides(get_preset('gtx480'), sys.argv[1:]); "
-       "r = simulate(cfg, reference('mixed'), memory='hierarchy'); "
+       "cfg = with_overrides(get_preset('gtx480'), sys.argv[2:]); wl = reference('mixed'); "
+       "wl.kernels[0] = dataclasses.replace(wl.kernels[0], grid=(int(sys.argv[1]), 1, 1)); "
+       "r = simulate(cfg, wl, memory='hierarchy'); "
        "print(json.dumps({'compiled': accel.active(), 'result': r}, sort_keys=True, default=str))")
 
 
-def _run(pure: bool, overrides: tuple[str, ...] = ()) -> dict:
+def _run(pure: bool, n_ctas: int, overrides: tuple[str, ...] = ()) -> dict:
     env = dict(os.environ)
     env.pop("GPUSCHED_PURE", None)
     if pure:
         env["GPUSCHED_PURE"] = "1"
-    out = subprocess.run([sys.executable, "-c", RUN, *overrides], capture_output=True, text=True, check=True,
+    out = subprocess.run([sys.executable, "-c", RUN, str(n_ctas), *overrides], capture_output=True, text=True, check=True,
                          env=env, cwd=accel.ROOT)
     return json.loads(out.stdout)
 
 
-@pytest.mark.parametrize("overrides", [(), ("sm.issue=socgpu", "sm.ib_entries=8"),
-                                       ("sm.warp_sched=tlphase",)],
-                         ids=["inorder", "socgpu", "phase"])     # socgpu: interpreted subclass of
-                                                                 # SubCore; phase: port inputs
-def test_compiled_and_plain_python_give_identical_results(overrides):
+# socgpu: an interpreted subclass of SubCore; phase: port inputs. Those two run a quarter of the
+# CTAs (2 per SM on 15 SMs; the plain-Python run is the suite's slowest otherwise)
+@pytest.mark.parametrize("n_ctas, overrides", [(120, ()), (30, ("sm.issue=socgpu", "sm.ib_entries=8")),
+                                               (30, ("sm.warp_sched=tlphase",))],
+                         ids=["inorder", "socgpu", "phase"])
+def test_compiled_and_plain_python_give_identical_results(n_ctas, overrides):
     if not (accel.build_dir() / "ok").is_file():
         if os.environ.get("CI"):
             pytest.fail("CI must build the compiled model (make setup runs sim.accel build)")
         pytest.skip("compiled model not built (python -m sim.accel build)")
-    compiled, plain = _run(False, overrides), _run(True, overrides)
+    compiled, plain = _run(False, n_ctas, overrides), _run(True, n_ctas, overrides)
     assert compiled["compiled"] is True and plain["compiled"] is False
     assert compiled["result"]["warp_insts"] > 0
     assert json.dumps(compiled["result"], sort_keys=True) == json.dumps(plain["result"], sort_keys=True)
