@@ -17,7 +17,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import sysconfig
 from pathlib import Path
 from typing import Callable
@@ -95,14 +94,18 @@ def _build(build: Path, vpath: Path, top: str, src: str, lib: Path) -> None:
     os.replace(tmp, lib)
 
 
+_LOADED: dict[Path, object] = {}     # library path -> its loaded module
+
+
 def load_module(path: Path, name: str):
-    """The extension module at ``path`` (loaded once per process: a second load returns it)."""
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    sys.modules[name] = mod
+    """The extension module at ``path``, loaded once per process. Keyed by the path, not the
+    name: two Verilogs with one top name (a block and a mutant of it) are two libraries."""
+    mod = _LOADED.get(path)
+    if mod is None:
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        _LOADED[path] = mod
     return mod
 
 

@@ -121,3 +121,17 @@ def test_a_build_left_by_another_checkout_is_not_resumed(tmp_path, monkeypatch):
     said: list[str] = []
     rebuilt, _, _ = verilator_library(SPEC, params, say=said.append)
     assert rebuilt.exists() and len(said) == 1
+
+
+def test_two_libraries_of_one_top_name_are_two_modules(tmp_path):
+    """A library is loaded by its path: a second one with the same top name (a mutant's Verilog
+    gives one) is its own module with its own model, not the first one again."""
+    import shutil
+
+    from cosim.verilator_block import load_module, verilator_library
+    lib, name, _ = verilator_library(SPEC, parse_params(SPEC, PARAMS))
+    other = tmp_path / lib.name
+    shutil.copy(lib, other)
+    first, second = load_module(lib, name), load_module(other, name)
+    assert first is not second and first is load_module(lib, name)
+    assert second.__file__ == str(other)
