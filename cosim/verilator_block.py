@@ -51,6 +51,7 @@ def layout(spec: BlockSpec, widths: dict[str, tuple[str, int]]) -> PortLayout:
 
 
 def module_name(top: str) -> str:
+    """The extension module's name (its ``PyInit_`` symbol) for the Verilog top ``top``."""
     return f"gs_{top}"
 
 
