@@ -1,4 +1,5 @@
-"""Baseline warp schedulers: LRR vs GTO ([GPGPU-Sim §1.2]) on three kinds of workload.
+"""Baseline warp schedulers: LRR vs GTO ([GPGPU-Sim scheduler_unit::cycle()]) on three kinds of
+workload.
 
 Why these three: GTO's greedy order keeps one warp's working set hot, so it should help most on
 a cache-sensitive kernel, matter little on a memory-bound stream (DRAM bandwidth decides) and

@@ -1,13 +1,13 @@
 """Characterisation of the program suite beside the papers' tables (issue 33, docs/workloads.md).
 
 Per program and preset, a few model runs (runner kind ``characterize``, one per variant):
-RR (LRR warp scheduler, with OWL's profiler: CINV and MemoryBlockCycles [OWL §10]), GTO,
+RR (LRR warp scheduler, with OWL's profiler: CINV and MemoryBlockCycles [OWL Table 2, Fig. 3]), GTO,
 Perfect-L1 and Perfect-L2 (PMEM = IPC(Perfect-L1)/IPC(RR), the Type-1 test of [OWL §3]), and
 the CTA-limit sweep ``fixed:1..8`` behind the thesis's ch.4 type ([THESIS §4.3.1.2]: C-strong when
 the oracle N_opt — the count beyond which one more CTA gains less than 2 % — is N_max, C-weak when
 IPC saturates before N_max, MEM when it drops beyond N_opt). The RR run also reports what does
-not depend on the machine's policy: the phase table of every kernel from its PTX ([THESIS §1.4])
-and the consecutive-CTA DRAM-row sharing and CTAs per row of its accesses ([OWL §10], Table 4).
+not depend on the machine's policy: the phase table of every kernel from its PTX ([THESIS §3.4.2.1])
+and the consecutive-CTA DRAM-row sharing and CTAs per row of its accesses ([OWL Table 4]).
 """
 
 from __future__ import annotations
@@ -25,12 +25,12 @@ VARIANTS = {"rr": {"sm.warp_sched": "lrr"}, "gto": {"sm.warp_sched": "gto"},
             "perfect_l1": {"sm.warp_sched": "lrr", "l1.perfect": True},
             "perfect_l2": {"sm.warp_sched": "lrr", "l2.perfect": True},
             **{f"ctas_{n}": {"sm.warp_sched": "lrr"} for n in range(1, MAX_CTAS + 1)}}
-GAIN = 0.02                                        # the oracle's 2 % (thesis §2.8)
+GAIN = 0.02                                        # the oracle's 2 % ([THESIS §4.3])
 
 
-# the variants a paper's columns need (the others: all of VARIANTS)
-PAPER_VARIANTS = {"owl": ("rr", "gto", "perfect_l1", "perfect_l2"),
-                  "thesis_ch3": ("rr", "gto", "perfect_l1", "perfect_l2")}
+# the variants a paper's columns need; thesis_ch4's type and N_opt take all of VARIANTS
+BASIC = ("rr", "gto", "perfect_l1", "perfect_l2")
+PAPER_VARIANTS = {p: BASIC for p in ("owl", "thesis_ch3", "thesis_ch5", "socgpu", "srtf", "ikra")}
 
 
 def points(program: str, preset: str, scale: float, seed: int = 0,
@@ -115,6 +115,7 @@ def summarise(by_variant: dict[str, dict]) -> dict:
         "row_sharing": rr.get("row_sharing", {}).get("cons_cta_row_sharing"),
         "ctas_per_row": rr.get("row_sharing", {}).get("ctas_per_row"),
         "phases": {k: (v["phases"], v["longest"], v["shortest"]) for k, v in phases.items()},
+        "main_phases": phases[main["name"]]["phases"] if main.get("name") in phases else None,
         "gto_over_rr": gto,
         "gto_rr_class": "GTO" if gto > 1.01 else "RR" if gto < 0.99 else "same",
         "ch4_type": kind, "n_opt": n_opt, "n_max": n_max,

@@ -22,6 +22,8 @@ PAPER_COLUMNS = {
             ("cinv", "CINV %", "cinv", 100, "{:.0f}"),
             ("row_sharing", "row sharing %", "row_sharing", 100, "{:.0f}"),
             ("ctas_per_row", "CTAs/row", "ctas_per_row", 1, "{:.1f}")],
+    "thesis_ch3": [("ctas_per_sm", "CTAs/SM", "ctas_per_core", 1, "{}"),
+                   ("main_phases", "phases", "phases", 1, "{}")],
     "thesis_ch4": [("ch4_type", "ch.4 type", "fermi_type", 1, "{}"),
                    ("n_opt", "N_opt", "fermi_opt", 1, "{}")],
 }
@@ -50,8 +52,9 @@ def markdown(paper: str, rows: list[dict], infos: dict[str, dict]) -> str:
     """The table for ``paper``: ``rows`` are summarise() rows with ``program`` set."""
     extra = PAPER_COLUMNS.get(paper, [])
     head = ["program", "paper's name"] + [c[1] for c in COMMON]
-    for _, title, pkey, _, _ in extra:
-        head += [title, f"{title} (paper)"] if pkey else [title]
+    shown = {c[0] for c in COMMON}          # a common column gets only its paper column here
+    for key, title, pkey, _, _ in extra:
+        head += ([] if key in shown else [title]) + ([f"{title} (paper)"] if pkey else [])
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     pairs: dict[str, list[tuple[float, float]]] = {c[0]: [] for c in extra if c[2]}
     agree: dict[str, list[bool]] = {c[0]: [] for c in extra if c[2]}
@@ -61,7 +64,8 @@ def markdown(paper: str, rows: list[dict], infos: dict[str, dict]) -> str:
         cells += [_cell(r.get(k), fmt, s) for k, _, _, s, fmt in COMMON]
         for key, _, pkey, scale, fmt in extra:
             ours = r.get(key)
-            cells.append(_cell(ours, fmt, scale))
+            if key not in shown:
+                cells.append(_cell(ours, fmt, scale))
             if not pkey:
                 continue
             theirs = _paper_value(info, paper, pkey)

@@ -1,18 +1,19 @@
-"""Thesis ch.5 ([THESIS §4]): workload-aware intra-core concurrent kernels. Pairs of the
+"""Thesis ch.5 ([THESIS ch. 5]): workload-aware intra-core concurrent kernels. Pairs of the
 compute micro-benchmark ``add_x_loops`` and the memory one ``stream_x_words`` (640 CTAs of 256
 threads each, Fig 5.3) on the Table 5.1 machine (``thesis_ch5``) with Fig 5.3's 64 warps per
 core, under three ``ck_dispatch`` kernel schedulers: left-over sequential (``ck_sequential``),
 interleaved (``ck_interleaved``: 4 + 4 CTAs per core while both have CTAs to issue, then the
-survivor's full occupancy) and spatial multitasking (``ck_baseline``, SM-granularity, [THESIS
-§4.9]'s [5]) as a baseline. SMK and Warped-Slicer are not built: §4.9 gives one line each.
+survivor's full occupancy) and spatial multitasking (``ck_baseline``, SM-granularity, the
+thesis's ref. [5], [THESIS ch. 5]) as a baseline. SMK and Warped-Slicer are not built: the thesis
+gives one line each.
 
-Table 5.2 metrics ([THESIS §4.7], sim/multiprog/concurrent.py): sequential = sum of the
+Table 5.2 metrics ([THESIS §5.5.1], sim/multiprog/concurrent.py): sequential = sum of the
 standalone runtimes, max speedup, achieved speedup, interleaved efficiency; also the achieved
 speedup over the measured left-over run. Compute-throughput (IPC / peak) and memory-bandwidth
 (DRAM bytes / peak) utilisation of each pair interleaved against its kernels alone (Figs
 5.11/5.12). Interference under sharing: each kernel's slowdown in the interleaved pair against
-itself alone, under the two-level schedulers TLRR and TLGTO (§4.1; 6-entry ready queue).
-Micro-benchmarks (§4.3): add_x_loops runtime against x; stream_x_words runtime and DRAM
+itself alone, under the two-level schedulers TLRR and TLGTO ([THESIS ch. 5]; 6-entry ready queue).
+Micro-benchmarks ([THESIS §5.3.1]): add_x_loops runtime against x; stream_x_words runtime and DRAM
 utilisation against x. The warp-state plot (Fig 5.3 / 5.8) of a length-balanced add/stream
 pair, sequential and interleaved.
 
@@ -76,8 +77,9 @@ def _grid(name: str, pairs: list[str], alone: list[str], scale: float,
 FULL_PAIRS = [f"{add(a)}+{stream(s)}" for a, s in
               [(10, 1), (10, 3), (10, 4), (10, 8), (10, 16), (20, 3), (20, 16)]]
 FULL_ALONE = [add(x) for x in (5, 10, 15, 20)] + [stream(x) for x in (1, 2, 3, 4, 6, 8, 16)]
-# Rodinia-like pairs ([THESIS §4.1]'s saturating kernels, the Perf-Sat stand-ins of §2.8:
-# pathfinder = C-weak, LUD = MEM, B+tree = C-strong), 180 CTAs each, at their optimal CTA counts
+# Rodinia-like pairs ([THESIS ch. 5]'s saturating kernels, the Perf-Sat stand-ins of
+# [THESIS Table 4.2]: pathfinder = C-weak, LUD = MEM, B+tree = C-strong), 180 CTAs each, at their
+# optimal CTA counts
 RODINIA = ["perfsat_c_weak+perfsat_mem", "perfsat_c_strong+perfsat_mem",
            "perfsat_c_strong+perfsat_c_weak"]
 # The two-level schedulers cost ~8x gto's run time in the model: their runs are shorter.
@@ -268,7 +270,7 @@ def _experiment(name: str, title: str, grid, quick, rodinia: str, description: s
         plots=[FigurePlot("cycles", "pairs.png", title="Table 5.2: speedups over sequential",
                           draw=draw_pairs, caption="Sequential = sum of the standalone runs; max = "
                           "ideal overlap; ★ the thesis's best (1.57×)."),
-               FigurePlot("cycles", "micro.png", title="Micro-benchmarks (§4.3)", draw=draw_micro,
+               FigurePlot("cycles", "micro.png", title="Micro-benchmarks (thesis §5.3.1)", draw=draw_micro,
                           caption="Kernels alone; ★ the thesis's numbers."),
                FigurePlot("cycles", "utilisation.png", title="Utilisation, interleaved vs alone",
                           draw=draw_utilisation, caption="Compute: IPC / peak; memory: DRAM bytes "
@@ -289,17 +291,17 @@ CATALOGUE = _experiment(
     "concurrent-catalogue", "Thesis ch.5: workload-aware intra-core concurrent kernels "
     "(thesis_ch5, 64 warps; catalogue stand-ins)", GRID, QUICK, "Rodinia-like pairs", __doc__)
 
-# On the program suite: the suite's two ch.5 programs ([THESIS §4.1]'s saturating CFD and
+# On the program suite: the suite's two ch.5 programs ([THESIS ch. 5]'s saturating CFD and
 # Gaussian, INFO["papers"]["thesis_ch5"]) as a pair at their optimal CTA counts, beside the
-# add/stream pairs (§4.3's micro-benchmarks: the catalogue builds them as the thesis describes
-# them; the suite has no such programs). Each member's launches stay in order (one stream per
-# member, sim/multiprog/compose.py); its scale is part of its name.
+# add/stream pairs ([THESIS §5.3.1]'s micro-benchmarks: the catalogue builds them as the thesis
+# describes them; the suite has no such programs). Each member's launches stay in order (one stream
+# per member, sim/multiprog/compose.py); its scale is part of its name.
 PROGRAM_PAIRS = ["program:cfd@{c}+program:gaussian@{g}", "program:gaussian@{g}+program:cfd@{c}"]
 PROGRAM_QUICK = {"c": 0.0156, "g": 0.01}          # the programs' INFO quick scales
 PROGRAM_FULL = {"c": 0.0625, "g": 0.04}
-PROGRAM_DOC = """Thesis ch.5 ([THESIS §4]) on the program suite: CFD + Gaussian (both launch
+PROGRAM_DOC = """Thesis ch.5 ([THESIS ch. 5]) on the program suite: CFD + Gaussian (both launch
 orders) at each program's offline-optimal CTA count under left-over, interleaved and spatial
-``ck_dispatch`` scheduling, and the add/stream pairs of the catalogue study (§4.3's
+``ck_dispatch`` scheduling, and the add/stream pairs of the catalogue study ([THESIS §5.3.1]'s
 micro-benchmarks, which the suite does not have as programs). Quick grid: CFD at scale 0.0156 and
 Gaussian at 0.01 (their INFO quick scales: 25 and 40 dependent launches), add/stream as the
 catalogue's quick grid. Full grid: CFD 0.0625, Gaussian 0.04, add/stream as the catalogue's full

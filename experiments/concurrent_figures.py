@@ -1,6 +1,6 @@
 """Figures of the concurrent-kernel reproduction (experiments/concurrent.py): Table 5.2's
-speedups per pair, the §4.3 micro-benchmarks, utilisation interleaved vs alone, and the warp-state
-plots (Fig 5.3 / 5.8) drawn by gpusched/experiment/profile_plot.py."""
+speedups per pair, the [THESIS §5.3.1] micro-benchmarks, utilisation interleaved vs alone, and the
+warp-state plots (Fig 5.3 / 5.8) drawn by gpusched/experiment/profile_plot.py."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import math
 from gpusched.experiment import plotstyle
 from gpusched.experiment.query import ResultSet
 
-# [THESIS §4.3]: add_x_loops at x = 10 / 20, stream_x_words DRAM utilisation at saturation
+# [THESIS §5.3.1]: add_x_loops at x = 10 / 20, stream_x_words DRAM utilisation at saturation
 THESIS_ADD = {10: 133_750, 20: 265_500}
 THESIS_STREAM_UTIL = 70.0
 

@@ -3,8 +3,8 @@
 Execution time, a dynamic-energy proxy and network traffic of each policy, normalised to G, on
 ``ikra_15cu`` with the full memory hierarchy and L1 data kept across kernel boundaries (the
 preset's DeNovo-style default). G is the ``cta_sched`` twin's ``rr`` policy, so every policy runs
-through the same block. Averages are arithmetic means of per-application ratios ([IKRA §6] item
-15), with harmonic and geometric means beside them.
+through the same block. Averages are arithmetic means of per-application ratios (our choice where
+[IKRA] is silent), with harmonic and geometric means beside them.
 
 ``EXPERIMENT`` (``gpusched reproduce ikra``) runs the paper's 17 programs from the suite (each
 program whose ``INFO["papers"]`` names ikra; runner kind ``ikra_program``,
@@ -16,10 +16,11 @@ thief can find undispatched work) on the paper's microbenchmark CU count (3 CUs;
 system of ``ikra_15cu``), at ``steal_quick`` scales. ``CATALOGUE`` (``--catalogue``) is the
 earlier run on catalogue workloads that mimic the applications, plus the microbenchmarks.
 
-Energy proxy ([IKRA §6] item 12): dynamic energy only = the memory system's per-event energy
-(L1, scratchpad, L2, interconnect, DRAM) + one ``energy.warp_inst_pj`` per warp instruction for
-the core; static/idle energy excluded. Traffic: bytes injected into the interconnect in both
-directions (reads, writes and write-backs together; flit-hop accounting is not modelled yet).
+Energy proxy (our choice where [IKRA] is silent): dynamic energy only = the memory system's
+per-event energy (L1, scratchpad, L2, interconnect, DRAM) + one ``energy.warp_inst_pj`` per warp
+instruction for the core; static/idle energy excluded. Traffic: bytes injected into the interconnect
+in both directions (reads, writes and write-backs together; flit-hop accounting is not modelled
+yet).
 """
 
 from __future__ import annotations
@@ -181,7 +182,7 @@ PLOTS = [Plot("cycles", "time.png", series="cta_scheduler", title="Execution tim
 
 
 # ---- the paper's programs from the suite ---------------------------------------------------
-# [IKRA §6.2] application lists; labels as each program's INFO["papers"]["ikra"]
+# [IKRA]'s application lists; labels as each program's INFO["papers"]["ikra"]
 REGULAR_PROGRAMS = {label: f"program:{name}" for label, name in (
     ("Hotspot", "hotspot"), ("Kmeans", "kmeans"), ("LUD", "lud"), ("NW", "nw"),
     ("Pathfinder", "pathfinder"), ("SRAD v1", "srad_v1"), ("SRAD v2", "srad_v2"),
@@ -209,10 +210,10 @@ def _program_grid(name: str, labels: list[str], scale: str, machine: dict,
 
 
 def per_program_table(results: ResultSet) -> list[str]:
-    """Per program: its TBs per kernel beside the paper's (§6.2), each policy / G in time, and
+    """Per program: its TBs per kernel beside the paper's, each policy / G in time, and
     the CTAs Steal stole (0 = the mechanism never fired: Steal ran as Flip)."""
     from sim.workload.program import load_module, program_path
-    lines = ["### Per program (time / G; the paper gives class means only, §6.2)", "",
+    lines = ["### Per program (time / G; the paper gives class means only)", "",
              "| program | class | paper TBs/kernel | ours TBs/kernel (max) | Chunk | Reset | "
              "Flip | Steal | steals |", "|---|---|---|---|---|---|---|---|---|"]
     for label, w in PROGRAMS.items():

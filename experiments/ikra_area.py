@@ -1,8 +1,8 @@
-"""IKRA CTA scheduler area ([IKRA §4]): flops, GE, µm² per policy, bits beside Yosys.
+"""IKRA CTA scheduler area ([IKRA]): flops, GE, µm² per policy, bits beside Yosys.
 
 Tables:
 1. per policy at C CUs, ID_W, QDEPTH (default 15, 32, 32): Yosys flops / GE / µm² (sky130hd) /
-   depth, our design's register bits (counted from the RTL's fields), the document's §4 count,
+   depth, our design's register bits (counted from the RTL's fields), the document's count ([IKRA]),
    and steal-queue bytes per CU beside the paper's 252 B (= 32 × 63 bits);
 2. F and S scaling with C (3, 8, 15) at ``--scale-id-w`` (16) and ``--scale-qdepth`` (8);
 3. S scaling with QDEPTH (8, 16, 32, 64) at ``--q-sweep-c`` CUs (3) and ``--scale-id-w``.
@@ -28,11 +28,11 @@ from gpusched.blocks import get_block
 from hdl.ikra.params import GRID_WIDTHS, POLICIES, IkraShape
 from synth.area import area
 
-PAPER_QUEUE_BYTES = 32 * 63 / 8          # 252 B per CU ([IKRA §4])
+PAPER_QUEUE_BYTES = 32 * 63 / 8          # 252 B per CU ([IKRA])
 
 
 def paper_bits_per_cu(policy: str, id_w: int, qdepth: int) -> int:
-    """§4's per-CU storage: C/R two ids, F + 1 direction bit, S the §4 table's fields."""
+    """Per-CU storage from [IKRA]'s counts: C/R two ids, F + 1 direction bit, S the queue fields."""
     q_w = qdepth.bit_length()
     return {"rr": 0, "chunk": 2 * id_w, "reset": 2 * id_w, "flip": 2 * id_w + 1,
             "steal": qdepth * id_w + 3 * id_w + (1 + id_w) + 3 * q_w + 2}[policy]
@@ -79,7 +79,7 @@ def flow(row: dict) -> str:
 
 
 def table(rows: list[dict], title: str) -> str:
-    head = ("| policy | C | ID_W | QDEPTH | Yosys flops | our bits | §4 bits/CU | ours bits/CU | "
+    head = ("| policy | C | ID_W | QDEPTH | Yosys flops | our bits | paper bits/CU | ours bits/CU | "
             "GE | µm² | depth | queue B/CU (paper 252) | flow | synth s |")
     lines = [f"### {title}", "", head, "|" + "---|" * 14]
     for r in rows:

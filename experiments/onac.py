@@ -1,4 +1,4 @@
-"""ONAC vs Seq-Det vs all SMs ([THESIS §3]): the active-SM count each controller chooses against
+"""ONAC vs Seq-Det vs all SMs ([THESIS §4.4]): the active-SM count each controller chooses against
 the oracle, detection time, performance retained and energy saved, on the ``thesis`` preset.
 
 Workloads (sim/workload/catalogue.py): kernels mimicking the thesis's saturating, bandwidth-bound
@@ -10,45 +10,33 @@ Points (runner kind ``thesis_model``, experiments/thesis_runs.py), scale 0.25 (o
 kernel's 4-load loop per CTA, to afford long grids):
 
 - controller runs: ``all_active`` and the detectors on ``LONG_WAVES`` CTA waves, so that
-  detection (4-wave samples, §3.3) is a modest part of the run (§10.2). Headline: ``onac_skip3``
-  / ``seq_det_skip3``, detection after ``RAMP_SKIP`` = 3 ramp-up waves; spec default: ``onac`` /
-  ``seq_det``, after 1 wave (labelled rows beside the headline, below);
+  detection (4-wave samples, [THESIS §4.4.2.4]) is a modest part of the run (our reproduction
+  plan). Headline: ``onac_skip3`` / ``seq_det_skip3``, detection after ``RAMP_SKIP`` = 3 ramp-up
+  waves; spec default: ``onac`` / ``seq_det``, after 1 wave (labelled rows beside the headline);
 - oracle sweep: ``active_n`` (sim/policies/fixed_active.py: SMs ≥ n power-gated throughout) for
   n = 1..M, each on ``ORACLE_WAVES`` waves of its own n SMs. N_oracle = the smallest n whose
   steady-state IPC (``steady_of``: whole waves between 20 % and 80 % of CTAs completed) is
-  ≥ 98 % of the all-SM one (§3.1, §3.7). Whole-run IPC of such short runs would include ramp-up
-  and tail. CTAs that start together stay in step for the first few waves (on one SM, an
-  8-wave run of BP-K2 reaches only 0.59 IPC, a 20-wave run 0.94, a 40-wave one 0.97), so the
-  sweep uses 20 waves; at 8 of 16 SMs 20 and 40 waves agree within 0.1 %.
+  ≥ 98 % of the all-SM one ([THESIS §4.4]). Whole-run IPC of such short runs would include
+  ramp-up and tail, and CTAs that start together stay in step for the first few waves, so the
+  sweep uses 20 waves (docs/mechanisms/onac.md, "Measured: the ramp-up before the first sample").
 
-Ramp-up skip (§9.3 [S]: "Skip the first CTA wave (ramp-up) before the Init sample; this choice
-is flagged"). The intent is to skip the ramp-up; one wave is the spec's estimate of its length.
-Measured on the all-SM run (thesis preset, scale 0.25, 30 waves of 128 CTAs), per wave of CTA
-completions against the IPC of waves 9–24: waves 1 / 2 / 3 run at +30 / +10 / −5 % (TP),
-+24 / +8 / −1 % (BP-K2), +7 / +5 / +2 % (BT-K2), later waves within ±2 %; the compute kernel
-has no ramp-up. DRAM is at its peak (135–136 of 136.5 B/cycle) from wave 2 (TP, BP-K2) or 3
-(BT-K2) on, so the excess is issue running ahead of DRAM service while the in-step CTAs spread
-out, not a higher DRAM rate. The controller's own Init sample (IPC_all over 4 waves) after k
-skipped waves, against the same steady IPC, k = 0 / 1 / 2 / 3 / 4: TP +10.1 / +2.8 / 0.0 / +1.1 /
-+1.1 %, BP-K2 +9.5 / +3.1 / +0.8 / +0.8 / +0.9 %, BT-K2 +4.5 / +2.7 / +1.5 / +1.0 / +0.9 %: the
-bias settles after 2 (TP, BP-K2) or 3 (BT-K2) waves. After 1 wave IPC_all reads ~3 % high, so
-0.98 × IPC_all sits at or above what the saturated N reaches and the secant overshoots (full
-run: TP chose 32 for an oracle of 11). The headline therefore skips ``RAMP_SKIP`` = 3 waves, the
-longest ramp-up measured (one count for all kernels, not tuned per kernel; the quick grid's
-8-SM chip ramps up alike); the spec's 1-wave rows stay beside it, labelled "spec-default".
+Ramp-up skip (our choice where [THESIS] is silent): the headline skips ``RAMP_SKIP`` = 3 CTA
+waves before the first sample, the longest ramp-up measured on these kernels (one count for all
+kernels); the 1-wave rows stay beside it, labelled "spec-default". The measurement is in
+docs/mechanisms/onac.md, "Measured: the ramp-up before the first sample".
 
-Metrics (§3.7): chosen N (the detector's n_opt; M for all SMs), detection time = cycles from the
-detector's start pulse (after the ramp-up skip, onac_ctrl.py) to its decision, performance
-retained = all-SM cycles / controller cycles, energy = dynamic (memory events + warp
-instructions) + static (un-gated SM-cycles + uncore), sim/memory/energy.py. For scale, the
-energy per warp instruction of the oracle sweep at N_oracle vs all SMs gives the saving an exact
-detector with no detection phase would reach.
+Metrics ([THESIS §4.4]): chosen N (the detector's n_opt; M for all SMs), detection time = cycles
+from the detector's start pulse (after the ramp-up skip, onac_ctrl.py) to its decision, performance
+retained = all-SM cycles / controller cycles, energy = dynamic (memory events + warp instructions) +
+static (un-gated SM-cycles + uncore), sim/memory/energy.py. For scale, the energy per warp
+instruction of the oracle sweep at N_oracle vs all SMs gives the saving an exact detector with no
+detection phase would reach.
 
-Static power (§3.9 [S]: calibrate static to 30–50 % of GPU power at full load on a memory-bound
-kernel, report the sensitivity): the preset's static powers are scaled by one factor so that the
-all-SM run of ``REFERENCE`` has static fraction f; headline at f = 40 % (our choice: the middle of
-the range), f = 30 % and 50 % as sensitivity rows. Averages over kernels are arithmetic means of
-per-kernel values.
+Static power (our choice where [THESIS §4.4] is silent: calibrate static to 30–50 % of GPU power at
+full load on a memory-bound kernel, report the sensitivity): the preset's static powers are scaled
+by one factor so that the all-SM run of ``REFERENCE`` has static fraction f; headline at f = 40 %
+(our choice: the middle of the range), f = 30 % and 50 % as sensitivity rows. Averages over kernels
+are arithmetic means of per-kernel values.
 
 Quick grid: a quarter of the chip (8 SMs, 3 memory partitions: the same bandwidth per SM), BP-K2
 and the compute kernel, shorter grids: a smoke test of the pipeline, with coarse N steps (one SM
@@ -94,8 +82,8 @@ from gpusched.experiment.registry import Experiment, Headline, Metric, Table
 TYPE_A = ["onac_tp_like", "onac_bp_k2_like", "onac_bt_k2_like"]
 TYPE_B = ["onac_compute"]
 PAPER_ORACLE = {"onac_tp_like": 8, "onac_bp_k2_like": 12, "onac_bt_k2_like": 31,
-                "onac_compute": 32}                       # §3.6 known N_oracle values [P]
-PAPER_ONAC = {"onac_bp_k2_like": 12, "onac_compute": 32}  # §3.2 traces: BP 12, Pathfinder 32
+                "onac_compute": 32}                       # [THESIS Table 4.4] known N_oracle values [P]
+PAPER_ONAC = {"onac_bp_k2_like": 12, "onac_compute": 32}  # [THESIS §4.4.2] traces: BP 12, Pathfinder 32
 SPEC_SKIP = 1
 SPEC_ONAC, SPEC_SEQ_DET = "onac", "seq_det"                             # spec-default skip
 CONTROLLERS = ["all_active", ONAC, SEQ_DET, SPEC_ONAC, SPEC_SEQ_DET]
@@ -153,7 +141,7 @@ def _headline() -> list[Headline]:
         Headline("type B: performance retained by ONAC", "%", mean_over(perf_retained, b, ONAC),
                  note=f"{skip}; no paper number"),
     ]
-    spec = (f"spec default (§9.3): detection after {SPEC_SKIP} ramp-up wave; the ramp-up "
+    spec = (f"spec default (our choice): detection after {SPEC_SKIP} ramp-up wave; the ramp-up "
             "measured here is longer (module docstring)")
     rows += [Headline("type A: ONAC energy saving, spec-default 1-wave skip", "%",
                       mean_over(energy_saving, a, SPEC_ONAC), note=spec),
@@ -167,20 +155,20 @@ def _headline() -> list[Headline]:
         for ctrl, label in ((ONAC, "ONAC"), (SEQ_DET, "Seq-Det")):
             rows.append(Headline(f"type A: {label} energy saving, static share {share:.0%}", "%",
                                  mean_over(energy_saving, a, ctrl, share),
-                                 note=f"sensitivity (§3.9); {skip}"))
+                                 note=f"sensitivity ([THESIS §4.4]); {skip}"))
     rows.append(Headline(f"static share at the preset's defaults ({REFERENCE}, all SMs)", "%",
                          static_share_at_defaults, note="before calibration"))
     for w in TYPE_A + TYPE_B:
         rows += [Headline(f"{w}: oracle N", "SMs", lambda r, w=w: oracle_of(r, w),
                           paper=PAPER_ORACLE.get(w),
-                          note="smallest n with ≥ 98 % steady IPC; paper: of 32 cores (§3.6)"),
+                          note="smallest n with ≥ 98 % steady IPC; paper: of 32 cores ([THESIS Table 4.4])"),
                  Headline(f"{w}: ONAC N", "SMs", _chosen(ONAC, w), paper=PAPER_ONAC.get(w),
                           note=skip),
                  Headline(f"{w}: Seq-Det N", "SMs", _chosen(SEQ_DET, w), note=skip),
                  Headline(f"{w}: ONAC N, spec-default 1-wave skip", "SMs",
-                          _chosen(SPEC_ONAC, w), note="spec default (§9.3)"),
+                          _chosen(SPEC_ONAC, w), note="spec default (our choice)"),
                  Headline(f"{w}: Seq-Det N, spec-default 1-wave skip", "SMs",
-                          _chosen(SPEC_SEQ_DET, w), note="spec default (§9.3)"),
+                          _chosen(SPEC_SEQ_DET, w), note="spec default (our choice)"),
                  Headline(f"{w}: ONAC detection", "% of run", _detect_share(ONAC, w), note=skip),
                  Headline(f"{w}: Seq-Det detection", "% of run", _detect_share(SEQ_DET, w),
                           note=skip)]
@@ -286,7 +274,7 @@ def program_table(results: ResultSet) -> list[str]:
     """Per-kernel table: Table 4.4's type and known N_oracle beside ours."""
     r = programs.relabel(results)
     lines = ["### Table 4.4's kernels: ours per kernel", "",
-             "Paper: [THESIS §4.4] Table 4.4 types; N_oracle known for BP-K2 (12) and BT-K2 (31) "
+             "Paper: [THESIS Table 4.4] types; N_oracle known for BP-K2 (12) and BT-K2 (31) "
              "of 32 cores, per-kernel savings not given (only the type A mean, 20 % ONAC, 10 % "
              "Seq-Det). Ours: energy saving vs all SMs at static share 40 % on "
              f"{programs.REFERENCE}; perf. = all-SM cycles / controller cycles.", "",

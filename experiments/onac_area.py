@@ -1,6 +1,6 @@
 """Area of the thesis's core-level controllers next to the warp scheduler they sit beside.
 
-The thesis gives no area for ONAC, Seq-Det or Perf-Sat ([THESIS §6]), so this prices our RTL
+The thesis gives no area for ONAC, Seq-Det or Perf-Sat ([THESIS]), so this prices our RTL
 with the Yosys flow (synth/area.py, sky130hd) and states it as a fraction of one SM's scheduler
 logic: 2 baseline GTO warp arbiters of 24 warps each (Table 4.3: 2 GTO schedulers, 48 warps per
 core; block ``warp_sched`` with W=24, policy=gto). The SWM detectors (ONAC, Seq-Det) exist once
@@ -16,7 +16,7 @@ import argparse
 from gpusched.blocks import get_block, parse_params
 from synth.area import area
 
-SCHEDULERS_PER_SM = 2            # [THESIS §3.5] Table 4.3
+SCHEDULERS_PER_SM = 2            # [THESIS Table 4.3]
 
 
 def rows(m: int, liberty: str) -> list[dict]:
@@ -51,7 +51,7 @@ def report(m: int = 32, liberty: str = "sky130hd") -> str:
         lines.append(f"{r['block']:<13}{r['scope']:<10}{r['ge']:>10,.0f}{um2:>11}{r['flops']:>7}"
                      f"{r['depth']:>7}{r['ge'] / sm_sched_ge:>12.3f}{per_sm / sm_sched_ge:>10.3f}")
     lines.append("'× SM sched' = block GE / one SM's scheduler GE; 'per SM ×' divides GPU-level "
-                 f"blocks by M = {m} first. Thesis: no area figure ([THESIS §6]).")
+                 f"blocks by M = {m} first. Thesis: no area figure ([THESIS]).")
     return "\n".join(lines)
 
 

@@ -1,6 +1,6 @@
 """ONAC's measurements (thesis ch.3, experiments/onac.py): what one run's statistics say (the
 controller's chosen SM count, its detection time, energies) and what a set of runs says (the
-oracle count, the §3.9 static-power calibration, energy savings, detection-time reduction).
+oracle count, the [THESIS §4.4] static-power calibration, energy savings, detection-time reduction).
 Shared by the catalogue and the program experiments."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ import re
 
 from gpusched.experiment.query import ResultSet
 
-RAMP_SKIP = 3       # ramp-up waves skipped before detection (headline; spec default 1, §9.3)
+RAMP_SKIP = 3       # ramp-up waves skipped before detection (headline; spec default 1, our choice)
 ONAC, SEQ_DET = f"onac_skip{RAMP_SKIP}", f"seq_det_skip{RAMP_SKIP}"    # headline detectors
 REFERENCE = "onac_bp_k2_like"     # memory-bound kernel the static share is calibrated on
-STATIC_SHARE = 0.40               # headline static fraction (middle of §3.9's 30–50 %)
-THRESHOLD = 0.98                  # §3.1 / §3.7: within 2 % of all-SM performance
+STATIC_SHARE = 0.40               # headline static fraction (middle of [THESIS §4.4]'s 30–50 %)
+THRESHOLD = 0.98                  # [THESIS §4.4.1] / [THESIS §4.4]: within 2 % of all-SM performance
 
 
 # ---- per-run metrics ----------------------------------------------------------------------------
@@ -91,7 +91,7 @@ def _long(results: ResultSet, workload: str, controller: str, column: str) -> fl
 
 def static_factor(results: ResultSet, share: float, reference: str = REFERENCE) -> float:
     """Factor on the preset's static powers that gives the all-SM run of ``reference`` a static
-    share ``share`` of its energy (§3.9 calibration)."""
+    share ``share`` of its energy ([THESIS §4.4] calibration)."""
     dyn = _long(results, reference, "all_active", "e_dyn")
     stat = _long(results, reference, "all_active", "e_static")
     if not dyn > 0 or not stat > 0:

@@ -2,7 +2,7 @@
 launches run alone (experiments/phase_program_runs.py ``only_kernel``), under one SM controller
 (``all_active``, ONAC / Seq-Det and their ``_skipK`` variants, or ``active_<n>``).
 
-Why one kernel: Table 4.4 ([THESIS §4.4]) lists kernels (BP-K2 is backprop's weight update) and
+Why one kernel: [THESIS Table 4.4] lists kernels (BP-K2 is backprop's weight update) and
 ONAC detects once per launch. Scale: the ``scale`` param, times n / ``sm.count`` for an
 ``active_<n>`` point when ``sweep`` is true, so each point of an oracle sweep runs about the
 same number of CTA waves on its own n SMs (as the catalogue's ``waves``, experiments/

@@ -1,4 +1,4 @@
-"""ONAC on the program suite ([THESIS §4.4], Table 4.4): which kernel of which program each Table
+"""ONAC on the program suite ([THESIS §4.4, Table 4.4]): which kernel of which program each Table
 4.4 label names, the grids and the per-kernel table (experiments/onac.py declares the
 experiment and its metrics; the cross-run analysis there reads these runs once each row's
 ``workload`` is the Table 4.4 label, ``relabel``).
@@ -34,7 +34,7 @@ KERNELS = {
     "NN": ("nn", "nn_distance", "A"), "CVSEP": ("convsep", "convolution_rows", "A"),
     "BP-K1": ("backprop", "bp_layer_forward", "B"), "BT-K1": ("btree", "find_k", "B"),
 }
-PAPER_ORACLE = {"BP-K2": 12, "BT-K2": 31}          # §4.4 known N_oracle values of 32 [P]
+PAPER_ORACLE = {"BP-K2": 12, "BT-K2": 31}          # [THESIS §4.4] known N_oracle values of 32
 REFERENCE = "BP-K2"        # memory-bound kernel the static share is calibrated on (as catalogue)
 # scales: controllers ~100 waves on 32 SMs (full) / ~40 on 8 (quick); sweep ~16-20 waves on n
 FULL_SCALE = {"backprop": 4.0, "btree": 0.6, "nn": 20.0, "convsep": 8.0}

@@ -4,32 +4,35 @@
 (experiments/owl_programs.py). ``CATALOGUE`` (``gpusched reproduce owl --catalogue``,
 reports/owl-catalogue) is the reproduction on the catalogue's archetypes, described here:
 every point runs one *scheme* (``SCHEMES``: a set of config overrides) of one ``owl_t_*``
-archetype ([OWL §13.2]) on the ``owl`` preset (Table 1: 28 cores, 8 MCs × 4 banks) with the
-full memory hierarchy. IPC is normalised per workload to RR (``lrr``) and averaged over the
-Type-1 archetypes with the arithmetic (the paper's default), harmonic and geometric means.
+archetype (ours, toward [OWL Table 4]) on the ``owl`` preset ([OWL Table 1]: 28 cores, 8 MCs × 4
+banks) with the full memory hierarchy. IPC is normalised per workload to RR (``lrr``) and averaged
+over the Type-1 archetypes with the arithmetic (the paper's default), harmonic and geometric means.
 
-- RR = ``lrr``; TL = ``tl_narasiman`` (8-warp groups by warp id, [OWL §12] A15); CTA-Aware,
+- RR = ``lrr``; TL = ``tl_narasiman`` (8-warp groups by warp id: our choice, [OWL] does not give
+  [44]'s configuration); CTA-Aware,
   +Locality, +BLP = ``owl_cta``, ``owl_locality_rot``, ``owl_blp_rot`` (g_size = 8; A3 (b),
   the rotating head: priority moves to the next group only once the head group has completed,
   as Fig 4B describes, and refilled CTAs join the lowest-priority group); OWL = ``owl_blp_rot``
-  + the opportunistic prefetcher, scheme B (``dram.prefetch = owl_b``, §12 A11 default) when
-  the model has it, otherwise ``owl_blp_rot`` alone (the headline note then says so); prefetch ablations (with the prefetcher): OWL with
-  scheme A (``owl_a``) and OWL with [OWL §7.6]'s order (``owl_b_hi``: prefetches above row-miss
-  demands, ``dram.prefetch_priority = above_misses``); Perfect-L2 and Perfect-L1 = RR with ``l2.perfect`` /
-  ``l1.perfect`` (Perfect-L1 only for PMEM = IPC(Perfect-L1) / IPC(RR), the Type-1 test);
-  [OWL §12] A3 (a) ablations: +Locality and +BLP with slot-static groups (``owl_locality``,
-  ``owl_blp``: Algorithm 1 read literally, a refilled CTA inherits its slot's group).
-- Type-1 = the memory-bound archetypes (``TYPE1``); Type-2 (do-no-harm, §12 A16) = ``TYPE2``
+  + the opportunistic prefetcher, scheme B (``dram.prefetch = owl_b``, our default where [OWL §4.4]
+  is silent) when the model has it, otherwise ``owl_blp_rot`` alone (the headline note then says
+  so); prefetch ablations (with the prefetcher): OWL with scheme A (``owl_a``) and OWL with the
+  above-misses order (``owl_b_hi``: prefetches above row-miss demands, ``dram.prefetch_priority =
+  above_misses``); Perfect-L2 and Perfect-L1 = RR with ``l2.perfect`` / ``l1.perfect`` (Perfect-L1
+  only for PMEM = IPC(Perfect-L1) / IPC(RR), the Type-1 test); Slot-static ablations: +Locality and
+  +BLP with slot-static groups (``owl_locality``, ``owl_blp``: [OWL Algorithm 1] read literally, a
+  refilled CTA inherits its slot's group).
+- Type-1 = the memory-bound archetypes (``TYPE1``); Type-2 (our do-no-harm check) = ``TYPE2``
   (compute-bound, ≤ 6 warps per core); they are reported apart and never enter the means.
-- Metrics (§10): L1 miss rate (loads, ``1 − memory.l1.hit_rate``), BLP (per MC, averaged over
+- Metrics ([OWL §5]): L1 miss rate (loads, ``1 − memory.l1.hit_rate``), BLP (per MC, averaged over
   MCs: ``memory.dram.blp_per_channel``; the GPU-wide figure beside it), RBL (aggregate row-hit
   rate of demand column accesses, ``memory.dram.row_hit_rate``), and from the OWL metrics
-  profiler (``--profile owl``, attached to every point) the exact §10 counters: CINV,
-  MemoryBlockCycles (strict [OWL §12] A5, and ``memory_stall`` also counting warps held at a
-  busy LD/ST unit), NoWarpCycles and RBL as a mean over banks (demand, and with prefetches).
-  Prefetch accuracy and coverage for the OWL variants. The Table 4 row profile (consecutive-CTA
-  row sharing, CTAs per row) of each archetype is a property of its addresses, not of a run:
-  ``row_table`` (sim/workload/row_profile.py). The runner kind lives in experiments/owl_runs.py.
+  profiler (``--profile owl``, attached to every point) the exact OWL metric counters: CINV,
+  MemoryBlockCycles (the strict reading of [OWL Fig. 3], and ``memory_stall`` also counting warps
+  held at a busy LD/ST unit), NoWarpCycles and RBL as a mean over banks (demand, and with
+  prefetches). Prefetch accuracy and coverage for the OWL variants. The Table 4 row profile
+  (consecutive-CTA row sharing, CTAs per row) of each archetype is a property of its addresses, not
+  of a run: ``row_table`` (sim/workload/row_profile.py). The runner kind lives in
+experiments/owl_runs.py.
 """
 
 from __future__ import annotations
@@ -132,11 +135,11 @@ CATALOGUE = Experiment(
            Plot("ipc_t2", "type2.png", series="scheme", normalize="rr",
                 title="Type-2 (do no harm): IPC normalised to RR"),
            Plot("ipc_pf", "prefetch.png", series="scheme", normalize="rr",
-                title="Prefetch ablation: scheme B, A, B with §7.6 order; IPC / RR"),
+                title="Prefetch ablation: scheme B, A, B with the above-misses order; IPC / RR"),
            Plot("pf_accuracy", "pf_accuracy.png", series="scheme",
                 title="Prefetch accuracy per variant"),
            Plot("ipc_rot", "a3b.png", series="scheme", normalize="rr", mean=("arith", "geo"),
-                title="[OWL §12] A3: slot-static groups (a) vs rotating head (b); IPC / RR"),
+                title="OWL group refill: slot-static groups (a) vs rotating head (b); IPC / RR"),
            Plot("l1_miss_p", "l1_miss.png", series="scheme", title="L1 miss rate per scheme"),
            Plot("blp_p", "blp.png", series="scheme", title="Bank-level parallelism per MC"),
            Plot("rbl_p", "rbl.png", series="scheme", title="Row-buffer locality (hit rate)"),
@@ -159,7 +162,7 @@ CATALOGUE = Experiment(
         Headline("TL over RR", "%", gain("tl"), note="no paper number"),
         Headline("OWL with scheme A over RR", "%", gain("owl_a"),
                  note="ablation: stop prefetching at a conflicting demand; " + _AR),
-        Headline("OWL with the §7.6 order over RR", "%", gain("owl_b_hi"),
+        Headline("OWL with the above-misses order over RR", "%", gain("owl_b_hi"),
                  note="ablation: scheme B, prefetch above row-miss demands; " + _AR),
         Headline("+Locality, A3 (a) slot-static groups, over RR", "%", gain("locality_static"),
                  note="ablation: a refilled CTA inherits its slot's group; " + _AR),

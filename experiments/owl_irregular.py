@@ -1,4 +1,4 @@
-"""Variants of ``owl_t_irregular`` ([OWL §13.2] T-IRREGULAR) for the prefetcher study in
+"""Variants of ``owl_t_irregular`` (our T-IRREGULAR archetype) for the prefetcher study in
 docs/mechanisms/owl.md: the same kernel with a smaller gather footprint, or with a coalesced
 stream beside the gathers (BFS-like: frontier arrays streamed, neighbours gathered). Use as
 ``gpusched run --workload experiments/owl_irregular.py:NAME``; the footprints scale with

@@ -1,6 +1,6 @@
 """What experiments/owl.py reports of each run, shared by the paper's two reproductions (the
-catalogue archetypes and the program suite): per-run metrics of [OWL §10] and the headline
-arithmetic (IPC ratios to a base scheme per workload, then a mean over workloads)."""
+catalogue archetypes and the program suite): per-run metrics of [OWL Table 2, §4.3, §5] and the
+headline arithmetic (IPC ratios to a base scheme per workload, then a mean over workloads)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from gpusched.experiment.query import ResultSet, geomean
 from gpusched.experiment.registry import Metric
 
 LABELS = {"rr": "RR", "tl": "TL", "cta": "CTA-Aware", "locality": "+Locality", "blp": "+BLP",
-          "owl": "OWL", "owl_a": "OWL (scheme A)", "owl_b_hi": "OWL (§7.6 order)",
+          "owl": "OWL", "owl_a": "OWL (scheme A)", "owl_b_hi": "OWL (above-misses order)",
           "perfect_l2": "Perfect-L2", "perfect_l1": "Perfect-L1",
           "locality_static": "+Locality (A3 a)", "blp_static": "+BLP (A3 a)"}
 SCHEDULING = ["rr", "tl", "cta", "locality", "blp", "owl", "owl_a", "owl_b_hi",
@@ -41,7 +41,7 @@ def percent(stat: str):
 
 def owl_stat(key: str):
     """``owl.<key>`` of the OWL metrics profiler × 100 (a fraction); None on a run without it
-    (never a proxy: the §10 counters are exact or absent)."""
+    (never a proxy: the OWL metric counters are exact or absent)."""
     def value(stats: dict) -> float | None:
         node = stats.get("owl")
         for part in key.split("."):
@@ -67,7 +67,8 @@ def l1_miss_pct(stats: dict) -> float | None:
 
 
 def per_run_metrics() -> list[Metric]:
-    """The §10 columns every OWL reproduction tabulates per scheme (defined on every workload)."""
+    """The metric columns every OWL reproduction tabulates per scheme (defined on every
+    workload)."""
     return [
         Metric("ipc", "IPC", "warp instructions/cycle"),
         Metric("cycles", "Run time", "core cycles"),

@@ -7,7 +7,7 @@ paper's rule ([OWL §3]): PMEM = IPC(Perfect-L1) / IPC(RR) ≥ 1.4×, measured p
 runs; the means run over the programs we measure as Type-1 (and, as a check, over the ones the
 paper's Table 2 calls Type-1). Beside the headline: per-program tables next to Table 2 (PMEM,
 CINV), Table 3 (L1 miss-rate reduction), Table 4 (row sharing, CTAs per row) and Fig. 7 (IPC
-normalised to RR per program; the figure's values are not in the paper's text, [OWL §12] A14).
+normalised to RR per program; the figure's values are not in the paper's text).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def paper_label(workload: str) -> str:
 
 def paper_type1(workload: str) -> bool:
     """Table 2 lists the program among the Type-1 apps (PMEM ≥ 1.4×). HotSpot's PMEM is missing
-    from the text, but it is listed as Type-2 (spec §9.2)."""
+    from the text, but it is listed as Type-2 ([OWL Table 2])."""
     pmem = paper(workload, "pmem")
     return pmem is not None and pmem >= PMEM_TYPE1
 
@@ -113,9 +113,9 @@ def _type(p: float | None) -> str:
 
 
 def table2(results: ResultSet) -> list[str]:
-    """Table 2 ([OWL §9.1/§9.2]) beside ours: PMEM, type, CINV, and Perfect-L2 for the regime."""
+    """[OWL Table 2] beside ours: PMEM, type, CINV, and Perfect-L2 for the regime."""
     lines = ["### Table 2 beside ours: PMEM, type and CINV per program", "",
-             "Paper: [OWL §9.1, §9.2] Table 2 (HotSpot's PMEM is missing in the paper's text). "
+             "Paper: [OWL Table 2] (HotSpot's PMEM is missing in the paper's text). "
              "Ours: PMEM = IPC(Perfect-L1)/IPC(RR), type by the paper's 1.4× rule, CINV of the "
              "RR run (OWL profiler), Perfect-L2 = IPC(Perfect-L2)/IPC(RR).", "",
              "| program | paper name | PMEM paper | PMEM ours | type paper | type ours | "
@@ -133,7 +133,7 @@ def table2(results: ResultSet) -> list[str]:
 
 def table4(results: ResultSet) -> list[str]:
     lines = ["### Table 4 beside ours: DRAM row sharing per program", "",
-             "Paper: [OWL §9.1] Table 4. Ours: the RR run's accesses under the preset's address "
+             "Paper: [OWL Table 4]. Ours: the RR run's accesses under the preset's address "
              "map (sim/workload/row_profile.py).", "",
              "| program | paper name | row sharing % paper | ours | CTAs/row paper | ours |",
              "|---|---|---|---|---|---|"]
@@ -147,10 +147,11 @@ def table4(results: ResultSet) -> list[str]:
 
 
 def table3(results: ResultSet) -> list[str]:
-    """L1 miss rate per scheme and its reduction relative to RR ([OWL §10]: (MR_RR − MR_X)/MR_RR)."""
+    """L1 miss rate per scheme and its reduction relative to RR ([OWL Table 3]: (MR_RR −
+    MR_X)/MR_RR)."""
     import math
     lines = ["### Table 3 beside ours: L1 miss-rate reduction over RR", "",
-             "Paper: [OWL §10] Table 3, Type-1 means 8 % (CTA-Aware) and 18 % (+Locality) "
+             "Paper: [OWL Table 3], Type-1 means 8 % (CTA-Aware) and 18 % (+Locality) "
              "relative reduction; its per-app values are not in the spec's text. Ours: "
              "(MR_RR − MR_X)/MR_RR of the loads' L1 miss rate.", "",
              "| program | type ours | L1 miss % RR | CTA-Aware | +Locality | reduction CTA-Aware % "
@@ -172,7 +173,7 @@ def table3(results: ResultSet) -> list[str]:
 def fig7(results: ResultSet) -> list[str]:
     """IPC / RR per program and scheme (Fig. 7's bars), then the three means over both sets."""
     lines = ["### Fig. 7 beside ours: IPC normalised to RR per program", "",
-             "Paper: Fig. 7's per-app bars are not in the paper's text ([OWL §12] A14); its means "
+             "Paper: [OWL Fig. 7]'s per-app bars are not in the paper's text; its means "
              "are the headline. Type-1 (ours) rows first.", "",
              "| program | type ours | " + " | ".join(LABELS[s] for s in FIG7) + " |",
              "|---|---|" + "---|" * len(FIG7)]
@@ -280,7 +281,7 @@ def program_experiment(quick_machine: dict | None = None) -> Experiment:
                      note="the programs Table 2 calls Type-1, whatever their PMEM here"),
             Headline("Type-2: worst OWL change over RR", "%", worst("owl", type2), paper=0.0,
                      note="min over the programs measured Type-2; paper: not evaluated, "
-                          "[OWL §12] A16's do-no-harm check"),
+                          "our do-no-harm check (Type-2 apps are not evaluated in [OWL])"),
         ],
         sections=(table2, fig7, table3, table4),
         labels={"scheme": "scheme", "workload": "program"},

@@ -12,7 +12,7 @@ from gpusched.experiment.point import Point
 from gpusched.experiment.runners import check_model, register_kind, run_model
 
 KIND = "owl"
-# +Locality, +BLP and OWL run [OWL §12] A3 (b), the rotating head: Fig 4B's rule that priority
+# +Locality, +BLP and OWL run the rotating head of [OWL §4.2, Fig. 4B]: the rule that priority
 # moves to the next group only once the head group has completed, refilled CTAs joining the
 # lowest-priority group; A3 (a), slot-static groups (Algorithm 1 read literally), is the option
 _OWL = {"sm.warp_sched": "owl_blp_rot", "dram.prefetch": "owl_b"}
@@ -23,11 +23,11 @@ SCHEMES: dict[str, dict] = {
     "locality": {"sm.warp_sched": "owl_locality_rot"},
     "blp": {"sm.warp_sched": "owl_blp_rot"},
     "owl": _OWL,
-    # prefetch ablations: scheme A (stop on a conflicting demand, [OWL §7.4]) and scheme B with
-    # [OWL §7.6]'s priority order (prefetch above row-miss demands) instead of the lowest
+    # prefetch ablations: scheme A (stop on a conflicting demand, [OWL §4.4]) and scheme B with
+    # the above-misses priority order (ours: prefetch above row-miss demands) instead of the lowest
     "owl_a": {**_OWL, "dram.prefetch": "owl_a"},
     "owl_b_hi": {**_OWL, "dram.prefetch_priority": "above_misses"},
-    # [OWL §12] A3 (a): slot-static groups instead of the rotating head
+    # slot-static groups ([OWL Algorithm 1] read literally) instead of the rotating head
     "locality_static": {"sm.warp_sched": "owl_locality"},
     "blp_static": {"sm.warp_sched": "owl_blp"},
     "perfect_l2": {"sm.warp_sched": "lrr", "l2.perfect": True},
@@ -58,7 +58,7 @@ def run_point(point: Point) -> dict:
 
 
 def row_table(model: Point) -> dict:
-    """[OWL §10] Table 4 metrics of the point's workload under its DRAM address map:
+    """[OWL Table 4] metrics of the point's workload under its DRAM address map:
     ``cons_cta_row_sharing`` and ``ctas_per_row`` (sim/workload/row_profile.py)."""
     from gpusched.config import resolve_config
     from gpusched.experiment.point import override_strings

@@ -1,39 +1,34 @@
-"""Perf-Sat ([THESIS §2]): the per-SM CTA limit it detects against the oracle limit, its
+"""Perf-Sat ([THESIS §4.3]): the per-SM CTA limit it detects against the oracle limit, its
 accuracy, the core resources it saves and the performance it keeps, against the baseline's
 occupancy limit N_max (``max_occupancy``).
 
-Platform: the ``thesis`` preset with 16 SMs (``sm.count = 16``): Table 4.1's M2090 (16 SMs,
-1.3 GHz, 177 GB/s, 8 CTAs per core) is the thesis preset's memory system with half its cores
-(§3.5 derives the 16-core machine balance). Workloads: the catalogue's Perf-Sat kernels, one per
-category of §2.2 (C-strong, C-weak, MEM, and Gaussian's CTA-slot-bound MEM case).
+Platform: the ``thesis`` preset with 16 SMs (``sm.count = 16``): Table 4.1's M2090 (16 SMs, 1.3 GHz,
+177 GB/s, 8 CTAs per core) is the thesis preset's memory system with half its cores (the 16-core
+machine balance is ours, from [THESIS Table 4.3]). Workloads: the catalogue's Perf-Sat kernels, one
+per category of [THESIS §4.3.1.2] (C-strong, C-weak, MEM, and Gaussian's CTA-slot-bound MEM case).
 
-Points (runner kind ``thesis_model``, experiments/thesis_runs.py), scale 0.25, ``WAVES`` CTA
-waves at N_max (detection takes about 8 windows of One_TB_cycles × N_max, §2.5, i.e. ~25–30
+Points (runner kind ``thesis_model``, experiments/thesis_runs.py), scale 0.25, ``WAVES`` CTA waves
+at N_max (detection takes about 8 windows of One_TB_cycles × N_max, [THESIS §4.3.2.2], i.e. ~25–30
 waves, so the grid is several times longer; ×3 for Gaussian, see ``WAVES_FACTOR``): ``perf_sat``,
-the baseline, and the oracle sweep
-``ctas_n`` (sim/policies/fixed_limit.py) for n = 1..N_max − 1. Oracle N_opt (§2.8 [P]): the CTA
-count beyond which one more CTA improves performance by less than 2 %, i.e. the smallest n with
-perf(n + 1) < 1.02 × perf(n) (N_max when none); performance = steady-state IPC (``steady_of``:
-whole waves between 20 % and 80 % of CTAs completed).
+the baseline, and the oracle sweep ``ctas_n`` (sim/policies/fixed_limit.py) for n = 1..N_max − 1.
+Oracle N_opt ([THESIS §4.3]): the CTA count beyond which one more CTA improves performance by less
+than 2 %, i.e. the smallest n with perf(n + 1) < 1.02 × perf(n) (N_max when none); performance =
+steady-state IPC (``steady_of``: whole waves between 20 % and 80 % of CTAs completed).
 
-Metrics (§9.2): accuracy = mean_k(1 − |N̄_det,k − N_opt,k| / N_opt,k), N̄_det = the mean over
-SMs of the limit each SM's Perf-Sat settled on (an SM that never settled counts with the limit
-it ended at); resource saving = mean_k(1 − N̄_det,k / N_max,k) and, second reading, the drop in
-mean resident CTAs per SM against the baseline run; performance retained = baseline cycles /
-Perf-Sat cycles.
+Metrics (ours where [THESIS] is silent): accuracy = mean_k(1 − |N̄_det,k − N_opt,k| / N_opt,k),
+N̄_det = the mean over SMs of the limit each SM's Perf-Sat settled on (an SM that never settled
+counts with the limit it ended at); resource saving = mean_k(1 − N̄_det,k / N_max,k) and, second
+reading, the drop in mean resident CTAs per SM against the baseline run; performance retained =
+baseline cycles / Perf-Sat cycles.
 
-Spec check (§2.5, §9.2): windows (One_TB_cycles × N_max, measured at N0 and started at the first
-CTA completion), the stall count (per scheduler per cycle, slots charged to ``unit_busy``,
-``memory`` or ``scoreboard``; idle, fetch, barrier and issue-interval slots excluded), the
-WI/SI/WD/SD rules with both toggle fallbacks, the oracle (§2.8) and the accuracy metric match
-the spec; not tried: §9.2's other history-bit reading and stalls per issued instruction.
+Against [THESIS §4.3.2.2] and our choices where it is silent: windows (One_TB_cycles × N_max,
+measured at N0 and started at the first CTA completion), the stall count (per scheduler per cycle,
+slots charged to ``unit_busy``, ``memory`` or ``scoreboard``; idle, fetch, barrier and
+issue-interval slots excluded), the WI/SI/WD/SD rules with both toggle fallbacks, the oracle and the
+accuracy metric; not tried: the other reading of the history bit, and stalls per issued instruction.
 
-Category traits (§2.2), full grid's sweep (steady IPC): C-strong rises to N_max (4 → 5 → 6:
-+11 %, +3.0 %); C-weak is flat from 4 CTAs (±0.2 %; §10.2 suggests a ceiling near N_max − 1);
-MEM peaks at 4 CTAs, then −3.1 % and −5.5 % (L1 contention, sim/workload/paper_kernels.py);
-Gaussian is CTA-slot bound (N_max = 8) but rises linearly to N_max, without MEM's drop (open).
-On C-weak's flat curve Perf-Sat still climbs to N_max on every SM: its rule needs only
-S(N+1) < S(N) (§2.4, no threshold), while the oracle asks for a 2 % gain.
+Category traits of our kernels, and why C-weak's accuracy is low: docs/mechanisms/perf-sat.md,
+"Measured: the category traits of our kernels".
 
 Quick grid: a quarter chip (4 SMs, 3 memory partitions: the same bandwidth per SM), the C-weak
 and MEM kernels, a shorter grid.
@@ -55,10 +50,11 @@ WORKLOADS = ["perfsat_c_strong", "perfsat_c_weak", "perfsat_mem", "perfsat_gauss
 # Table 4.2, Fermi Opt of the kernel each one mimics: SRAD-6 (C-strong), Pathfinder (C-weak),
 # LUD (MEM), Gaussian (MEM) [P]
 PAPER_OPT = {"perfsat_c_strong": 6, "perfsat_c_weak": 5, "perfsat_mem": 5, "perfsat_gaussian": 6}
-GAIN = 0.02                        # §2.8: one more CTA must gain ≥ 2 %
+GAIN = 0.02                        # [THESIS Table 4.2]: one more CTA must gain ≥ 2 %
 SCALE, WAVES, QUICK_WAVES = 0.25, 100, 40
 # Gaussian's 16-thread CTAs are short: 100 waves would leave ~40 % of the run to detection
-# (~15 % for the others), so it gets 3× the waves to keep that share comparable (§10.2).
+# (~15 % for the others), so it gets 3× the waves to keep that share comparable (our reproduction
+# plan).
 WAVES_FACTOR = {"perfsat_gaussian": 3}
 M2090 = {"sm.count": 16}
 QUARTER_CHIP = {"sm.count": 4, "dram.channels": 3, "l2.slices": 3, "dram.bank_bit": 13,
@@ -66,8 +62,8 @@ QUARTER_CHIP = {"sm.count": 4, "dram.channels": 3, "l2.slices": 3, "dram.bank_bi
 
 
 def n_max(workload: str, preset: str = "thesis") -> int:
-    """The baseline's occupancy limit of ``workload``'s kernel on ``preset`` ([GPGPU-Sim §1.5],
-    no small-grid clamp): the top of the oracle sweep."""
+    """The baseline's occupancy limit of ``workload``'s kernel on ``preset`` ([GPGPU-Sim
+    issue_block2core()], no small-grid clamp): the top of the oracle sweep."""
     from gpusched.config import get_preset
     from sim.cta import occupancy_limit
     from sim.workload.catalogue import get_workload
@@ -259,13 +255,13 @@ def _grid(name: str, workloads: list[str], waves: int, overrides: dict) -> Grid:
 def _headline() -> list[Headline]:
     rows = [
         Headline("Perf-Sat accuracy", "%", mean_over(accuracy), paper=94.25,
-                 note="mean_k 1 − |N̄_det − N_opt|/N_opt (§9.2; negative when N̄_det > 2 N_opt); "
+                 note="mean_k 1 − |N̄_det − N_opt|/N_opt (our choice; negative when N̄_det > 2 N_opt); "
                  "the thesis: 94.25 % on Fermi, 85.12 % on Kepler (Fig 4.5's text)"),
         Headline("Perf-Sat resource saving (1 − N̄_det/N_max)", "%", mean_over(limit_saving),
                  paper=18.32, note="core-resource saving, mean over kernels"),
         Headline("Perf-Sat resource saving (resident CTAs vs baseline)", "%",
                  mean_over(residency_saving), paper=18.32,
-                 note="second reading of §9.2: mean resident CTAs per SM"),
+                 note="second reading of our choice: mean resident CTAs per SM"),
         Headline("Perf-Sat performance retained", "%", mean_over(perf_retained), paper=99.0,
                  note="paper: < 1 % loss; baseline cycles / Perf-Sat cycles"),
         Headline("oracle resource saving (1 − N_opt/N_max)", "%",

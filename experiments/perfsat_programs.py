@@ -1,4 +1,4 @@
-"""Perf-Sat on the program suite ([THESIS §4.3], Table 4.2): which kernel of which program each
+"""Perf-Sat on the program suite ([THESIS §4.3, Table 4.2]): which kernel of which program each
 Table 4.2 label names, the grids, the per-kernel table beside Table 4.2 and the headline rows
 (experiments/perfsat.py declares the experiment).
 
@@ -8,10 +8,10 @@ B+-1/2, SRAD-1..6) gives one kernel per label, in the program's kernel order. Ea
 that kernel's launches alone (runner kind ``perfsat_program``) on Table 4.1's M2090 (the
 ``thesis`` preset with 16 SMs, as the catalogue grid). The oracle sweep ``ctas_1..N_max−1``
 plus the baseline at N_max gives N_opt and the ch.4 type by experiments/characterize.py's rule
-(``ch4_type``: the 2 % oracle of §2.8; whole-run IPC of the kernel's launches).
+(``ch4_type``: the 2 % oracle of [THESIS Table 4.2]; whole-run IPC of the kernel's launches).
 
-Accuracy (Fig 4.5's text, §9.2): mean_k(1 − |N̄_det,k − N_opt,k| / N_opt,k), N̄_det,k = the mean
-over kernel k's (launch, SM) detections of the limit Perf-Sat settled on (or the last it set
+Accuracy (Fig 4.5's text, our choice): mean_k(1 − |N̄_det,k − N_opt,k| / N_opt,k), N̄_det,k = the
+mean over kernel k's (launch, SM) detections of the limit Perf-Sat settled on (or the last it set
 when the launch ended first: experiments/perfsat_program_runs.py ``decisions``).
 """
 
@@ -49,9 +49,9 @@ OUR_N_MAX = {"BP-1": 6, "BP-2": 5, "B+-1": 6, "B+-2": 6, "CFD": 2, "Gaussian": 8
              "Hotspot": 4, "Pathfinder": 6, "NN": 6, "SRAD-1": 3, "SRAD-2": 3, "SRAD-3": 3,
              "SRAD-4": 2, "SRAD-5": 3, "SRAD-6": 3}
 # Scales: Perf-Sat detects afresh at every launch and needs ~25-30 CTA waves at N_max in one
-# launch to settle (§2.5: about 8 windows of One_TB x N_max); the thesis's grids have 16 K-98 K
-# CTAs in one launch. Quick: the single-launch kernels at about 32 waves at N_max on the quarter
-# chip (4 SMs: the grid of a program is fixed by its scale, so fewer cores give more waves);
+# launch to settle ([THESIS §4.3.2.2]: about 8 windows of One_TB x N_max); the thesis's grids have
+# 16 K-98 K CTAs in one launch. Quick: the single-launch kernels at about 32 waves at N_max on the
+# quarter chip (4 SMs: the grid of a program is fixed by its scale, so fewer cores give more waves);
 # full: the 16-SM M2090 at 4x those scales (single-launch kernels again ~32 waves) and the
 # multi-launch programs at what their functional run affords (docs/mechanisms/perf-sat.md, On
 # the program suite, lists CTAs and waves per launch).
@@ -71,7 +71,8 @@ def paper_row(label: str) -> dict:
 
 
 def n_max(label: str, scale: float) -> int:
-    """The baseline occupancy limit of ``label``'s kernel on the M2090 ([GPGPU-Sim §1.5])."""
+    """The baseline occupancy limit of ``label``'s kernel on the M2090 ([GPGPU-Sim
+    issue_block2core()])."""
     from gpusched.config import resolve_config
     from sim.cta import occupancy_limit
     from sim.run import load_workload
@@ -193,7 +194,7 @@ def agreement(column: str, paper_key: str):
 def table42(results: ResultSet) -> list[str]:
     """Per-kernel table beside Table 4.2's Fermi columns."""
     lines = ["### Table 4.2 beside ours (Fermi, M2090: thesis preset, 16 SMs)", "",
-             "Paper: [THESIS §4.3] Table 4.2, Fermi Max / Opt / type; accuracy per Fig 4.5's "
+             "Paper: [THESIS Table 4.2], Fermi Max / Opt / type; accuracy per Fig 4.5's "
              "text is the paper's mean only (94.25 %). Ours: N_max = the baseline's occupancy "
              "limit, N_opt and type from the CTA-limit sweep (2 % rule, "
              "experiments/characterize.py), N̄_det = Perf-Sat's mean decision over (launch, SM).",
@@ -216,7 +217,7 @@ def table42(results: ResultSet) -> list[str]:
 
 
 def headline() -> list[Headline]:
-    acc = "mean_k 1 − |N̄_det − N_opt|/N_opt over the kernels run (Fig 4.5's text, §9.2)"
+    acc = "mean_k 1 − |N̄_det − N_opt|/N_opt over the kernels run (Fig 4.5's text, our choice)"
     return [
         Headline("Perf-Sat accuracy (arithmetic mean)", "%", over_kernels("accuracy"),
                  paper=94.25, note=acc + "; the thesis: 94.25 % Fermi, 85.12 % Kepler"),

@@ -1,29 +1,30 @@
-"""Thesis ch.3 ([THESIS §1]): phase-aware warp scheduling against RR and GTO.
+"""Thesis ch.3 ([THESIS ch. 3]): phase-aware warp scheduling against RR and GTO.
 
 Every ch.3 kernel stand-in (Tables 3.2/3.3, ``sim/workload/catalogue.py``) runs on
 ``thesis_ch3`` (Table 3.1) with the full memory hierarchy under the single-level schedulers
 ``lrr`` (RR), ``gto``, ``phase`` and the two-level ones ``tlrr``, ``tlgto``, ``tlphase`` and
-``tlphase_rr`` (RR inside the ready queue, §9.1's variant; 6-entry ready queue). Speedup is RR's cycles over the scheduler's (§1.11: normalised to RR).
+``tlphase_rr`` (RR inside the ready queue, our variant; 6-entry ready queue). Speedup is RR's cycles
+over the scheduler's ([THESIS §3.5]: normalised to RR).
 
-Kernel classes (§1.10) come from our own runs, not from the thesis's lists, because a stand-in
-need not behave like its original: a kernel is type A (GTO-favouring) at a level when GTO's
-cycles are below RR's at that level (single: ``gto`` vs ``lrr``; two-level: ``tlgto`` vs
+Kernel classes ([THESIS Table 3.2, Table 3.3]) come from our own runs, not from the thesis's lists,
+because a stand-in need not behave like its original: a kernel is type A (GTO-favouring) at a level
+when GTO's cycles are below RR's at that level (single: ``gto`` vs ``lrr``; two-level: ``tlgto`` vs
 ``tlrr``), else type B. The thesis itself classifies per level (BP-K1, LUD and KM change class).
 
-Headline (thesis abstract, §1): two-level phase-aware over TLRR on the two-level type A kernels
-(+6.31 %), and single-level phase-aware over GTO on the single-level type B kernels (+6.65 %);
-geometric means of per-kernel speedups (the thesis names no mean; a choice).
+Headline (the abstract of [THESIS ch. 3]): two-level phase-aware over TLRR on the two-level type A
+kernels (+6.31 %), and single-level phase-aware over GTO on the single-level type B kernels (+6.65
+%); geometric means of per-kernel speedups (the thesis names no mean; a choice).
 
-Scheduler states (§1.11) from the sub-core's per-slot reasons (docs/stats.md ``issue.*``, each
-slot counted under its first reason): state 1 (no warp has an instruction) = ``idle`` +
+Scheduler states ([THESIS §3.5]) from the sub-core's per-slot reasons (docs/stats.md ``issue.*``,
+each slot counted under its first reason): state 1 (no warp has an instruction) = ``idle`` +
 ``fetch``; state 2 (waiting on an operand) = ``memory`` + ``scoreboard`` + ``barrier``; state 3
 (pipeline stall) = ``unit_busy``; state 4 (can issue) = ``issued`` + ``issue_interval`` (the
 second cycle of the 1-per-2-cycles dispatch, Table 3.1, is not idleness). Idle time = states 1–3
-as % of all slots. ALU and memory load (§1.11): the warp-state profiler's (sim/profile/
+as % of all slots. ALU and memory load ([THESIS §3.5]): the warp-state profiler's (sim/profile/
 warp_states.py) average in-flight ALU results and global memory instructions per cycle, per SM;
 the runner kind ``phase`` runs the model with that profiler on (it leaves cycles unchanged).
-Runtime decomposition (§1.11): the same profiler's cycles per SM with ALU work only, memory only,
-both (overlap) or neither (idle) in flight, as % of the run (docs/stats.md
+Runtime decomposition ([THESIS §3.5]): the same profiler's cycles per SM with ALU work only, memory
+only, both (overlap) or neither (idle) in flight, as % of the run (docs/stats.md
 ``warp_states.decomposition``); figure ``decomposition.png`` (experiments/phase_figures.py).
 """
 
@@ -43,7 +44,7 @@ RODINIA = ["bp_k1_like", "bp_k2_like", "btree_like", "heartwall_like", "km_like"
 SDK = ["dwt_like", "dxtc_like", "fwt_like", "hist_like", "mco_like"]
 KERNELS = RODINIA + SDK
 SINGLE = ["lrr", "gto", "phase"]
-TWO_LEVEL = ["tlrr", "tlgto", "tlphase", "tlphase_rr"]     # tlphase_rr: RR inside ([THESIS §9.1])
+TWO_LEVEL = ["tlrr", "tlgto", "tlphase", "tlphase_rr"]     # tlphase_rr: RR inside
 SCHEDULERS = SINGLE + TWO_LEVEL
 AXIS = "sm.warp_sched"
 LEVELS = {"single": ("gto", "lrr"), "two": ("tlgto", "tlrr")}
@@ -112,7 +113,7 @@ def class_count(level: str, kind: str):
 
 
 def class_idle(sched: str, level: str, kind: str):
-    """Mean idle time of ``sched`` over the ``kind`` kernels, normalised to RR's (§1.11)."""
+    """Mean idle time of ``sched`` over the ``kind`` kernels, normalised to RR's ([THESIS §3.5])."""
     rr = LEVELS[level][1]
 
     def ours(results: ResultSet) -> float:
@@ -188,7 +189,7 @@ def _headline() -> list[Headline]:
         rows.append(Headline(f"two-level type {kind}: tlphase_rr / tlrr speedup", "×",
                              class_speedup("tlphase_rr", "tlrr", "two", kind),
                              note="geo mean; tlphase with RR inside the ready queue "
-                                  "(§9.1 variant)"))
+                                  "(our variant)"))
     return rows
 
 
@@ -231,7 +232,7 @@ def _plots(x: str) -> list[Plot]:
             FigurePlot("cycles", "decomposition.png", draw=draw_decomposition,
                        title="Runtime decomposition per class, relative to RR's runtime",
                        caption="stacked: compute only, overlap, memory only, idle cycles per SM "
-                               "([THESIS §1.11]); mean over the class's kernels")]
+                               "([THESIS §3.5]); mean over the class's kernels")]
 
 
 # the stand-ins of sim/workload/catalogue.py (the reproduction before the program suite)

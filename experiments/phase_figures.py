@@ -1,7 +1,7 @@
 """The runtime-decomposition figure of the phase experiment (experiments/phase.py), drawn
 through ``FigurePlot``: per level (single, two-level) and kernel class (A: GTO-favouring, B:
 RR-favouring), each scheduler's runtime split into compute only, overlap, memory only and idle
-cycles ([THESIS §1.11]), as a share of RR's runtime (arithmetic mean over the class's kernels),
+cycles ([THESIS §3.5]), as a share of RR's runtime (arithmetic mean over the class's kernels),
 so a bar's height is 1 / speedup."""
 
 from __future__ import annotations

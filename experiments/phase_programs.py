@@ -38,7 +38,7 @@ THESIS_KERNELS = {
     "DWT": ("dwt2d", "fdwt53"), "DXTC": ("dxtc", "dxt1_compress"), "FWT": ("fwt", "fwt_shared"),
     "HIST": ("histogram", "histogram_partial"), "MCO": ("mco", "mc_paths"),
 }
-# The thesis's classes (§3.5.5), single-level and two-level: A = GTO
+# The thesis's classes ([THESIS §3.5.5]), single-level and two-level: A = GTO
 # beats RR, B = RR beats GTO. BP-K1, LUD and KM change class between the levels.
 THESIS_CLASS = {
     "BP-K1": "AB", "BP-K2": "AA", "B+T-K1": "AA", "B+T-K2": "AA", "CFD": "BB",

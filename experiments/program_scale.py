@@ -3,8 +3,9 @@ program's ``INFO`` scales) and ``fill``, the scale at which it fills the machine
 
 A program *fills* a machine when a launch of its main kernel (the most warp instructions) has at
 least one full wave of CTAs: as many CTAs as the machine's CTA slots for that kernel (SMs × the
-per-SM occupancy limit, [GPGPU-Sim §1.5]'s ``max_cta()``). Below that, some SMs idle or hold fewer CTAs than they could — the regime
-where the quick scales left OWL with one warp group per core and IKRA with nothing to steal.
+per-SM occupancy limit, [GPGPU-Sim issue_block2core()]'s ``max_cta()``). Below that, some SMs idle
+or hold fewer CTAs than they could — the regime where the quick scales left OWL with one warp group
+per core and IKRA with nothing to steal.
 
 ``fill`` climbs a ladder of scales (the program's quick scale doubled each step) and stops at
 the first that fills the machine, or at the ladder's top (``TOP`` × the default scale). Each step

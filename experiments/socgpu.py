@@ -12,19 +12,19 @@ same slice; both use the full memory hierarchy. The runner kind ``socgpu`` (expe
 workload, seed and scale; cached per process) so each point carries its own speedup and
 energy ratio and the sweeps plot directly.
 
-- Baseline ([SOCGPU §5]): ``sm.issue = inorder_issue`` — 2-entry IB, head-only issue, RAW/WAW
-  and WAR scoreboard held to write-back (unbounded, §6 item 10), dual issue, GTO, 64 warps, the
+- Baseline ([SOCGPU baseline]): ``sm.issue = inorder_issue`` — 2-entry IB, head-only issue, RAW/WAW
+  and WAR scoreboard held to write-back (unbounded, our choice), dual issue, GTO, 64 warps, the
   same fetch and flush rule. ``gpgpusim`` is the model's default ``inorder`` stage (RAW/WAW only,
   no wrong-path fetch) for reference.
-- SOCGPU: N = 8, ``first``, non-smart dual issue, GTO across warps (§7 headline setup).
+- SOCGPU: N = 8, ``first``, non-smart dual issue, GTO across warps ([SOCGPU] headline setup).
 - Sweeps: N ∈ {2, 4, 8, 16, 32, 64}; the six local policies at N = 8; 48 and 32 warps per SM
   (registers scaled to 49,152 / 32,768) against the 64-warp baseline; dual issue (baseline
   single/dual, SOCGPU single/non-smart/smart).
-- Speedup = baseline cycles / cycles. Averages: arithmetic mean of per-workload ratios (§6 item
-  13), harmonic and geometric means beside it. The paper gives no per-benchmark values, only
+- Speedup = baseline cycles / cycles. Averages: arithmetic mean of per-workload ratios (our choice),
+  harmonic and geometric means beside it. The paper gives no per-benchmark values, only
   the mean (1.58×) and that no benchmark loses.
-- Energy (§6 item 21): (P_static + P_issue) × time + dynamic events, with P_static = SM static ×
-  SMs + uncore static × SMs / 28, P_issue = per-warp issue power (§4: 1,104 µW baseline,
+- Energy (our choice): (P_static + P_issue) × time + dynamic events, with P_static = SM static ×
+  SMs + uncore static × SMs / 28, P_issue = per-warp issue power ([SOCGPU area]: 1,104 µW baseline,
   1,553.4 µW SOCGPU) × warps × SMs, dynamic = memory events + ``energy.warp_inst_pj`` per warp
   instruction (the run's ``energy`` object, ``sim.memory.energy.gpu_energy``).
 - Area: ``experiments/socgpu_area.py`` (Yosys, sky130hd; cached), SOCGPU N = 8 / baseline per
@@ -122,7 +122,7 @@ def _deepbench(program: str, label: str, options: list[str]) -> dict[str, str]:
             f"program:{program}:{o}" for o in options}
 
 
-# The paper's 22 (§7): Rodinia 3.1 by its own name (each program's INFO["papers"]["socgpu"]),
+# The paper's 22 ([SOCGPU]): Rodinia 3.1 by its own name (each program's INFO["papers"]["socgpu"]),
 # DeepBench layers in train and inference shapes (their programs' options).
 RODINIA_PROGRAMS = {label: f"program:{name}" for label, name in (
     ("b+tree", "btree"), ("backprop", "backprop"), ("bfs", "bfs"), ("dwt2d", "dwt2d"),
@@ -213,7 +213,7 @@ def _experiment(name: str, title: str, grid: Grid, quick: Grid,
             Headline("speedup with N = 16", "×", _mean_ratio("socgpu_n16"),
                      note=_MEAN.replace("SOCGPU", "SOCGPU N=16") + " (paper: not given)"),
             Headline("energy SOCGPU / baseline", "×", _mean_ratio("socgpu", "energy"), paper=0.824,
-                     note="arithmetic mean of per-workload energy ratios, §6 item 21 "
+                     note="arithmetic mean of per-workload energy ratios, our choice "
                           "(paper: −17.6 %)"),
             Headline("area per warp, SOCGPU N=8 / baseline", "×", _area_ratio, paper=5.09,
                      note="Yosys GE on sky130hd (ours) vs SAED 14 nm µm² (paper); baseline with "

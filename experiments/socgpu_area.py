@@ -1,10 +1,10 @@
-"""Area table for SOCGPU vs the in-order baseline, one warp ([SOCGPU §4]).
+"""Area table for SOCGPU vs the in-order baseline, one warp ([SOCGPU area]).
 
     .venv/bin/python -m experiments.socgpu_area [--n 2,4,8,16,32,64] [--liberty sky130hd] [--json]
 
 For each N: Yosys GE, µm² (sky130hd), flops and logic depth of ``socgpu_issue`` (default
 parameters: first-ready, non-smart dual issue), the per-warp ratio SOCGPU / ``inorder_issue``
-(CAM 8/16) beside the paper's 5.09× (SAED 14 nm, N = 8), and the §4 analytic storage bits beside
+(CAM 8/16) beside the paper's 5.09× (SAED 14 nm, N = 8), and the analytic storage bits beside
 the Yosys flop count. Results are cached by ``synth.area`` so a re-run only prints.
 """
 
@@ -16,13 +16,14 @@ import time
 
 from gpusched.blocks import get_block, parse_params
 
-PAPER_RATIO_N8 = 11375.72 / 2234.79          # §4: 5.09x
+PAPER_RATIO_N8 = 11375.72 / 2234.79          # [SOCGPU area]: 5.09x
 PAPER_STORAGE = {2: 286, 4: 588, 8: 1240, 16: 2736, 32: 6496, 64: 17088}
 BASELINE_STORAGE = 568
 
 
 def storage_bits(n: int, s: int = 4, d: int = 2, pw: int = 32, rb: int = 12) -> int:
-    """§4 analytic count: N entries of 141 bits + DM and AGE, N(N-1) each (no rdy_cnt / LFSR)."""
+    """Our analytic storage count: N entries of 141 bits + DM and AGE, N(N-1) each (no rdy_cnt /
+    LFSR)."""
     entry = 3 + 2 * pw + (s + d) * rb + 2      # valid issued serial, pc npc, records, unit
     return n * entry + 2 * n * (n - 1)
 
@@ -50,7 +51,7 @@ def table(result: dict) -> str:
     b = result["baseline"]
     lines = [f"baseline inorder_issue (CAM 8/16): {b['ge']:,.0f} GE, {b['um2'] or 0:,.0f} µm², "
              f"{b['flops']} flops (analytic {BASELINE_STORAGE}), depth {b['depth']}",
-             "| N | GE | µm² | flops | storage (§4) | depth | SOCGPU/baseline | paper | run s (cached: ~0) |",
+             "| N | GE | µm² | flops | storage (our storage count) | depth | SOCGPU/baseline | paper | run s (cached: ~0) |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in result["rows"]:
         paper = f"{PAPER_RATIO_N8:.2f}x" if r["N"] == 8 else ""

@@ -1,5 +1,5 @@
 """The ``socgpu`` runner kind of experiments/socgpu.py: each point simulates one issue-stage
-``variant`` (``VARIANTS``) and its in-order baseline on the same machine, with the §6 energy
+``variant`` (``VARIANTS``) and its in-order baseline on the same machine, with our choice energy
 proxy and the variant's sweep coordinates (``setup``). The workload is a catalogue stand-in or a
 CUDA program (``program:NAME[:options]``); a program's ``scale`` may be ``quick`` or ``default``,
 its ``INFO`` scale. Kept apart from the report module so that
@@ -15,7 +15,7 @@ from gpusched.experiment.point import Point
 from gpusched.experiment.runners import register_kind
 
 KIND = "socgpu"
-ISSUE_POWER_UW = {"baseline": 1104.0, "socgpu": 1553.4}      # per warp, §4 [doc]
+ISSUE_POWER_UW = {"baseline": 1104.0, "socgpu": 1553.4}      # per warp, [SOCGPU area]
 
 _BASE = {"sm.issue": "inorder_issue", "sm.dual_issue": True}
 _SOC = {"sm.issue": "socgpu", "sm.ib_entries": 8, "sm.local_policy": "first",
@@ -62,7 +62,7 @@ def setup(variant: str) -> dict:
 
 
 def energy_j(stats: dict, cfg, issue_uw: float) -> float:
-    """§6 item 21 energy proxy (J) of one run on ``cfg``."""
+    """Our choice energy proxy (J) of one run on ``cfg``."""
     n_sm, cycles, e = cfg.sm.count, stats["cycles"], stats["energy"]
     uncore = e["static_uncore_pj"] * n_sm / 28
     issue = issue_uw * 1e-3 * cfg.sm.warps_per_sm * n_sm * cycles * 1e3 / cfg.core_clock_mhz

@@ -3,14 +3,14 @@ Slicing runtime predictor — FIFO, MPMax, SRTF, SRTF/Adaptive and zero-sampling
 ordered pairs of eight ERCBench-like kernels, arrival offsets +100 cycles, +25 % and +50 % of the
 first kernel's standalone runtime, against the analytic SJF / LJF / serial-FIFO references.
 
-Timing: the block-level mode (sim/multiprog/blocklevel.py; [SRTF §6] item 21): each kernel's
-mean block time and spread are the document's table (§7.2), its t(r) knee is calibrated on the
-cycle-level model (sim/multiprog/calibrate.py), and a subset of pairs (``check`` points) runs in
-both models to show how far the block-level turnarounds are from the cycle-level ones. SHA1's
-22 M cycles cost the block mode ~1 s. Policies run through the same kernel schedulers,
+Timing: the block-level mode (sim/multiprog/blocklevel.py; our choice where [SRTF] is silent): each
+kernel's mean block time and spread are the document's table ([SRTF ERCBench]), its t(r) knee is
+calibrated on the cycle-level model (sim/multiprog/calibrate.py), and a subset of pairs (``check``
+points) runs in both models to show how far the block-level turnarounds are from the cycle-level
+ones. SHA1's 22 M cycles cost the block mode ~1 s. Policies run through the same kernel schedulers,
 ``kernel_sched`` / ``srtf_pred`` twins and dispatcher as the cycle-level model.
 
-Metrics per workload ([SRTF §7.1]): NTT, STP, ANTT, StrictF; aggregated as geometric means over
+Metrics per workload ([SRTF STP, ANTT]): NTT, STP, ANTT, StrictF; aggregated as geometric means over
 workloads at +100 cycles; improvement factors as the document. Predictor accuracy = predicted /
 actual total runtime per (kernel, SM) record, kernels alone, under MPMax and under SRTF.
 Ablations at +100 cycles: Adaptive's cap of the shortest kernel (2, 4; default 3), the spec's
@@ -173,7 +173,7 @@ def _headline() -> list[Headline]:
         H("STP, SJF (analytic)", "", gm("srtf", "sjf.stp")),
         H("STP, LJF (analytic)", "", gm("srtf", "ljf.stp")),
         H("STP, serial FIFO (analytic)", "", gm("srtf", "serial.stp"),
-          note="[SRTF §6] item 20: the document's FIFO is weaker than this"),
+          note="our choice where [SRTF] is silent: the document's FIFO is weaker than this"),
         H("ANTT, SJF (analytic)", "", gm("srtf", "sjf.antt")),
         H("ANTT, LJF (analytic)", "", gm("srtf", "ljf.antt")),
         H("ANTT, serial FIFO (analytic)", "", gm("srtf", "serial.antt")),

@@ -1,4 +1,4 @@
-"""Knob ablations of the SRTF reproduction ([SRTF §3], [SRTF §7.1] "knob ablations"): SRTF and
+"""Knob ablations of the SRTF reproduction ([SRTF], [SRTF STP, ANTT] "knob ablations"): SRTF and
 SRTF/Adaptive with one knob changed from the spec's default, through the scheduler names of
 sim/policies/srtf.py (``srtf[:h_pct[:sample_sm[:samples[:resident]]]]``), on the pairs at +100
 cycles. Defaults: h = 0, sampling SM 0, one record before a sample decision, Resident =

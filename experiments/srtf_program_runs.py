@@ -3,7 +3,7 @@
 scheduler, in the cycle-level model with the memory hierarchy, through sim/multiprog.
 
 Point: ``workload`` = ``A+B`` of program members (``program:NAME[~KERNEL]``, sim/multiprog/
-compose.py; [SRTF §7.2]'s kernels are one kernel of a program each) or one member alone;
+compose.py; [SRTF ERCBench]'s kernels are one kernel of a program each) or one member alone;
 ``preset`` gtx480 with ``kernels.concurrent_sm = true``; params ``task`` (``pair``: the
 workload's metrics; ``alone``: one member alone under FIFO, its Table 5 columns and predictor
 records; ``check``: the pair in the cycle-level model and in the block-level mode, whose
@@ -77,9 +77,9 @@ def run_alone(cfg, member: str, seed: int, scale: float) -> dict:
 def block_record(cfg, member: str, seed: int, scale: float) -> dict:
     """The block-level timing record of single-kernel ``member`` from its standalone
     cycle-level run: R its occupancy limit, the per-block spread (lognormal σ from the %RSD),
-    the spec's knee 4 ([SRTF §7.3]; capped at R) and t_R fitted so that the block-level
-    standalone runtime equals the cycle-level one (as sim/multiprog/calibrate.py does for the
-    catalogue's kernels). Cached beside the T^SP runs."""
+    the spec's knee 4 (our choice where [SRTF] is silent; capped at R) and t_R fitted so that the
+    block-level standalone runtime equals the cycle-level one (as sim/multiprog/calibrate.py does
+    for the catalogue's kernels). Cached beside the T^SP runs."""
     import math
 
     from sim.multiprog.calibrate import _cached

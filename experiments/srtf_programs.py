@@ -1,12 +1,12 @@
 """SRTF ([SRTF]) on the program suite: the experiment ``gpusched reproduce srtf`` runs.
 
-The eight ERCBench kernels of [SRTF §7.2] (Table 5) are one kernel of a suite program each
+The eight ERCBench kernels of [SRTF ERCBench] (Table 5) are one kernel of a suite program each
 (``program:NAME~KERNEL``, sim/multiprog/compose.py); their 56 ordered pairs run in the
 cycle-level model with the memory hierarchy on gtx480 (runner kind ``srtf_program``), under
 FIFO, MPMax, SRTF, SRTF/Adaptive and zero-sampling SRTF, at +100 cycles, +25 % and +50 %. Every
 member runs at one program scale, so the kernels' block counts keep Table 5's proportions (the
 programs' grids at scale 1 are the paper's). The Parboil2 programs (cutcp, LBM, SGEMM) run alone
-for the predictor's accuracy ([SRTF §7.2]: shapes of the predictor study).
+for the predictor's accuracy ([SRTF ERCBench]: shapes of the predictor study).
 
 The block-level mode stays the fast option: ``check`` points run a pair in both models (block
 records measured from each kernel's own cycle-level run) and the headline states the NTT error.
@@ -27,7 +27,7 @@ from gpusched.experiment.registry import Experiment, Headline, Metric, Table
 from sim.multiprog.compose import ordered_pairs
 from sim.multiprog.metrics import gmean
 
-# [SRTF §7.2] Table 5's kernels: label → member (the paper's values are in each program's
+# [SRTF ERCBench] Table 5's kernels: label → member (the paper's values are in each program's
 # INFO["paper_values"]["srtf"])
 MEMBERS = {"AES-d": "program:aes~aesDecrypt128", "AES-e": "program:aes~aesEncrypt128",
            "NLM2": "program:nlm2", "JPEG-d": "program:jpeg~jpeg_idct",
@@ -106,7 +106,7 @@ def ratio(a, b):
 
 
 def paper_ratio_rows(mean) -> list[Headline]:
-    """The headlines that compare policies, each beside the paper's figure ([SRTF §7]); ``mean``
+    """The headlines that compare policies, each beside the paper's figure ([SRTF]); ``mean``
     (policy, metric) → a function of the results: the catalogue's and the programs' means."""
     H = Headline
     return [

@@ -7,7 +7,7 @@ Point: ``workload`` = ``A+B`` (or one kernel alone), ``preset`` gtx480 with
 model and in block mode, sim/multiprog/calibrate.py), ``policy`` (kernel scheduler),
 ``offset`` (``100`` cycles, ``25%`` …), ``scale`` (block mode: per-block work; check: the
 cycle-level work scale), ``share_cap`` (SRTF/Adaptive's cap), ``timing`` (``calibrated``: knees
-from the cycle-level model, the default; ``spec``: [SRTF §7.3]'s knee 4).
+from the cycle-level model, the default; ``spec``: the knee 4 we chose where [SRTF] is silent).
 
 Every input is checked before the sweep starts (one line naming the field); a cycle offset is
 checked against the first kernel's standalone runtime, which needs the calibration (cached in

@@ -2,18 +2,18 @@
 ``waves`` parameter that sets a single-kernel catalogue workload's CTA count without changing the
 work per CTA.
 
-Why: both detectors spend several sampling windows (ONAC: 4 CTA waves per sample, [THESIS §3.3];
-Perf-Sat: One_TB_cycles × N_max per window, §2.5) before they settle, and the thesis's grids hold
-16 K–98 K CTAs (Table 4.4), so detection is a small part of a run. The catalogue's ``scale``
-multiplies grid size and loop trips together, so a long grid would also mean long CTAs (run time
-∝ scale²). [THESIS §10.2] asks instead to "scale the grid down with the model's speed, keeping the
-detection-time fraction comparable".
+Why: both detectors spend several sampling windows (ONAC: 4 CTA waves per sample, [THESIS §4.4.2.3];
+Perf-Sat: One_TB_cycles × N_max per window, [THESIS §4.3.2.2]) before they settle, and the thesis's
+grids hold 16 K–98 K CTAs (Table 4.4), so detection is a small part of a run. The catalogue's
+``scale`` multiplies grid size and loop trips together, so a long grid would also mean long CTAs
+(run time ∝ scale²). Our reproduction plan for [THESIS] asks instead to "scale the grid down with the
+model's speed, keeping the detection-time fraction comparable".
 
 ``waves`` = w launches w × (occupancy limit × SMs that may run CTAs) CTAs: all SMs, or n for the
 ``active_<n>`` controllers (so an oracle sweep gives every active-SM count the same number of
-waves); the occupancy limit is the resource limit ([GPGPU-Sim §1.5]) without any CTA-count
-policy. The entry is otherwise built unchanged (``scale`` as usual); address patterns are laid out
-for the larger grid, so the added CTAs touch new data, as a larger input would.
+waves); the occupancy limit is the resource limit ([GPGPU-Sim issue_block2core()]) without any
+CTA-count policy. The entry is otherwise built unchanged (``scale`` as usual); address patterns are
+laid out for the larger grid, so the added CTAs touch new data, as a larger input would.
 
 Stats are the model's, with the per-CTA ``ctas.rows`` table (tens of thousands of rows per run)
 cut down to ``ctas.ends``, the sorted completion cycles, from which ``steady_of`` derives the

@@ -84,7 +84,8 @@ def _cases() -> list[Case]:
 
 
 def _kernel_sched_cases() -> list[Case]:
-    """kernel_sched at K=2, NSM=2 and narrow values ([SRTF §8]; formal/props_kernel_sched.py)."""
+    """kernel_sched at K=2, NSM=2 and narrow values (our test plan for [SRTF];
+    formal/props_kernel_sched.py)."""
     from formal.props_kernel_sched import (KernelSchedProps, mutant_fifo_bypass,
                                            mutant_fill_first, mutant_mpmax_cap_plus_one,
                                            mutant_run_on_sample_sm, mutant_share_cap_4)

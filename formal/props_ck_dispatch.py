@@ -1,4 +1,4 @@
-"""ck_dispatch invariants ([THESIS §4.4-§4.5]), over shadow counts the wrapper keeps from the
+"""ck_dispatch invariants ([THESIS §5.4]), over shadow counts the wrapper keeps from the
 ports: an accepted CTA never takes a core above its per-kernel maximum; a row pulses ``complete``
 exactly in the cycle the last CTA of a fully issued kernel leaves its last core; Valid is set by
 an accepted launch and cleared by that completion only. Environment: a core only completes CTAs

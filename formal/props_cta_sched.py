@@ -1,5 +1,5 @@
-"""cta_sched invariants ([IKRA §2, §8]): within a kernel every thread block is dispatched at
-most once, only ids below N, never two CUs the same id in one cycle, and — with the retirements
+"""cta_sched invariants (our test plan for [IKRA]): within a kernel every thread block is dispatched
+at most once, only ids below N, never two CUs the same id in one cycle, and — with the retirements
 the CUs report — all N exactly once by ``kernel_done``; nothing is offered between kernels; a
 CU's own cursor advances only in a cycle its slot was free (never dispatches to a full CU).
 

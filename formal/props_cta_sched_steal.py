@@ -1,4 +1,4 @@
-"""Helper invariants of cta_sched's Steal policy ([IKRA §2.4]); see props_cta_sched_helpers.
+"""Helper invariants of cta_sched's Steal policy ([IKRA Steal]); see props_cta_sched_helpers.
 
 Per CU: the ids it *owns* — its chunk [lo, hi) and its queue entries [q_lo, q_hi) — and, while a
 kernel runs, the ids it will still *offer*: the walking part of the chunk and the queue ([cur,

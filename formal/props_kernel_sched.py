@@ -1,5 +1,5 @@
-"""kernel_sched invariants ([SRTF §2.5, §2.7, §8]) on the dispatcher rows, from the ports only:
-an allowed kernel has a cap of at least 1 and a kernel not allowed a cap of 0; each SM's
+"""kernel_sched invariants ([SRTF FIFO]; the checks are ours) on the dispatcher rows, from the ports
+only: an allowed kernel has a cap of at least 1 and a kernel not allowed a cap of 0; each SM's
 ``first`` is one of its allowed kernels; FIFO allows one kernel, the same on every SM; SRTF
 allows at most two kernels per SM (``run`` and the tail back-fill), ``run`` first outside the
 sample; while sampling, SM 0 allows only the sample; no sample without a running kernel.
@@ -84,7 +84,8 @@ class KernelSchedProps(PropsTop):
             self._reservation(m, dut, shape)
 
     def _reservation(self, m: Module, dut, shape) -> None:
-        """[SRTF §8]: a kernel at a cap above 1 leaves room for one block of the other."""
+        """our test plan for [SRTF]: a kernel at a cap above 1 leaves room for one block of the
+        other."""
         K, RW, FW, limits = shape.K, shape.RW, shape.FW, shape.limits
         fp = [Signal(len(dut.arr_fp), name=f"fp_shadow{k}") for k in range(K)]
         for k in range(K):
@@ -104,7 +105,7 @@ class KernelSchedProps(PropsTop):
 
 
 def mutant_run_on_sample_sm(m: Module, inner) -> dict:
-    """SM 0 keeps dispatching ``run`` while it samples ([SRTF §8] mutation list)."""
+    """SM 0 keeps dispatching ``run`` while it samples (a mutant our test plan for [SRTF] lists)."""
     K, RW = inner.K, inner.RW
     run_bit = Mux(inner.run_valid, Const(1, K) << inner.run, 0)
     extra = Mux(inner.samp_valid, run_bit, 0)           # SM 0's row: the first K allow bits
@@ -113,7 +114,8 @@ def mutant_run_on_sample_sm(m: Module, inner) -> dict:
 
 
 def mutant_fifo_bypass(m: Module, inner) -> dict:
-    """FIFO lets the next kernel slot bypass on the last SM ([SRTF §8] mutation list)."""
+    """FIFO lets the next kernel slot bypass on the last SM (a mutant our test plan for [SRTF]
+    lists)."""
     K, RW, NSM = inner.K, inner.RW, inner.NSM
     row = inner.allow[(NSM - 1) * K:NSM * K]
     nxt = Cat(row[K - 1], row[:K - 1])                   # the slot after each allowed one
@@ -123,7 +125,8 @@ def mutant_fifo_bypass(m: Module, inner) -> dict:
 
 
 def mutant_mpmax_cap_plus_one(m: Module, inner) -> dict:
-    """MPMax caps one block above the search's result ([SRTF §8]: a dispatch above the cap)."""
+    """MPMax caps one block above the search's result (our test plan for [SRTF]: a dispatch above
+    the cap)."""
     K, RW, NSM = inner.K, inner.RW, inner.NSM
     fields = []
     for i in range(NSM * K):
@@ -142,7 +145,8 @@ def mutant_fill_first(m: Module, inner) -> dict:
 
 
 def mutant_share_cap_4(m: Module, inner) -> dict:
-    """Adaptive shares with the shorter kernel capped at 4 blocks per SM, not 3 ([SRTF §8])."""
+    """Adaptive shares with the shorter kernel capped at 4 blocks per SM, not 3 (our test plan for
+    [SRTF])."""
     K, RW, NSM = inner.K, inner.RW, inner.NSM
     fields = []
     for s in range(NSM):

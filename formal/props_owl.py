@@ -1,4 +1,4 @@
-"""OWL warp-scheduler invariants ([OWL §13.4] item 4): the warp_sched ones, plus the group rule —
+"""OWL warp-scheduler invariants ([OWL §4.1–§4.3]): the warp_sched ones, plus the group rule —
 never a grant outside the chosen group while that group has a ready warp.
 
 The wrapper keeps its own shadow of the warp → group map, written at every launch from a

@@ -1,4 +1,4 @@
-"""owl_prefetch invariants ([OWL §7.3–§7.6]), from shadow state kept here off the ports: no
+"""owl_prefetch invariants ([OWL §4.4]), from shadow state kept here off the ports: no
 prefetch into a bank with a pending demand to its open row or into a busy or never-opened bank,
 no line twice per activation, scheme A never beside a conflicting demand, scheme B only below C
 (c_high checked against a shadow of the running average), hold only in scheme B below C."""

@@ -1,4 +1,4 @@
-"""perf_sat invariants ([THESIS §2.5-2.6]): the CTA limit stays within [1, N_max] of the kernel
+"""perf_sat invariants ([THESIS §4.3.2.2]): the CTA limit stays within [1, N_max] of the kernel
 that started detection (1 before any kernel), and ``done`` means the DONE state."""
 
 from __future__ import annotations

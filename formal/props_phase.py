@@ -1,4 +1,4 @@
-"""Invariants of the phase-aware warp schedulers ([THESIS §1.7-§1.8]).
+"""Invariants of the phase-aware warp schedulers ([THESIS §3.4.2.2]).
 
 PhaseAwareSelect: the warp_sched invariants, and the granted warp has the smallest distance of
 the ready warps. TwoLevelQueues (on its internal queue signals): every slot in exactly one

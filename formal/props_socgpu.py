@@ -1,4 +1,4 @@
-"""socgpu_issue dependence-matrix invariants (SOCGPU §2.3-§2.5): no entry issues while a bit of
+"""socgpu_issue dependence-matrix invariants ([SOCGPU dependence matrix]; the cycle contract is ours): no entry issues while a bit of
 its DM row is set; a write-back clears exactly its column; a row names only live, older entries;
 and the DM agrees with the stored operands (a live younger entry has a bit for a live older one
 exactly when their registers overlap — RAW, WAR, WAW — or either is serial).

@@ -1,4 +1,4 @@
-"""onac / seq_det invariants ([THESIS §3.3-3.4], the SWM skeleton of hdl/onac_parts/swm.py):
+"""onac / seq_det invariants ([THESIS §4.4], the SWM skeleton of hdl/onac_parts/swm.py):
 the core count stays within [1, M], SM 0 stays active, and neither 4-phase handshake (pause,
 sample) ever withdraws a request before its acknowledgement, nor raises a new one before the
 old acknowledgement fell — i.e. a request bit changes only when its ack equals it.

@@ -1,5 +1,5 @@
-"""warp_sched invariants ([GPGPU-Sim §1.2]): at most one grant, only to a ready warp, and a
-grant whenever some warp is ready; ``grant_idx`` names the granted slot."""
+"""warp_sched invariants ([GPGPU-Sim scheduler_unit::cycle()]): at most one grant, only to a ready
+warp, and a grant whenever some warp is ready; ``grant_idx`` names the granted slot."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Kernel Status Block + Core Status Block + concurrent-kernel dispatcher ([THESIS §4.4-§4.5]),
+"""Kernel Status Block + Core Status Block + concurrent-kernel dispatcher ([THESIS §5.4]),
 policies baseline, sequential and interleaved. Port contract: hdl/params/ck_dispatch.py; twin:
 sim/blocks/ck_dispatch.py (its docstring lists the encoding choices this RTL shares).
 

@@ -1,5 +1,5 @@
-"""CoreSampler: per-SM IPC sampling window and pause quiesce for ONAC / Seq-Det ([THESIS §3.3],
-§9.3, §10.4 item 6).
+"""CoreSampler: per-SM IPC sampling window and pause quiesce for ONAC / Seq-Det ([THESIS §4.4.2.3],
+with our choices where it is silent).
 
 Ports (twin: sim/blocks/core_sampler.py, same names and timing):
 
@@ -7,17 +7,17 @@ Ports (twin: sim/blocks/core_sampler.py, same names and timing):
   ``pause_req`` is high the SM stops issuing (``issue_hold``); ``pause_ack`` (a register) rises
   the cycle after a cycle with ``pause_req`` high and nothing in flight, and falls the cycle after
   ``pause_req`` falls. Issue is already held in that cycle, so nothing can be in flight while the
-  ack is high (§3.3 "Core pausing").
+  ack is high ([THESIS §4.4.2.3] "Core pausing").
 - ``sample_req`` (in, 1) / ``sample_done`` (out, 1): 4-phase sample handshake. On a request the
-  SM quiesces (``issue_hold`` until nothing is in flight, §9.3 "in-flight wait"), then counts
+  SM quiesces (``issue_hold`` until nothing is in flight, our choice "in-flight wait"), then counts
   cycles, issued warp instructions (``instr``, in, 2) and CTA completions (``cta_done``, in, 1)
-  until K × ``cta_limit`` CTAs have completed (K = 4 waves, §9.3 [S]; ``cta_limit`` (in) is
+  until K × ``cta_limit`` CTAs have completed (K = 4 waves, our choice; ``cta_limit`` (in) is
   captured when counting starts, 0 counts as 1) or the cycle counter is full. ``sample_done`` then
   stays high with ``sample_instr`` / ``sample_cycles`` (out) held until ``sample_req`` falls.
   A pause request aborts a sample in progress (the SWM never asks for both).
 - ``in_flight`` (in, 1): some instruction of this SM is still in flight; what counts is the
   integrator's choice (the GPU model: pipeline and memory while a pause is requested, the pipeline
-  only during the pre-sample quiesce of thesis §9.3; sim/policies/onac_ctrl.py).
+  only during the pre-sample quiesce, our choice where the thesis is silent; sim/policies/onac_ctrl.py).
 - ``issue_hold`` (out, 1, combinational): the warp schedulers must not issue this cycle.
 - ``state`` (out, 2): SamplerState (debug).
 """

@@ -1,10 +1,10 @@
-"""GPU-level CTA scheduler ``cta_sched``: IKRA's G / C / R / F / S policies ([IKRA §2]).
+"""GPU-level CTA scheduler ``cta_sched``: IKRA's G / C / R / F / S policies ([IKRA]).
 
 ``CtaSched(n_cus, id_w=32, qdepth=32, policy, victim_first="right")``; ports and packing in
 ``hdl.ikra.params`` (per-CU fields packed CU 0 lowest). The twin ``sim.blocks.cta_sched.CtaSchedTwin`` has the same
 ports and cycle behaviour.
 
-Cycle contract (§2.5) and the choices taken where the spec leaves one:
+Our cycle contract and the choices taken where the spec leaves one:
 
 - Launch: ``launch_ready`` = no kernel active. ``launch_valid & launch_ready`` latches the dims
   and N = gx·gy·gz (truncated to ID_W; N ≥ 1 and < 2^ID_W is the caller's contract). The next
@@ -21,18 +21,18 @@ Cycle contract (§2.5) and the choices taken where the spec leaves one:
   ``st_reinit_pending`` (S) = no kernel since reset or some overflow flag set: the next launch
   re-chunks whatever its dims.
 
-Defaults taken from [IKRA §6] (numbers are its items): (1) victims by CU index, right neighbour
-first as in the paper's Fig 3 (``victim_first="right"``: i+1, i−1, i+2, …; "left": i−1, i+1, …),
-all queues before any chunk; (2) a queue theft takes the end the victim would reach last;
+Our defaults where [IKRA] is silent (numbered as in docs/mechanisms/ikra.md): (1) victims by CU
+index, right neighbour first as in the paper's Fig 3 (``victim_first="right"``: i+1, i−1, i+2, …;
+"left": i−1, i+1, …), all queues before any chunk; (2) a queue theft takes the end the victim would reach last;
 (3) G / C rotate from the CU that received the last TB (latest in circular order on ties),
 initially P−1; (4) phase 0 for the first kernel, toggling at every launch, never reset by reinit;
 (5) a CU steals once it has *dispatched* all its work; (6) overflow = an append that finds the
 queue full; (8) lowest-index thief wins a region, the victim keeps its last TB in a same-cycle
 race; (9) ID_W + 2 cycles of launch latency for every policy.
 
-Structure (§2.6): ``ikra.divider`` (shared restoring divider), ``ikra.rr`` (G unit),
-``ikra.chunk`` (§2.2 formula, C / R / F), ``ikra.steal`` + ``ikra.steal_cu`` + ``ikra.fabric``
-(S: per-CU chunk/cursor/queue registers, victim choice and per-region arbitration).
+Structure (ours): ``ikra.divider`` (shared restoring divider), ``ikra.rr`` (G unit),
+``ikra.chunk`` ([IKRA Chunk] formula, C / R / F), ``ikra.steal`` + ``ikra.steal_cu`` +
+``ikra.fabric`` (S: per-CU chunk/cursor/queue registers, victim choice and per-region arbitration).
 """
 
 from __future__ import annotations

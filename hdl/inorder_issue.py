@@ -1,12 +1,13 @@
-"""Baseline per-warp issue block: 2-entry in-order IB + scoreboard CAMs ([SOCGPU §2.8, §5]).
+"""Baseline per-warp issue block: 2-entry in-order IB + scoreboard CAMs ([SOCGPU baseline]; the
+cycle contract is ours).
 
 Same insert, candidate, grant and flush ports as ``socgpu_issue`` (no rpc / unit_free: the head
 is always the oldest instruction). Write-back ports carry operand records instead of an index:
 ``wb_valid`` (W), ``wb_dst`` (W×D×12), ``wb_src`` (W×S×12), packed as in ``hdl/socgpu``.
 
-State: a 2-entry FIFO of the §2.2 entry format without ``issued`` (entry 0 = head) and two CAMs
-[§2.8 choice]: ``sb_write`` records of pending destinations (RAW, WAW) and ``sb_read`` records of
-pending sources (WAR). Rules:
+State: a 2-entry FIFO of the [SOCGPU instruction buffer] entry format without ``issued`` (entry 0 =
+head) and two CAMs [our choice]: ``sb_write`` records of pending destinations (RAW, WAW) and
+``sb_read`` records of pending sources (WAR). Rules:
 
 - ``cand`` = head, if it conflicts with no pending record and both tables have room for its
   records. ``ins_ready`` = IB empty; ``free_count`` = 2 − occupancy.

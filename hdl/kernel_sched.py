@@ -1,5 +1,5 @@
 """Kernel-scheduler controller, policies ``fifo``, ``srtf``, ``mpmax``, ``srtf_zero`` and
-``adaptive`` ([SRTF §2.5-§2.10]).
+``adaptive`` ([SRTF FIFO, MPMax, SRTF/Adaptive, SJF]).
 
 Port contract and RTL scope: hdl/params/kernel_sched.py; the twin is ``KernelSchedPorts`` in
 sim/blocks/kernel_sched.py (the method-level ``KernelSchedTwin`` behind ports), whose choices this
@@ -24,7 +24,7 @@ from hdl.common import signature_of
 from hdl.params.kernel_sched import GTX480_LIMITS, NR, POLICIES, kw_of, limits_of, ports
 from hdl.params.srtf_pred import CTL_CAP, CTL_END, CTL_LAUNCH, CTL_SEED
 
-SHARE_CAP = 3       # Adaptive: blocks per SM of the shorter kernel while sharing ([SRTF §2.8])
+SHARE_CAP = 3       # blocks per SM of the shorter kernel while sharing ([SRTF SRTF/Adaptive])
 
 
 class KernelSched(wiring.Component):
@@ -240,7 +240,7 @@ class KernelSched(wiring.Component):
                     m.d.comb += c2_v.eq(e_k == p_l)
         with m.Elif(ev_arr & ~run_v):
             m.d.comb += [run2.eq(self.arr_k), run2_v.eq(1)]
-        with m.Elif((ev_arr | d_run) if zero else 0):        # the oracle's switch ([SRTF §2.9])
+        with m.Elif((ev_arr | d_run) if zero else 0):        # the oracle's switch ([SRTF zero-sampling])
             with m.If(nx_v & better(g2[nx], g2[run])):
                 m.d.comb += run2.eq(nx)
         with m.Elif(u_run):

@@ -1,7 +1,8 @@
 """Arithmetic units of the ``kernel_sched`` RTL (hdl/kernel_sched.py), one per policy that needs
-one: MPMax's cap search ([SRTF §2.6]), zero-sampling's remaining time ([SRTF §2.9]) and
-Adaptive's state and spread test ([SRTF §2.8]). Each takes the ``KernelSched`` component ``ks``
-(ports and parameters) and adds its logic to the module ``m``; all are combinational today."""
+one: MPMax's cap search ([SRTF MPMax]), zero-sampling's remaining time ([SRTF zero-sampling]) and
+Adaptive's state and spread test ([SRTF SRTF/Adaptive]). Each takes the ``KernelSched`` component
+``ks`` (ports and parameters) and adds its logic to the module ``m``; all are combinational
+today."""
 
 from __future__ import annotations
 
@@ -55,7 +56,7 @@ def adaptive_state(ks, m, u_run, ev_arr, u_bit, a_bit, run, run_v, samp_v, pair_
             "tl": Signal(CW, name="pair_tl"), "gt2": gt2}
 
 def spread(ks, m, ad, gvalid2, rmax, p_s, p_l):
-    """[SRTF §2.8] leave test in exact integers (the twin's ``_monitor_sharing``):
+    """[SRTF SRTF/Adaptive] leave test in exact integers (the twin's ``_monitor_sharing``):
     |T_S·(P·t·R + X·t_excl) − T_L·P·t·R| ≥ T_S²·t·R with P = G[S].pred, t = G[L].t,
     R = R_L, X = max(Total_L·t − P·res_L, 0); combinational multipliers."""
     CW, RW = ks.CW, ks.RW
@@ -112,7 +113,7 @@ def zero_rem(ks, m, d_run):
     return rem
 
 def mpmax_caps(ks, m, running, rmax, fp) -> list:
-    """MPMax caps ([SRTF §2.6]) from the registers: per kernel k and resource r, comp = the
+    """MPMax caps ([SRTF MPMax]) from the registers: per kernel k and resource r, comp = the
     largest footprint of a running co-runner, then the largest c <= R_k with c · fp_k <=
     L − comp by a binary search over the RW bits (no divider); cap = max(1, min over r),
     R_k when k runs alone. The co-runner maxima stay here (their compare chains are shared

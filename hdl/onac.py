@@ -1,4 +1,4 @@
-"""ONAC: optimal number of active cores, detected by secant estimates in the SWM ([THESIS §3]).
+"""ONAC: optimal number of active cores, detected by secant estimates in the SWM ([THESIS §4.4]).
 
 ``OnacCtrl`` = the shared SWM skeleton (hdl/onac_parts/swm.py: ports, handshakes, CST, per-SM
 IPC, drain and gating) plus the estimation-records (ER) table and the secant datapath:
@@ -6,14 +6,14 @@ IPC, drain and gating) plus the estimation-records (ER) table and the secant dat
 - ER table: prev-est and cur-est {n, ipc} registers (and all-cores = (M, ipc_all) in the
   skeleton). At start prev = cur = (0, 0); after the one-core sample cur = (1, IPC_1), so the
   secant through prev and cur gives the first estimate ⌈thr / IPC_1⌉ with the same datapath
-  ([THESIS §3.2] "Derived properties").
-- DECIDE: a sample at n with chip IPC ≥ thr accepts n (§3.3 Opt Det); otherwise prev ← cur,
-  cur ← (n, IPC) and EST.
-- EST: non-positive-slope guard (§9.3): IPC_cur ≤ IPC_prev → n + 1. Otherwise one shared
+  ([THESIS §4.4.2] "Derived properties").
+- DECIDE: a sample at n with chip IPC ≥ thr accepts n ([THESIS §4.4.2.3] Opt Det); otherwise
+  prev ← cur, cur ← (n, IPC) and EST.
+- EST: non-positive-slope guard (our choice): IPC_cur ≤ IPC_prev → n + 1. Otherwise one shared
   multiplier forms (thr − IPC_cur)·(n_cur − n_prev) and the shared restoring divider divides it
   by IPC_cur − IPC_prev (EST_DIV); the step is rounded up (quotient + [remainder ≠ 0]) and
-  N_next = n_cur + step is clamped to [n_cur + 1, M] (§9.3 [S]).
-- APPLY: N_next = M is accepted without sampling (§9.3); else sample at N_next.
+  N_next = n_cur + step is clamped to [n_cur + 1, M] (our choice).
+- APPLY: N_next = M is accepted without sampling (our choice); else sample at N_next.
 
 The same multiplier forms the threshold IPC_all·251 (>> 8) in the first DECIDE, so the block
 has exactly one multiplier (ipc_bits × 8) and one divider.

@@ -1,4 +1,4 @@
-"""OWL's warp schedulers ([OWL §13.4] items 1-4) and the two-level scheduler of [44] on the
+"""OWL's warp schedulers ([OWL §4.1–§4.3]) and the two-level scheduler of [44] on the
 warp-scheduler port (hdl/params/warp_sched.py; twin: sim/blocks/owl.py; rules and defaults:
 hdl/params/owl.py).
 
@@ -38,8 +38,8 @@ def _bits(n_values: int) -> int:
 
 
 class GroupFormation(wiring.Component):
-    """Algorithm 1 ([OWL §4.2, §6.3]) for one CTA slot: ``n`` = min CTAs per group, ``g_core``
-    (A2 clamp to 1, at most ``n_groups``), and ``group`` of CTA slot ``cta``.
+    """Algorithm 1 ([OWL §4.1, §4.3, Algorithm 1]) for one CTA slot: ``n`` = min CTAs per group,
+    ``g_core`` (A2 clamp to 1, at most ``n_groups``), and ``group`` of CTA slot ``cta``.
 
     n - 1 = #{i in 1..g_size-1 : i*k < g_size} = #{i : k <= (g_size-1) // i};
     g_core - 1 = #{j in 1..G-1 : (j+1)*n <= N};

@@ -1,4 +1,4 @@
-"""Opportunistic prefetch engine of one memory controller ([OWL §7.3–§7.6, §13.4] item 5; twin:
+"""Opportunistic prefetch engine of one memory controller ([OWL §4.4]; twin:
 sim/blocks/owl_prefetch.py). Ports, cycle semantics and choices: hdl/params/owl_prefetch.py.
 
 Per bank: the 32-bit (LINES) ``fetched`` vector, ``opened``, ``stopped`` and the prefetch count;

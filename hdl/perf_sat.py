@@ -1,4 +1,4 @@
-"""Perf-Sat: per-SM detection of the CTA count that minimises stalled cycles ([THESIS §2.5-2.6]).
+"""Perf-Sat: per-SM detection of the CTA count that minimises stalled cycles ([THESIS §4.3.2.2]).
 
 Ports (twin: sim/blocks/perf_sat.py, same names and timing):
 
@@ -6,18 +6,19 @@ Ports (twin: sim/blocks/perf_sat.py, same names and timing):
   ``n_max`` (in, n_bits) is captured then (the occupancy limit N_max ≥ 1; 0 counts as 1).
 - ``cta_done`` (in, 1): a CTA of this SM completed this cycle.
 - ``stalls`` (in, 2): schedulers of this SM that had a stalled cycle this cycle (issued nothing
-  while a warp was blocked by the scoreboard or a structural hazard; idle excluded, §9.2 [S]).
+  while a warp was blocked by the scoreboard or a structural hazard; idle excluded, our choice).
 - ``cta_limit`` (out, n_bits): the per-SM max-resident-CTA limit the CTA dispatcher checks;
-  always in [1, N_max]. ``done`` (out): detection finished (limit kept for the kernel, §9.2).
+  always in [1, N_max]. ``done`` (out): detection finished (limit kept for the kernel, our choice).
   ``state`` (out, 3): PerfSatState (debug). All outputs are registers.
 
 Timing. MEASURE counts cycles from kernel start to the first CTA completion (One_TB, inclusive,
-saturating at 2^tb_bits − 1); the sample period One_TB × N_max is formed by shift-add (§2.6) and
-saturates at 2^period_bits − 1. Windows start immediately (§9.2: at the first completion; also
-right after each limit change) and are ``period`` cycles long; the stall accumulator sums
-``stalls`` over a window (the last cycle included) and the FSM steps at the window's last cycle.
+saturating at 2^tb_bits − 1); the sample period One_TB × N_max is formed by shift-add ([THESIS
+§4.3]) and saturates at 2^period_bits − 1. Windows start immediately (our choice: at the first
+completion; also right after each limit change) and are ``period`` cycles long; the stall
+accumulator sums ``stalls`` over a window (the last cycle included) and the FSM steps at the
+window's last cycle.
 
-FSM on a window's stall count ``cur`` ([THESIS §2.5] reconstructed pseudo-code, §9.2 choices):
+FSM on a window's stall count ``cur`` ([THESIS §4.3.2.2], Fig. 4.4 reconstructed, with our choices):
 INIT: prev ← cur, N ← N0 + 1, WI (N0 = ⌈N_max/2⌉; N_max = 1 stops at 1). Weak states without a
 direction need two agreeing samples (hist) before going strong; a disagreement flips WI↔WD with
 hist ← 0 (the symmetric reading), and the 4th such flip stops at N0 + 1. A strong state steps N
@@ -37,7 +38,7 @@ from hdl.params.perf_sat import PerfSatState, check_params, ports  # noqa: F401
 
 
 class PerfSatCtrl(wiring.Component):
-    """Per-SM Perf-Sat controller. Widths default to [THESIS §2.6] [S]: N 5 b, One_TB 24 b,
+    """Per-SM Perf-Sat controller. Widths default to our choices ([THESIS §4.3] gives none): N 5 b, One_TB 24 b,
     period 28 b, stall counter and prev 32 b, toggle counters 3 b."""
 
     def __init__(self, n_bits: int = 5, tb_bits: int = 24, period_bits: int = 28,

@@ -1,4 +1,4 @@
-"""Two-level warp scheduler with ready, active and pending queues ([THESIS §1.8, §10.4]
+"""Two-level warp scheduler with ready, active and pending queues ([THESIS §3.4.2.2]
 ``TwoLevelQueues``) on the warp-scheduler port (hdl/params/warp_sched.py; twin and the rules:
 sim/blocks/phase_queues.py).
 
@@ -6,10 +6,10 @@ One template, the active queue's sort key a parameter: ``tlrr`` insertion order 
 ``tlgto`` launch age, ``tlphase`` and ``tlphase_rr`` the distance captured when the warp left
 the pending queue (the length of the phase it resumes in), ties by age. Inside the ready queue
 ``tlrr`` and ``tlphase_rr`` issue by loose round-robin, ``tlgto`` and ``tlphase`` by GTO
-([THESIS §9.1] leaves the in-queue choice open; ``tlphase_rr`` is its RR alternative). The queues are bit vectors (``rq``,
-``act``, ``pend``: every slot in exactly one); the active queue is kept unsorted and its head is
-a min-select under the key when a ready entry is free (§10.4's "bitmask plus min-select at
-promotion time"), which needs W(W-1)/2 comparisons of the key but no shifting.
+([THESIS] leaves the in-queue choice open; ``tlphase_rr`` is its RR alternative). The queues are bit
+vectors (``rq``, ``act``, ``pend``: every slot in exactly one); the active queue is kept unsorted
+and its head is a min-select under the key when a ready entry is free (a bitmask plus a min-select
+at promotion time), which needs W(W-1)/2 comparisons of the key but no shifting.
 Per-slot state: tlrr an insertion-order matrix, tlphase a 9-bit key register; all keep the age
 matrix (GTO inside the ready queue, tie-break of tlphase).
 """

@@ -1,4 +1,4 @@
-"""Single-level phase-aware warp scheduler ([THESIS §1.7, §10.4] ``PhaseAwareSelect``) on the
+"""Single-level phase-aware warp scheduler ([THESIS §3.4.2.2] ``PhaseAwareSelect``) on the
 warp-scheduler port (hdl/params/warp_sched.py; twin: sim/blocks/phase_select.py).
 
 Grant: among the ``ready`` slots, the one with the smallest ``distance`` field (the phase

@@ -1,9 +1,10 @@
-"""Seq-Det: the one-SM-at-a-time baseline detector in the SWM ([THESIS §3.4, §9.3]).
+"""Seq-Det: the one-SM-at-a-time baseline detector in the SWM ([THESIS §4.4], with our choices where
+it is silent).
 
 Same ports, handshakes, CST and drain / gating as ONAC (hdl/onac_parts/swm.py). After the
 all-cores sample it samples at M-1, M-2, ... and stops at the first sample below the threshold
-with N_opt = N + 1, or at N = 1 with N_opt = 1 (§3.4 suggested rule [S]). Removed SMs are paused,
-not drained, as ONAC does (§9.3 "Seq-Det: same pause mechanism"). The threshold 251·IPC_all/256
+with N_opt = N + 1, or at N = 1 with N_opt = 1 (our rule for [THESIS §4.4]'s Seq-Det). Removed SMs
+are paused, not drained, as ONAC does (our choice). The threshold 251·IPC_all/256
 is formed by shift-subtract ((x<<8) − (x<<2) − x), since Seq-Det has no other multiply; only
 the per-SM IPC division uses the divider.
 """

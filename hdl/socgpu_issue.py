@@ -1,4 +1,5 @@
-"""SOCGPU per-warp issue block: N-entry IB + dependence matrix ([SOCGPU §2, §2.5, §2.8]).
+"""SOCGPU per-warp issue block: N-entry IB + dependence matrix ([SOCGPU instruction buffer,
+dependence matrix]; the cycle contract is ours).
 
 One instance per warp slot. Ports (widths from ``IssueParams.ports()``; arrays are packed, element
 k at bits [k*w, (k+1)*w), see ``hdl/socgpu/__init__.py``):
@@ -8,15 +9,16 @@ k at bits [k*w, (k+1)*w), see ``hdl/socgpu/__init__.py``):
 - ``rpc_valid``/``rpc``: top-of-stack reconvergence PC (a3 guard); ``unit_free`` (4): units able
   to accept, used by smart dual issue only.
 - candidates: ``cand_valid/idx/unit/pc`` and ``cand2_valid/idx/unit``; all zero when not valid.
-  Combinational from the registered state and the same-cycle rpc / unit_free inputs (§2.5).
+  Combinational from the registered state and the same-cycle rpc / unit_free inputs (our cycle
+  contract).
 - ``grant`` issues ``cand``; ``grant2`` issues ``cand2`` and is honoured only with ``grant``.
 - ``flush``: drop every valid, not issued, not granted entry and discard this cycle's inserts.
 - ``wb_valid`` (W), ``wb_idx`` (W × log2 N): write-back of issued entries.
 - ``ins_ready`` = free_count ≥ 2, ``free_count`` = N − popcount(valid), ``empty``.
 
-Edge order (§2.5): write-back, grant, flush, insert (port 0 → lowest entry free at the start of
-the cycle, port 1 → next lowest; an insert without a free entry is dropped), counters and LFSR.
-Dual issue default 'on' (non-smart), policy default 'first' (§3).
+Edge order (our cycle contract): write-back, grant, flush, insert (port 0 → lowest entry free at the
+start of the cycle, port 1 → next lowest; an insert without a free entry is dropped), counters and
+LFSR. Dual issue default 'on' (non-smart), policy default 'first' (our parameter list).
 """
 
 from __future__ import annotations
@@ -65,7 +67,8 @@ class SocgpuIssue(wiring.Component):
         st = IbState(stage("ib_view"), p, counters)
         self.ib_state = st      # the registered IB and DM state, for formal/props_socgpu.py
 
-        # Random policy: 16-bit Fibonacci LFSR seeded with slot + 1, advanced every cycle (§2.4).
+        # Random policy ([SOCGPU local policy]): 16-bit Fibonacci LFSR seeded with slot + 1,
+        # advanced every cycle.
         lfsr = Signal(LFSR_BITS, init=p.slot + 1)
         m.d.sync += lfsr.eq(Cat(lfsr[1:], lfsr[0] ^ lfsr[2] ^ lfsr[3] ^ lfsr[5]))
         start = Signal(range(n))
@@ -106,14 +109,14 @@ class SocgpuIssue(wiring.Component):
             self.empty.eq(~st.valid.any()),
         ]
 
-        # --- edge: write-back, grant, flush, insert (§2.5 a–d) ---
+        # --- edge: write-back, grant, flush, insert (our cycle contract) ---
         me = stage("edge_ctrl")
         wb_mask = Signal(n)
         wb_terms = [Mux(self.wb_valid[w],
                         (Const(1, n) << self.wb_idx[w * p.IB:(w + 1) * p.IB])[:n], 0)
                     for w in range(p.W)]
         me.d.comb += wb_mask.eq(_or_all(wb_terms, n))
-        live = Signal(n)                 # entries live after write-back (§2.3)
+        live = Signal(n)                 # entries live after write-back ([SOCGPU dependence matrix])
         me.d.comb += live.eq(st.valid & ~wb_mask)
 
         grant_oh = Signal(n)
@@ -135,7 +138,8 @@ class SocgpuIssue(wiring.Component):
         ins_oh = [Signal(n, name="ins0_oh"), Signal(n, name="ins1_oh")]
         ma.d.comb += [ins_oh[0].eq(Mux(ok0, alloc0, 0)), ins_oh[1].eq(Mux(ok1, alloc1, 0))]
 
-        # New DM rows against live entries; port 1 also against port 0, which is older (§2.3).
+        # New DM rows against live entries; port 1 also against port 0, which is older
+        # ([SOCGPU dependence matrix]).
         ins = [self._port(0), self._port(1)]
         planes = EntryPlanes(stage("dep_planes"), p, st.src, st.dst)
         rows = []
@@ -158,8 +162,8 @@ class SocgpuIssue(wiring.Component):
         return m
 
     def _smart_filter(self, m: Module, st: IbState, cand_unit: Signal) -> Signal:
-        """Entries allowed as the second candidate: all (non-smart), or (smart, §2.6) those whose
-        unit differs from ``cand``'s and is free this cycle."""
+        """Entries allowed as the second candidate: all (non-smart), or (smart, [SOCGPU dual issue])
+        those whose unit differs from ``cand``'s and is free this cycle."""
         n = self.p.N
         out = Signal(n, name="cand2_allowed")
         if self.p.dual != "smart":

@@ -1,4 +1,5 @@
-"""Simple Slicing runtime predictor of one SM ([SRTF §2.3, §2.10]; twin: sim/blocks/srtf_pred.py).
+"""Simple Slicing runtime predictor of one SM ([SRTF Simple Slicing] (cycle contract ours); twin:
+sim/blocks/srtf_pred.py).
 
 Ports, widths and the choices beyond the spec: hdl/params/srtf_pred.py.
 

@@ -1,5 +1,6 @@
-"""GPGPU-Sim's two-level active warp scheduler, inner LRR / outer SRR ([GPGPU-Sim §1.3]), on the
-warp-scheduler port (hdl/params/warp_sched.py; twin: sim/blocks/two_level.py).
+"""GPGPU-Sim's two-level active warp scheduler, inner LRR / outer SRR ([GPGPU-Sim
+two_level_active_scheduler]), on the warp-scheduler port (hdl/params/warp_sched.py; twin:
+sim/blocks/two_level.py).
 
 State: ``order``, a permutation of the W slots; its first N entries are the active list (in
 order), the rest the pending FIFO (front first). Start-up: slots in order (the N lowest active).
@@ -15,7 +16,8 @@ Each cycle, combinationally, before the walk:
 3. Walk: the first ``ready`` warp of the active list is granted (the inner LRR is the rotation).
 4. Rotation on issue (at the clock edge): the active list turns so that the entry after the
    issuer comes first and the issuer goes last (once per issuing warp per cycle, the gpusched
-   default of §1.3; GPGPU-Sim's per-instruction double rotation under dual issue is not built).
+   default of [GPGPU-Sim two_level_active_scheduler]; GPGPU-Sim's per-instruction double rotation
+   under dual issue is not built).
 The state moves every cycle even without a grant, so the model's registry marks the policy
 ``every_cycle``.
 """

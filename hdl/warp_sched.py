@@ -1,4 +1,4 @@
-"""LRR, GTO and oldest-first warp arbiters of one sub-core ([GPGPU-Sim §1.1-§1.2]), on the
+"""LRR, GTO and oldest-first warp arbiters of one sub-core ([GPGPU-Sim shader.cc]), on the
 warp-scheduler port (hdl/params/warp_sched.py; the twin: sim/blocks/warp_sched.py).
 
 They read ``ready`` and ``launch`` only. State and policy rules:
@@ -8,9 +8,9 @@ They read ``ready`` and ``launch`` only. State and policy rules:
 - LRR: walk the slots circularly starting after ``last``; at start-up ``last`` = W-1, so the
   first walk starts at slot 0 (same as GPGPU-Sim's "unset pointer → lowest slot").
 - GTO: the greedy slot ``last`` first (initially slot 0), then the oldest ready slot.
-- ``old``: the oldest ready slot (GTO's age order without the greedy entry, §1.1).
+- ``old``: the oldest ready slot (GTO's age order without the greedy entry, [GPGPU-Sim shader.cc]).
 - Age is a full age matrix, one W-bit row per slot naming the slots older than it (W(W-1)
-  flops, the AGE[N][N] convention of [SOCGPU §2.2]); it starts as "lower slot is older".
+  flops, the AGE[N][N] convention of our SOCGPU blocks); it starts as "lower slot is older".
 """
 
 from __future__ import annotations

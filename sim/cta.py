@@ -1,4 +1,4 @@
-"""Kernels in flight and their CTAs; the occupancy limit of [GPGPU-Sim §1.5.]
+"""Kernels in flight and their CTAs; the occupancy limit of [GPGPU-Sim issue_block2core()]
 
 ``KernelRun`` is one launched kernel as the schedulers see it (CTAs handed out in linear id
 order, start/end cycles, instruction count). ``CTA`` is one resident thread block: its warps and
@@ -15,7 +15,7 @@ from sim.workload.kernel import Kernel
 
 @dataclass(frozen=True)
 class Occupancy:
-    """Per-SM CTA limit of one kernel and the term that sets it ([GPGPU-Sim §1.5])."""
+    """Per-SM CTA limit of one kernel and the term that sets it ([GPGPU-Sim issue_block2core()])."""
     limit: int
     limiter: str            # threads | shared_memory | registers | cta_slots | small_grid
     terms: dict

@@ -1,8 +1,8 @@
 """The GPU: SMs + memory system + the four scheduling policies, and the cycle loop.
 
-One core cycle ``now`` ([GPGPU-Sim §1.5] order): kernels whose arrival has come are offered to
-the kernel scheduler; the memory system ticks (delivering completions); every SM due runs its
-cycle; per-cycle policies run; the CTA scheduler places CTAs. Idle cycles are skipped: each SM
+One core cycle ``now`` ([GPGPU-Sim issue_block2core()] order): kernels whose arrival has come are
+offered to the kernel scheduler; the memory system ticks (delivering completions); every SM due runs
+its cycle; per-cycle policies run; the CTA scheduler places CTAs. Idle cycles are skipped: each SM
 knows the next cycle at which it can change (``wake``) and the loop jumps to the earliest of
 those, the memory system's ``next_event()``, the next launch countdown or arrival, and any
 policy's ``next_wakeup``. Skipped cycles are charged to the issue-slot reason that held. While an

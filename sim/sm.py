@@ -1,15 +1,15 @@
 """One SM: warp slots, sub-cores, fetch/decode, write-back, shared memory, CTA slots, pause state.
 
-Stage order inside one SM cycle ([GPGPU-Sim §1.4]): write-back (register releases), LD/ST
+Stage order inside one SM cycle ([GPGPU-Sim scoreboard.cc]): write-back (register releases), LD/ST
 retries, issue (sub-cores in index order), then fetch/decode. So a register released at
 write-back can be used by an issue the same cycle, and an instruction decoded in cycle t issues
 at t+1 at the earliest. Memory completions are delivered by the memory system's ``tick`` before
 the SMs run, i.e. also before issue.
 
-Fetch (§1.4): ``sm.fetch_per_cycle`` times per cycle, round-robin over the SM's slots starting
-after the last warp fetched, serve the first live warp with an empty instruction buffer; one
-fetch decodes up to ``sm.ib_entries`` instructions. There is no instruction cache (a choice:
-fetch always hits).
+Fetch ([GPGPU-Sim scoreboard.cc]): ``sm.fetch_per_cycle`` times per cycle, round-robin over the SM's
+slots starting after the last warp fetched, serve the first live warp with an empty instruction
+buffer; one fetch decodes up to ``sm.ib_entries`` instructions. There is no instruction cache (a
+choice: fetch always hits).
 
 Shared memory (LDS/STS) stays in the SM: ``units.smem_latency`` plus one LD/ST pass per extra
 bank conflict (``units.smem_banks`` 4-byte banks; distinct words in one bank serialise).
@@ -92,7 +92,8 @@ class SM(SMResidency):
         self.warp_used = 0                  # bitmask of allocated warp slots
         self.ib_empty = 0                   # live warps with an empty instruction buffer
         self.fetch_last = s.warps_per_sm - 1
-        self.next_dyn_id = 0                # dynamic warp id, never reset ([GPGPU-Sim §1.2])
+        # dynamic warp id, never reset ([GPGPU-Sim scheduler_unit::cycle()])
+        self.next_dyn_id = 0
         # pending register write-backs: per cycle, warp, dst mask, warp, dst mask, … in the
         # order they were scheduled, and a heap of the cycles that have some (a calendar: no
         # per-entry heap); the cycle scheduled last and its list (most write-backs of a cycle
@@ -258,7 +259,7 @@ class SM(SMResidency):
         return out
 
     def fetch(self, now: int) -> None:
-        """Round-robin fetch/decode into empty instruction buffers ([GPGPU-Sim §1.4])."""
+        """Round-robin fetch/decode into empty instruction buffers ([GPGPU-Sim scoreboard.cc])."""
         cache = self.decode_cache
         get = cache.get
         n_ib = self.ib_entries

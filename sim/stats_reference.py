@@ -125,10 +125,10 @@ STATS: list[Stat] = [
     Stat("policy_reports.cta_scheduler", "object", "IKRA schedulers: `policy`, counters (`stats`) "
          "and the CTA ids stolen per launch (`stolen`); absent for the baseline", "sim/policies/ikra_cta.py"),
     Stat("policy_reports.cta_limit", "object", "Perf-Sat: per SM and kernel the FSM's windows and "
-         "chosen limit (thesis §2); `ctas_N`: `n`; absent for the baseline", "sim/policies/"),
+         "chosen limit ([THESIS §4.3]); `ctas_N`: `n`; absent for the baseline", "sim/policies/"),
     Stat("policy_reports.sm_controller", "object", "ONAC / Seq-Det: `mode`, the detection `trace` per "
          "kernel (samples, estimates, `n_opt`, start and decision cycles) and CTA-eligibility "
-         "`events` (thesis §3); `active_N`: `n_active`; absent for the baseline", "sim/policies/"),
+         "`events` ([THESIS §4.4]); `active_N`: `n_active`; absent for the baseline", "sim/policies/"),
     Stat("policy_reports.kernel_scheduler", "object", "SRTF family (`srtf`, `adaptive`, `mpmax`, "
          "`srtf_fifo`): `policy`, `switches` (from, to, why: `sample` / `update` / `oracle`; kernel "
          "slots), `records` (predictor records read), Adaptive's `sharing` episodes (S, L, `enter` "
@@ -158,8 +158,8 @@ STATS: list[Stat] = [
     Stat("sm.warp_insts", "warp instructions, one per SM", "warp instructions issued by each SM", SM),
     Stat("sm.ctas_launched", "CTAs, one per SM", "CTAs placed on each SM", SM),
     Stat("sm.paused_cycles", "core cycles, one per SM", "cycles each SM was paused (no new CTAs, "
-         "draining; thesis §3)", SM),
-    Stat("sm.gated_cycles", "core cycles, one per SM", "cycles each SM was power-gated (thesis §3.9)", SM),
+         "draining; [THESIS §4.4])", SM),
+    Stat("sm.gated_cycles", "core cycles, one per SM", "cycles each SM was power-gated ([THESIS §4.4])", SM),
     *_issue("sm.issue[]", "the SM's schedulers", SUB),
     Stat("ctas.fields", "", "column names of `ctas.rows`: kernel, cta, sm, start, end", GPU),
     Stat("ctas.rows", "rows", "one row per CTA: kernel index, CTA id, SM, start and end cycle", GPU),
@@ -171,7 +171,7 @@ STATS: list[Stat] = [
     Stat("issue_stage.kind", "", "issue stage in force (`sm.issue`: inorder, socgpu, inorder_issue)", ISSUE),
     Stat("issue_stage.fetches", "fetches", "instruction-buffer fills, all sub-cores", ISSUE),
     Stat("issue_stage.dual_issues", "slots", "in-order stages: slots that issued two instructions", ISSUE),
-    *[Stat(f"issue_stage.{k}", u, d + " (SOCGPU only, [SOCGPU §7])", ISSUE) for k, u, d in (
+    *[Stat(f"issue_stage.{k}", u, d + " (SOCGPU only, [SOCGPU])", ISSUE) for k, u, d in (
         ("fetched_slots", "instructions", "instructions brought into the instruction buffers"),
         ("flushes", "events", "IB flushes on a taken branch"),
         ("flushed_entries", "instructions", "IB entries discarded by flushes"),
@@ -196,7 +196,7 @@ STATS: list[Stat] = [
                                            "misses are whole-line misses"),
         ("merges", "line accesses", "load line accesses merged into an outstanding MSHR"),
         ("hit_rate", "fraction", "`hits / (hits + misses + merges)` (loads only)"),
-        ("hits_prev_kernel", "line accesses", "hits on lines filled during an earlier kernel (IKRA §2.8)"),
+        ("hits_prev_kernel", "line accesses", "hits on lines filled during an earlier kernel ([IKRA DeNovo])"),
         ("store_hits", "line accesses", "store line accesses to a present line"),
         ("store_misses", "line accesses", "store line accesses to an absent line (write-through: no allocate)"),
         ("writebacks", "lines", "dirty lines written back (write-back L1 only)"),
@@ -254,10 +254,10 @@ STATS: list[Stat] = [
         ("row_closed", "accesses", "accesses to a bank with no open row (one ACT)"),
         ("row_conflicts", "accesses", "accesses to a bank with another row open (PRE + ACT)"),
         ("activations", "commands", "row activations (ACT), priced by `dram_activate_pj`"),
-        ("row_hit_rate", "fraction", "`row_hits / (row_hits + row_closed + row_conflicts)` (OWL §10 RBL)"),
+        ("row_hit_rate", "fraction", "`row_hits / (row_hits + row_closed + row_conflicts)` ([OWL §4.3] RBL)"),
         ("queue_latency_mean", "core cycles", "mean wait in the scheduler queue per access"),
         ("access_latency_mean", "core cycles", "mean queue entry → data done per request"),
-        ("blp", "banks", "mean busy banks over the whole GPU while any is busy (OWL §10 BLP)"),
+        ("blp", "banks", "mean busy banks over the whole GPU while any is busy ([OWL §4.3] BLP)"),
         ("blp_per_channel", "banks", "mean over channels of busy banks while the channel is busy"),
         ("queue_mean", "requests", "time-average queue length per channel"),
         ("queue_max", "requests", "longest scheduler queue seen, largest over channels"),
@@ -272,9 +272,9 @@ STATS: list[Stat] = [
         ("prefetch_bytes", "bytes", "bytes of those prefetch reads (included in `bytes_read`)"),
         ("row_hit_rate_with_prefetch", "fraction", "`(row_hits + prefetch_reads) / (row_hits + "
          "row_closed + row_conflicts + prefetch_reads)`: RBL counting prefetches (every prefetch "
-         "is a row hit; OWL §10), aggregate over banks"))],
+         "is a row hit; [OWL §4.3]), aggregate over banks"))],
     *[Stat(f"memory.prefetch.{k}", u, d + " (0 with `dram.prefetch = off`)", PREFETCH) for k, u, d in (
-        ("issued", "lines", "prefetch reads the engines issued into open rows ([OWL §7.6])"),
+        ("issued", "lines", "prefetch reads the engines issued into open rows ([OWL §4.4])"),
         ("skipped_in_l2", "lines", "proposed lines skipped because the line was in its L2 slice "
                                    "or an MSHR was fetching it"),
         ("fills", "lines", "prefetched lines installed in an L2 slice (flag `prefetched`)"),
@@ -284,10 +284,10 @@ STATS: list[Stat] = [
         ("used", "lines", "`l2.prefetch_hits + late`: prefetched lines a demand used"),
         ("held_slots", "command slots", "slots in which scheme B's row-hold kept a conflicting "
                                         "demand waiting and no other demand issued"),
-        ("accuracy", "fraction", "`used / issued` ([OWL §10] [S])"),
+        ("accuracy", "fraction", "`used / issued` (ours: [OWL] reports no prefetch accuracy)"),
         ("coverage", "fraction", "`l2.prefetch_hits / (l2.prefetch_hits + dram.reads)`: demand "
                                  "DRAM reads avoided over those a run without prefetching would "
-                                 "make ([OWL §10] [S])"),
+                                 "make (ours: [OWL] reports no prefetch coverage)"),
         ("lateness", "fraction", "`late / used`: used prefetches that arrived after the demand"))],
     *[Stat(f"memory.mem.{k}", u, d, HIER) for k, u, d in (
         ("loads", "warp instructions", "global loads issued to the memory system"),
@@ -313,7 +313,7 @@ STATS: list[Stat] = [
         ("avg_latency", "core cycles", "mean issue → completion per request"),
         ("bytes_per_cycle", "bytes / core cycle", "the DRAM pipe's bandwidth"),
         ("latency", "core cycles", "`dram.fixed_latency + 2 × icnt.latency`"))],
-    # ---- warp-state profiler (--profile warp-states; [THESIS §4.2]) -------------------------
+    # ---- warp-state profiler (--profile warp-states; [THESIS §5.3]) -------------------------
     Stat("warp_states.states", "", "the 8 warp states, in column order (`--profile warp-states` "
          "only; docs/mechanisms/concurrent-kernels.md)", PROF),
     Stat("warp_states.columns", "", "columns of `per_sm` rows (after the SM id) and `series` bins: "
@@ -344,7 +344,7 @@ STATS: list[Stat] = [
          "warp-cycles, alu_load and mem_load in load-cycles]", PROF),
     Stat("warp_states.kernels[].series", "rows", "per `bin_cycles` bin from cycle 0, all SMs: the 8 "
          "states in warp-cycles, then the two loads in load-cycles (÷ bin_cycles = mean warps)", PROF),
-    # ---- OWL metrics profiler (--profile owl; [OWL §10]) ---------------------------------------
+    # ---- OWL metrics profiler (--profile owl; [OWL]) ---------------------------------------
     Stat("owl.cycles", "core cycles", "`cycles` of the run (`--profile owl` only; "
          "docs/mechanisms/owl.md)", OWLPROF),
     Stat("owl.sms", "SMs", "`sm.count`; the fractions below divide by `sms × cycles`", OWLPROF),
@@ -353,14 +353,14 @@ STATS: list[Stat] = [
     Stat("owl.inactive_cycles", "SM-cycles", "cycles in which none of the SM's sub-cores issued or is "
          "inside the `sm.issue_interval` of its last issue (no warp instruction executing), all SMs",
          OWLPROF),
-    Stat("owl.cinv", "fraction", "CINV [OWL §10]: `inactive_cycles / (sms × cycles)`", OWLPROF),
-    Stat("owl.memory_block_cycles", "SM-cycles", "MemoryBlockCycles [OWL §10]: cycles in which the SM "
+    Stat("owl.cinv", "fraction", "CINV [OWL Table 2]: `inactive_cycles / (sms × cycles)`", OWLPROF),
+    Stat("owl.memory_block_cycles", "SM-cycles", "MemoryBlockCycles [OWL Fig. 3]: cycles in which the SM "
          "holds a CTA, ≥ 1 live warp waits on a global load or fence (wait state memory) and every "
          "other live warp waits on memory or at `bar.sync` (none ready, on the scoreboard or "
          "fetching); sampled at the issue stage; L1-hit waits count too", OWLPROF),
     Stat("owl.memory_block_fraction", "fraction", "`memory_block_cycles / (sms × cycles)` "
          "(Fig. 3's share; divide by RR's total for Fig. 8)", OWLPROF),
-    Stat("owl.no_warp_cycles", "SM-cycles", "NoWarpCycles [OWL §10]: cycles in which the SM holds no "
+    Stat("owl.no_warp_cycles", "SM-cycles", "NoWarpCycles [OWL]: cycles in which the SM holds no "
          "CTA at its issue stage, over the whole run (until the last kernel finishes)", OWLPROF),
     Stat("owl.no_warp_fraction", "fraction", "`no_warp_cycles / (sms × cycles)`", OWLPROF),
     Stat("owl.memory_stall_cycles", "SM-cycles", "`memory_block_cycles` counting also the warps ready "
@@ -373,14 +373,14 @@ STATS: list[Stat] = [
          "prefetch_hits, prefetch_accesses (hierarchy memory only)", OWLPROF),
     Stat("owl.rbl.per_bank", "rows", "per DRAM bank: [channel, bank, demand row hits, demand column "
          "accesses, prefetch row hits, prefetch accesses], counted when the access issues", OWLPROF),
-    Stat("owl.rbl.bank_mean", "fraction", "RBL averaged over banks [OWL §10]: mean of hits / accesses "
+    Stat("owl.rbl.bank_mean", "fraction", "RBL averaged over banks [OWL §4.3]: mean of hits / accesses "
          "over the banks with ≥ 1 demand access", OWLPROF),
     Stat("owl.rbl.aggregate", "fraction", "Σ hits / Σ accesses (= `memory.dram.row_hit_rate`)", OWLPROF),
     Stat("owl.rbl.bank_mean_with_prefetch", "fraction", "`bank_mean` counting prefetches as accesses "
          "(and their hits)", OWLPROF),
     Stat("owl.rbl.aggregate_with_prefetch", "fraction", "`aggregate` counting prefetches, at issue "
          "(`memory.dram.row_hit_rate_with_prefetch` counts them when their data is done)", OWLPROF),
-    *[Stat(f"warp_states.decomposition.{k}", "core cycles", d + " ([THESIS §1.11]; mean over all "
+    *[Stat(f"warp_states.decomposition.{k}", "core cycles", d + " ([THESIS §3.5]; mean over all "
            "SMs; runtime = idle + compute + memory − overlap)", PROF) for k, d in (
         ("idle", "cycles of an SM with no ALU and no memory instruction in flight"),
         ("compute", "cycles with ≥ 1 ALU instruction in flight (ALU load > 0)"),
@@ -403,7 +403,7 @@ STATS: list[Stat] = [
         ("memory_pj", "sum of the five memory parts above"))],
     Stat("energy.core_pj", "pJ", "`warp_insts × warp_inst_pj`", ENERGY),
     Stat("energy.static_sm_pj", "pJ", "`Σ_SM (cycles − gated_cycles) × sm_static_mw × 1000 / core_clock_mhz` "
-         "(paused SMs still count; thesis §3.9)", ENERGY),
+         "(paused SMs still count; [THESIS §4.4])", ENERGY),
     Stat("energy.static_uncore_pj", "pJ", "`cycles × uncore_static_mw × 1000 / core_clock_mhz`", ENERGY),
     Stat("energy.total_pj", "pJ", "`memory_pj + core_pj + static_sm_pj + static_uncore_pj` (fixed "
          "memory: no memory part)", ENERGY),

@@ -9,10 +9,10 @@ pointer kept; no launch → ages kept), so skipping those cycles is exact. A pol
 moves every cycle (``tick_always``, set from the registry) is stepped every cycle while the SM
 holds a CTA.
 
-Issue stage ``sm.issue = inorder`` ([GPGPU-Sim §1.2]/§1.4; SOCGPU: ``sim.issue.socgpu``):
-per-warp in-order issue from the instruction buffer, a scoreboard of pending destination
-registers (RAW and WAW), one warp per scheduler per cycle and, with ``sm.dual_issue``, a second
-consecutive instruction of that warp to a different unit type.
+Issue stage ``sm.issue = inorder`` ([GPGPU-Sim scheduler_unit::cycle(), scoreboard.cc]; SOCGPU:
+``sim.issue.socgpu``): per-warp in-order issue from the instruction buffer, a scoreboard of pending
+destination registers (RAW and WAW), one warp per scheduler per cycle and, with ``sm.dual_issue``, a
+second consecutive instruction of that warp to a different unit type.
 ``sm.issue_interval``: cycles between two issuing cycles of one scheduler.
 
 Speed: ready warps are kept as bitmasks per wait state and per target unit (``sim.subcore_state``;
@@ -120,7 +120,7 @@ class SubCore(SubCoreState):
     tick_always: bool
     multi: int
     phase_inputs: Any       # slots -> {distance, long_out} for the phase-aware policies, or None
-    block_loads: bool       # ``sm.blocking_loads``: a load in flight blocks the warp ([OWL §2.3])
+    block_loads: bool       # ``sm.blocking_loads``: a load in flight blocks the warp ([OWL §2.1])
 
     def __init__(self, sm: SM, index: int, scheduler: PortBlock, n_slots: int,
                  units: list[Unit | None], issue_interval: int, dual_issue: bool):
@@ -304,7 +304,7 @@ class SubCore(SubCoreState):
 
     def issue_warp(self, w: Warp, now: int) -> None:
         """In-order issue of the granted warp: its head instruction and, with dual issue, the
-        next one to another unit type ([GPGPU-Sim §1.2])."""
+        next one to another unit type ([GPGPU-Sim scheduler_unit::cycle()])."""
         first = w.ib[0]
         self.dispatch(w, first, now)
         if self.dual_issue and w.ib and first.unit != NONE:

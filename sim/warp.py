@@ -1,4 +1,5 @@
-"""One hardware warp: its instruction buffer, scoreboard and wait state ([GPGPU-Sim §1.2, §1.4]).
+"""One hardware warp: its instruction buffer, scoreboard and wait state ([GPGPU-Sim
+scheduler_unit::cycle(), scoreboard.cc]).
 
 A warp is always in exactly one *wait state*, which the sub-core mirrors as a bit in one of its
 masks so that the warp arbiter's ``ready`` input is maintained incrementally (no per-cycle walk
@@ -33,8 +34,9 @@ WS_FETCH: Final = 4
 WS_DONE: Final = 5
 STATE_NAMES = ("ready", "scoreboard", "memory", "barrier", "fetch", "done")
 
-# Functional-unit classes of a sub-core ([GPGPU-Sim §1.2] "target unit"). NONE: ops that need
-# no pipeline (barrier, fence, exit, nop); branches go to the ALU (SP) pipe as in GPGPU-Sim.
+# Functional-unit classes of a sub-core ([GPGPU-Sim scheduler_unit::cycle()] "target unit"). NONE:
+# ops that need no pipeline (barrier, fence, exit, nop); branches go to the ALU (SP) pipe as in
+# GPGPU-Sim.
 ALU: Final = 0
 SFU: Final = 1
 FP64: Final = 2
@@ -148,7 +150,7 @@ class Warp:
             return WS_MEMORY if hit & self.longop else WS_SCOREBOARD
         if head.fence and self.mem_out:
             return WS_MEMORY
-        if self.longop and self.subcore.block_loads:     # sm.blocking_loads ([OWL §2.3])
+        if self.longop and self.subcore.block_loads:     # sm.blocking_loads ([OWL §2.1])
             return WS_MEMORY
         if self.atomics:                                  # only with sm.blocking_atomics
             return WS_MEMORY

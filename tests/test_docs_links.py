@@ -30,7 +30,8 @@ def test_no_document_points_outside_the_repository():
 
 
 # a paper cited by the file name of notes kept outside the repository ("thesis.md §2.5",
-# "spec/socgpu.md"), where a bracketed paper key belongs ("[THESIS §2.5]", docs/mechanisms/README)
+# "spec/socgpu.md"), where a bracketed paper key belongs ("[THESIS §4.3.2.2]",
+# docs/mechanisms/README)
 NOTES_CITATION = re.compile(r"(?<![\w/\[-])(?<!\]\()`?(?:\.\./shared/)?(?:spec/)?"
                             r"(?:baselines|socgpu|ikra|thesis|owl|srtf)\.md\b(?![/\]])")
 SOURCES = [p for pattern in ("*.py", "*.md", "*.toml") for p in ROOT.rglob(pattern)

@@ -1,5 +1,5 @@
 """Block entry: Kernel Status Block + Core Status Block + concurrent-kernel dispatcher
-(hdl/ck_dispatch.py; twin sim/blocks/ck_dispatch.py; [THESIS §4.4-§4.5])."""
+(hdl/ck_dispatch.py; twin sim/blocks/ck_dispatch.py; [THESIS §5.4])."""
 
 from __future__ import annotations
 
@@ -21,13 +21,13 @@ def spec() -> BlockSpec:
         name="ck_dispatch",
         doc="KSB + CSB + concurrent-kernel dispatcher: baseline (spatial), sequential (left-over) "
             "or interleaved (per-(core, kernel) max blocks) allow rows, launch failure when the "
-            "KSB is full, kernel completion ([THESIS §4.4-§4.5])",
+            "KSB is full, kernel completion ([THESIS §5.4])",
         params=PARAMS,
         make_rtl=lambda p: CkDispatch(*_args(p), policy=p["policy"]),
         make_twin=lambda p: CkDispatchTwin(*_args(p), policy=p["policy"]),
         make_stimulus=lambda p, seed: CkDispatchStimulus(*_args(p), seed),
         inputs=inputs_of(table),
         outputs=outputs_of(table),
-        paper="no area figure in the thesis (§6: KSB one row per concurrent kernel, CSB one row "
+        paper="no area figure in the thesis (the thesis lists: KSB one row per concurrent kernel, CSB one row "
               "per core, an assigned-kernel queue per core for the interleaved scheduler)",
     )

@@ -18,7 +18,7 @@ def spec() -> BlockSpec:
     return BlockSpec(
         name="core_sampler",
         doc="per-SM IPC sample over K × limit CTA completions, quiesce and pause ack "
-            "([THESIS §3.3, §9.3, §10.4] item 6)",
+            "([THESIS §4.4.2.3], with our choices where it is silent)",
         params=PARAMS,
         make_rtl=lambda p: CoreSampler(*args(p)),
         make_twin=lambda p: CoreSamplerTwin(*args(p)),

@@ -1,8 +1,8 @@
-"""Block entry: IKRA CTA scheduler, policies rr / chunk / reset / flip / steal ([IKRA §2]).
+"""Block entry: IKRA CTA scheduler, policies rr / chunk / reset / flip / steal ([IKRA]).
 
 Parameters: C = number of CUs (the spec's P), ID_W, QDEPTH, policy, victim_first (right: the
 paper's Fig 3 order; left); ``check=1`` makes the twin
-run the §8 property checker on every cycle (any backend; no effect on the RTL).
+run the property checker of our test plan on every cycle (any backend; no effect on the RTL).
 """
 
 from __future__ import annotations
@@ -20,16 +20,17 @@ def spec() -> BlockSpec:
     pow2 = lambda v: v >= 2 and not v & (v - 1)
     return BlockSpec(
         name="cta_sched",
-        doc="IKRA CTA scheduler: G (rr), Chunk, Reset, Flip, Steal ([IKRA §2])",
+        doc="IKRA CTA scheduler: G (rr), Chunk, Reset, Flip, Steal ([IKRA])",
         params={
             "C": Param(int, 15, "an integer in 1..64 (number of CUs)", lambda v: 1 <= v <= 64),
             "ID_W": Param(int, 32, "an integer in 4..63 (linear TB id width)", lambda v: 4 <= v <= 63),
             "QDEPTH": Param(int, 32, "a power of two >= 2 (steal queue entries)", pow2),
             "policy": Param(str, "steal", "one of " + ", ".join(POLICIES), lambda v: v in POLICIES),
             "victim_first": Param(str, "right", "one of " + ", ".join(VICTIM_FIRST)
-                                  + " (a thief's first victim, [IKRA §2.4] Fig 3)",
+                                  + " (a thief's first victim, [IKRA Steal] Fig 3)",
                                   lambda v: v in VICTIM_FIRST),
-            "check": Param(int, 0, "0 or 1 (twin checks [IKRA §8] properties)", lambda v: v in (0, 1)),
+            "check": Param(int, 0, "0 or 1 (the twin checks our per-cycle [IKRA] properties)",
+                           lambda v: v in (0, 1)),
         },
         make_rtl=lambda p: CtaSched(p["C"], p["ID_W"], p["QDEPTH"], p["policy"],
                                     p.get("victim_first", "right")),
@@ -39,5 +40,5 @@ def spec() -> BlockSpec:
         make_stimulus=lambda p, seed: CtaSchedStimulus(p["C"], p["ID_W"], seed),
         inputs=shape.inputs(),
         outputs=shape.outputs(),
-        paper="Steal: 32 × 63 bits = 252 B of queue per CU, < 0.05 % of 528 KB ([IKRA §4])",
+        paper="Steal: 32 × 63 bits = 252 B of queue per CU, < 0.05 % of 528 KB ([IKRA])",
     )

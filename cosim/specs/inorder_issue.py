@@ -1,4 +1,5 @@
-"""Block entry: baseline in-order issue with scoreboard CAMs ([SOCGPU §2.8, §5])."""
+"""Block entry: baseline in-order issue with scoreboard CAMs ([SOCGPU baseline]; the cycle contract
+is ours)."""
 
 from __future__ import annotations
 
@@ -27,5 +28,5 @@ def spec() -> BlockSpec:
         make_stimulus=lambda p, seed: InorderStimulus(p, seed),
         inputs=tuple(k for k, (dd, _) in ports.items() if dd == "in"),
         outputs=tuple(k for k, (dd, _) in ports.items() if dd == "out"),
-        paper="SAED 14 nm, one warp: 2,234.79 µm² (SOCGPU N=8 is 5.09x), §4",
+        paper="SAED 14 nm, one warp: 2,234.79 µm² (SOCGPU N=8 is 5.09x), [SOCGPU area]",
     )

@@ -1,5 +1,6 @@
 """Block entry: kernel-scheduler controller, policies fifo, srtf, mpmax, srtf_zero and adaptive
-(hdl/kernel_sched.py; twin: sim/blocks/kernel_sched.py ``KernelSchedPorts``; [SRTF §2.5-§2.10])."""
+(hdl/kernel_sched.py; twin: sim/blocks/kernel_sched.py ``KernelSchedPorts``; [SRTF FIFO, MPMax,
+SRTF/Adaptive, SJF])."""
 
 from __future__ import annotations
 
@@ -29,14 +30,14 @@ def spec() -> BlockSpec:
         doc="kernel-scheduler controller: FIFO, SRTF, MPMax, zero-sampling SRTF or SRTF/Adaptive "
             "allow/cap rows for the block dispatcher, sampling on SM 0, switches on predictor "
             "records, MPMax caps from the footprints, zero-sampling remaining times from T^SP "
-            "and block ends, Adaptive's sharing mode ([SRTF §2.5-§2.10])",
+            "and block ends, Adaptive's sharing mode ([SRTF FIFO, MPMax, SRTF/Adaptive, SJF])",
         params=PARAMS,
         make_rtl=lambda p: KernelSched(*_args(p), **_kw(p)),
         make_twin=lambda p: KernelSchedPorts(*_args(p), **_kw(p)),
         make_stimulus=lambda p, seed: KernelSchedStimulus(*_args(p), seed, p["FW"], p["LIMITS"]),
         inputs=inputs_of(table),
         outputs=outputs_of(table),
-        paper="no area figure in the paper; [SRTF §4] estimate ≈ 1,400 bits (8 snapshots of "
+        paper="no area figure in the paper; our estimate ≈ 1,400 bits (8 snapshots of "
               "valid, rem, pred, t, res, exclusive pred + order, state, counters) for all policies",
         # `gpusched area --abc auto` maps the policies with deep arithmetic (srtf_zero's
         # 32-stage divider, adaptive's 160-bit multipliers, MPMax's search) with the fast ABC

@@ -11,7 +11,7 @@ SWM_OUTPUTS = outputs_of(ports(SwmWidths(2)))
 
 
 def swm_params() -> dict[str, Param]:
-    """Parameters shared by ONAC and Seq-Det (widths: [THESIS §3.3] [S])."""
+    """Parameters shared by ONAC and Seq-Det (widths: ours, [THESIS §4.4.2.3] gives none)."""
     return dict(PARAMS)
 
 
@@ -26,13 +26,13 @@ def spec() -> BlockSpec:
     return BlockSpec(
         name="onac",
         doc="ONAC optimal-active-core detector: secant estimates, pause/sample handshakes "
-            "([THESIS §3.2-3.3, §9.3])",
+            "([THESIS §4.4.2], with our choices where it is silent)",
         params=swm_params(),
         make_rtl=lambda p: OnacCtrl(*swm_args(p)),
         make_twin=lambda p: OnacTwin(*swm_args(p)),
         make_stimulus=lambda p, seed: SwmStimulus(*swm_args(p)[:1], seed, *swm_args(p)[1:]),
         inputs=SWM_INPUTS,
         outputs=SWM_OUTPUTS,
-        paper="no area figure in the thesis; §6 first cut: one ~24-b sequential divider + "
+        paper="no area figure in the thesis; our first cut: one ~24-b sequential divider + "
               "multiplier, 32 × (2 + 16) CST bits, 3 × (6 + 16) ER bits",
     )

@@ -1,5 +1,5 @@
 """Block entry: OWL's opportunistic prefetch engine of one memory controller (hdl/owl_prefetch.py,
-sim/blocks/owl_prefetch.py; [OWL §7.3–§7.6, §8, §13.4] item 5)."""
+sim/blocks/owl_prefetch.py; [OWL §4.4, §4.5])."""
 
 from __future__ import annotations
 
@@ -22,14 +22,14 @@ def spec() -> BlockSpec:
     return BlockSpec(
         name="owl_prefetch",
         doc="opportunistic prefetch engine of one memory controller: per-bank fetched vectors, "
-            "degree C against a shift-EMA of the queue, scheme A/B stop and row-hold ([OWL §7])",
+            "degree C against a shift-EMA of the queue, scheme A/B stop and row-hold ([OWL §4.4])",
         params=PARAMS,
         make_rtl=lambda p: OwlPrefetch(p["BANKS"], p["LINES"], p["LOWER"], p["HIGHER"], p["SCHEME"]),
         make_twin=lambda p: OwlPrefetchTwin(p["BANKS"], p["LINES"], p["LOWER"], p["HIGHER"], p["SCHEME"]),
         make_stimulus=lambda p, seed: OwlPrefetchStimulus(_shape(p), seed),
         inputs=inputs_of(ports),
         outputs=outputs_of(ports),
-        paper=f"[OWL §8]: {sh.paper_bits()} bits of fetched vectors per MC (1024 for 8 MCs) plus a "
+        paper=f"[OWL §4.5]: {sh.paper_bits()} bits of fetched vectors per MC (1024 for 8 MCs) plus a "
               f"7-bit average; ours {sum(sh.storage_bits().values())} state bits per MC "
               f"(+ opened, stopped, 6-bit counts, 4 fraction bits of the average)",
         check=lambda p: _shape(p),

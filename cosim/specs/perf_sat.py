@@ -17,13 +17,13 @@ def spec() -> BlockSpec:
     return BlockSpec(
         name="perf_sat",
         doc="Perf-Sat per-SM CTA-limit controller: stalled-cycle FSM INIT/WI/SI/WD/SD/DONE "
-            "([THESIS §2.5-2.6, §9.2])",
+            "([THESIS §4.3.2.2], with our choices where it is silent)",
         params=PARAMS,
         make_rtl=lambda p: PerfSatCtrl(*args(p)),
         make_twin=lambda p: PerfSatTwin(*args(p)),
         make_stimulus=lambda p, seed: PerfSatStimulus(p["n_bits"], seed),
         inputs=inputs_of(ports(1)),
         outputs=outputs_of(ports(1)),
-        paper="no area figure in the thesis; §6 first cut ≈ 32 + 24 + 28 + 5 + 6 b state, one "
+        paper="no area figure in the thesis; our first cut ≈ 32 + 24 + 28 + 5 + 6 b state, one "
               "32-b comparator, shift-add multiply",
     )

@@ -13,7 +13,8 @@ def spec() -> BlockSpec:
     from sim.blocks.seq_det import SeqDetTwin
     return BlockSpec(
         name="seq_det",
-        doc="Seq-Det baseline detector: one SM fewer per sample ([THESIS §3.4, §9.3])",
+        doc="Seq-Det baseline detector: one SM fewer per sample ([THESIS §4.4], with our "
+            "choices where it is silent)",
         params=swm_params(),
         make_rtl=lambda p: SeqDetCtrl(*swm_args(p)),
         make_twin=lambda p: SeqDetTwin(*swm_args(p)),

@@ -1,4 +1,5 @@
-"""Block entry: SOCGPU per-warp issue block, IB + dependence matrix ([SOCGPU §2, §4])."""
+"""Block entry: SOCGPU per-warp issue block, IB + dependence matrix ([SOCGPU instruction buffer,
+dependence matrix, area])."""
 
 from __future__ import annotations
 
@@ -32,5 +33,5 @@ def spec() -> BlockSpec:
         make_stimulus=lambda p, seed: SocgpuStimulus(p, seed),
         inputs=tuple(k for k, (d, _) in ports.items() if d == "in"),
         outputs=tuple(k for k, (d, _) in ports.items() if d == "out"),
-        paper="SAED 14 nm, one warp, N=8: 11,375.72 µm² vs baseline 2,234.79 µm² (5.09x), §4",
+        paper="SAED 14 nm, one warp, N=8: 11,375.72 µm² vs baseline 2,234.79 µm² (5.09x), [SOCGPU area]",
     )

@@ -1,5 +1,5 @@
 """Block entry: Simple Slicing runtime predictor of one SM (hdl/srtf_pred.py,
-sim/blocks/srtf_pred.py; [SRTF §2.3, §2.10])."""
+sim/blocks/srtf_pred.py; [SRTF Simple Slicing] (cycle contract ours))."""
 
 from __future__ import annotations
 
@@ -22,14 +22,15 @@ def spec() -> BlockSpec:
     return BlockSpec(
         name="srtf_pred",
         doc="Simple Slicing runtime predictor of one SM: per-kernel Active/Done/Total/Resident/t/"
-            "Pred, Eq. 2 by a sequential multiply/divide ([SRTF §2.3, §2.10])",
+            "Pred, Eq. 2 by a sequential multiply/divide ([SRTF Simple Slicing]; the cycle "
+            "contract is ours)",
         params=PARAMS,
         make_rtl=lambda p: SrtfPred(p["K"], p["SLOTS"], p["CW"], p["BW"], p["RW"]),
         make_twin=lambda p: SrtfPredTwin(p["K"], p["SLOTS"], p["CW"], p["BW"], p["RW"]),
         make_stimulus=lambda p, seed: SrtfPredStimulus(_shape(p), seed),
         inputs=inputs_of(ports),
         outputs=outputs_of(ports),
-        paper=f"no area figure in the paper; [SRTF §4] estimate {est.spec_estimate_bits()} state "
+        paper=f"no area figure in the paper; our estimate {est.spec_estimate_bits()} state "
               f"bits per SM at the defaults (ours {sum(est.storage_bits().values())}: + Rmax per "
               f"entry, + end_k per slot), one 16×32 multiplier and one 48/5 divider, sequential",
         check=lambda p: _shape(p),

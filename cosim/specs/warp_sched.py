@@ -58,9 +58,9 @@ def spec() -> BlockSpec:
     return BlockSpec(
         name="warp_sched",
         doc="warp scheduler of one sub-core: LRR, GTO, oldest, two-level active "
-            "([GPGPU-Sim §1.1-§1.3]); OWL CTA-aware, Locality, BLP and two-level [44] "
-            "([OWL §3.2, §4]-§6); phase-aware, TLRR, TLGTO, two-level phase-aware "
-            "([THESIS §1.7-§1.8])",
+            "([GPGPU-Sim shader.cc]); OWL CTA-aware, Locality, BLP and two-level [44] "
+            "([OWL §3, §4.1–§4.3]); phase-aware, TLRR, TLGTO, two-level phase-aware "
+            "([THESIS §3.4.2.2])",
         params=PARAMS,
         make_rtl=make_rtl,
         make_twin=make_twin,
@@ -68,7 +68,7 @@ def spec() -> BlockSpec:
                                        else WarpSchedStimulus(p["W"], seed)),
         inputs=inputs_of(ports(2)),
         outputs=outputs_of(ports(2)),
-        paper="baselines: no area figure in the specs; OWL schemes 1-3 ([OWL §8]): 0.18 mm² for "
+        paper="baselines: no area figure in the specs; OWL schemes 1-3 ([OWL §4.5]): 0.18 mm² for "
               "28 cores at TSMC 65 nm, about 0.0064 mm² per core",
         check=_check,
     )

@@ -1,4 +1,5 @@
-"""Stimulus for the baseline ``inorder_issue`` block ([SOCGPU §2.8, §5]).
+"""Stimulus for the baseline ``inorder_issue`` block ([SOCGPU baseline]; the cycle contract is
+ours).
 
 Fetch inserts a pair when the IB is empty (sometimes one, sometimes into a non-empty IB to test
 the append/drop rule); the picker grants the head and the second candidate at random; a flush

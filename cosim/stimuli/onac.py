@@ -3,8 +3,8 @@
 Each kernel (one ``start``) draws a chip IPC curve IPC(N), N = number of sampled SMs:
 
 - concave saturating (most kernels): ``a·N / (1 + (a·N/roof)^p)^(1/p)``, a smoothed
-  min(a·N, roof), with random per-SM slope a, roof and knee sharpness p ([THESIS §10.2] ONAC
-  curves: type A saturates below M, type B scales to M);
+  min(a·N, roof), with random per-SM slope a, roof and knee sharpness p (our synthetic
+  [THESIS §4.4.1] curves: type A saturates below M, type B scales to M);
 - linear (type B), rise-then-fall (exercises the non-positive-slope guard), or random per N.
 
 The SMs answer the 4-phase handshakes after random delays (in-flight drains, sample windows);

@@ -1,8 +1,8 @@
 """Stimulus for OWL's warp schedulers on the warp-scheduler port: one SM's scheduler running
-kernels of CTAs ([OWL §2.4] shapes), so that groups, refills and kernel changes all happen.
+kernels of CTAs ([OWL §2.1] shapes), so that groups, refills and kernel changes all happen.
 
 A kernel has k warps per CTA (1..12) and an occupancy limit N (up to W // k, at most 8 as in
-[OWL §2.4]); CTA slot c holds warp slots c*k .. c*k+k-1. At start-up and after every exit the
+[OWL §2.1]); CTA slot c holds warp slots c*k .. c*k+k-1. At start-up and after every exit the
 lowest free CTA slot is refilled a few cycles later (one CTA launch per cycle, ``launch`` with
 the CTA slot, kernel, k and N). CTAs exit at random; every few thousand cycles the kernel
 changes (new k and N) while old CTAs drain, which leaves stale group ids in running warps.

@@ -2,11 +2,11 @@
 
 Per kernel: a random N_max (1..2^n_bits − 1), random CTA lifetimes, and a random stall(N) curve
 with a minimum at a random N_opt (a U shape: scoreboard stalls fall and pipeline stalls rise with
-N, [THESIS §2.3-2.4]), sometimes monotone (C-strong: minimum at N_max). Each cycle each of the
-two schedulers is stalled with probability stall(resident CTAs); the dispatcher tops the resident
-CTAs up to ``cta_limit`` from the previous cycle (lowering the limit only stops new issue, §2.5
-[S]). A new kernel starts some time after ``done``, rarely in the middle of a detection; rare
-spurious inputs (stalls = 3, extra completions) stress the corners.
+N, [THESIS §4.3.1.3–§4.3.2.1]), sometimes monotone (C-strong: minimum at N_max). Each cycle each of
+the two schedulers is stalled with probability stall(resident CTAs); the dispatcher tops the
+resident CTAs up to ``cta_limit`` from the previous cycle (lowering the limit only stops new issue,
+[THESIS §4.3.2.2]; our choice). A new kernel starts some time after ``done``, rarely in the middle
+of a detection; rare spurious inputs (stalls = 3, extra completions) stress the corners.
 """
 
 from __future__ import annotations

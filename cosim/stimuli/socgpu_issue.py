@@ -1,4 +1,5 @@
-"""Stimulus and per-cycle property checker for ``socgpu_issue`` ([SOCGPU §2.5, §8]).
+"""Stimulus and per-cycle property checker for ``socgpu_issue`` (our cycle contract and our test
+plan for [SOCGPU]).
 
 ``SocgpuStimulus`` plays fetch/decode, the sub-core picker and the pipeline around one warp's
 block. It keeps its own twin (the shadow) so it sees this cycle's candidates before deciding the
@@ -9,7 +10,7 @@ over random WB ports, single and dual inserts (sometimes into a full IB), random
 
 ``SocgpuChecker`` is an independent reference: it tracks the inserted instructions in program
 order without a dependence matrix and checks every cycle that the observed outputs obey the
-ordering rules, the a3 guard, the policy, occupancy and issue-exactly-once (§8).
+ordering rules, the a3 guard, the policy, occupancy and issue-exactly-once (our test plan).
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ class SocgpuStimulus:
         return []
 
     def _writebacks(self) -> tuple[int, int]:
-        """Due write-backs, at most W this cycle on random ports; the rest wait (§6 item 19)."""
+        """Due write-backs, at most W this cycle on random ports; the rest wait (our choice)."""
         p, rng = self.p, self.rng
         due = [e for e in self.inflight if e[0] <= self.cycle]
         rng.shuffle(due)
@@ -156,7 +157,8 @@ class SocgpuStimulus:
 
 
 class PropertyViolation(AssertionError):
-    """A §8 property failed; the message names the cycle, the rule and the entries involved."""
+    """A property of our test plan failed; the message names the cycle, the rule and the entries
+    involved."""
 
 
 class _Entry:

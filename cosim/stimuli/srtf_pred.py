@@ -1,5 +1,5 @@
-"""Closed-loop random stimulus for ``srtf_pred`` ([SRTF §8]): one SM's block slots and a
-controller.
+"""Closed-loop random stimulus for ``srtf_pred`` (our test plan for [SRTF]): one SM's block slots
+and a controller.
 
 Kernels are launched into free kernel slots with random Total and R, capped, seeded and ended;
 blocks of launched kernels start in free block slots (at most one per cycle, sometimes in a slot

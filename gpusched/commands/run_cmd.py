@@ -60,7 +60,7 @@ def run(preset: str = typer.Option("gtx480", "--preset", help="preset name or co
         sm_controller: Optional[str] = typer.Option(None, "--sm-controller", help=_policy_help("sm_controller")),
         profile: Optional[List[str]] = typer.Option(
             None, "--profile", metavar="NAME",
-            help="attach a profiler: warp-states (the 8 warp states of thesis §5.3 per kernel and "
+            help="attach a profiler: warp-states (the 8 warp states of [THESIS §5.3] per kernel and "
                  "SM, ALU/MEM load; key warp_states); owl (OWL's CINV, MemoryBlockCycles, "
                  "NoWarpCycles, RBL per bank; key owl)"),
         profile_plot: Optional[str] = typer.Option(

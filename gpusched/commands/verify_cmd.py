@@ -25,7 +25,7 @@ SOAKS = [("warp_sched", {"policy": p, "W": 32}) for p in ("lrr", "gto", "old")] 
 SOAKS += [("warp_sched", {"policy": p, "W": 32}) for p in
           ("owl_cta", "owl_locality", "owl_blp", "tl_narasiman")]     # OWL (hdl/params/owl.py)
 SOAKS += [("warp_sched", {"policy": p, "W": 32}) for p in
-          ("owl_locality_rot", "owl_blp_rot")]     # OWL [OWL §12] A3 (b) ablation
+          ("owl_locality_rot", "owl_blp_rot")]     # rotating head, [OWL §4.2, Fig. 4B]
 SOAKS += [("warp_sched", {"policy": "phase", "W": 24})] + \
     [("warp_sched", {"policy": p, "W": 24, "N": 6}) for p in ("tlrr", "tlgto", "tlphase")]
 SOAKS += [("warp_sched", {"policy": "tlphase_rr", "W": 24, "N": 6})]
@@ -33,12 +33,12 @@ SOAKS += [("warp_sched", {"policy": "tlphase_rr", "W": 24, "N": 6})]
 # OWL's prefetch engine: both stop schemes at the paper's size, and a small odd-sized one
 BLOCK_SOAKS = [("owl_prefetch", {"SCHEME": s}) for s in ("a", "b")] + \
     [("owl_prefetch", {"BANKS": 3, "LINES": 8, "LOWER": 2, "HIGHER": 5})]
-# the concurrent-kernel dispatcher's three policies ([THESIS §4.4-§4.5])
+# the concurrent-kernel dispatcher's three policies ([THESIS §5.4])
 CK_SOAKS = [("ck_dispatch", {"policy": p, "K": 4, "NC": 4, "BW": 8, "MW": 3})
             for p in ("baseline", "sequential", "interleaved")]
-# SRTF ([SRTF §8]): the controller's four RTL policies at K = 4, NSM = 2 (MPMax with 8-bit
-# footprints and small limits, so caps of 1 and reservations occur) and at the defaults, and the
-# predictor at its defaults
+# SRTF (our test plan for [SRTF]): the controller's four RTL policies at K = 4, NSM = 2 (MPMax with
+# 8-bit footprints and small limits, so caps of 1 and reservations occur) and at the defaults, and
+# the predictor at its defaults
 SRTF_SOAKS = [("kernel_sched", {"policy": p, "K": 4, "NSM": 2, "CW": 10, "BW": 10, "RW": 3})
               for p in ("fifo", "srtf", "srtf_zero")] + \
     [("kernel_sched", {"policy": "mpmax", "K": 4, "NSM": 2, "CW": 10, "BW": 10, "RW": 3, "FW": 8,

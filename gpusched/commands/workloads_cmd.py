@@ -7,8 +7,8 @@ the kernels of an Accel-Sim trace directory; ``--export NAME --out DIR`` writes 
 NAME (at ``--scale``/``--seed``) as an Accel-Sim trace directory of real SASS opcodes, with the
 binary version of ``--arch`` (pascal 61, volta 70, turing 75, ampere 86). ``--phases NAME``
 prints the phase table of each kernel of catalogue entry NAME (or, with ``--trace DIR``, of the
-trace's kernels): total phases, longest, shortest ([THESIS §1.4], Tables 3.2/3.3) and the
-static code-size overhead of the phase hints (§1.14).
+trace's kernels): total phases, longest, shortest ([THESIS §3.4.2.1], Tables 3.2/3.3) and the
+static code-size overhead of the phase hints ([THESIS ch. 3]).
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def _print_phases(rows: list[dict]) -> None:
                    f"{o['two_level_9bit']:>12.2f}%")
     typer.echo("phase lengths are summed instruction costs in cycles (sim/workload/phases.py); "
                "hints: 9-bit distance per instruction (plus one per distance > 511) / 9-bit "
-               "length per phase, vs 8-byte instructions ([THESIS §1.14]: 12.5 % / < 1 %)")
+               "length per phase, vs 8-byte instructions ([THESIS ch. 3]: 12.5 % / < 1 %)")
 
 
 def workloads_cmd(as_json: bool = typer.Option(False, "--json", help="print a JSON list"),
@@ -81,7 +81,8 @@ def workloads_cmd(as_json: bool = typer.Option(False, "--json", help="print a JS
                                                        "tracer does not)"),
                   phases: Optional[str] = typer.Option(
                       None, "--phases", help="phase table of this catalogue entry's kernels "
-                      "([THESIS §1.4]); program:NAME for a CUDA program's kernels (their PTX code); "
+                      "([THESIS §3.4.2.1]); program:NAME for a CUDA program's kernels (their PTX "
+                      "code); "
                       "with --trace DIR give any value, e.g. --phases all"),
                   programs: bool = typer.Option(False, "--programs",
                                                 help="list the program suite (real CUDA programs)"),

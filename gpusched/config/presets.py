@@ -16,7 +16,7 @@ from .validate import validate
 # Small and fast, for tests: 2 SMs × 2 sub-cores × 4 warps each.
 TINY = GPUConfig(name="tiny")
 
-# [SRTF §3] "gtx480" (GPGPU-Sim 3.2.0 GTX 480) — also the Fermi-class config [OWL] compares to.
+# [SRTF] "gtx480" (GPGPU-Sim 3.2.0 GTX 480) — also the Fermi-class config [OWL] compares to.
 GTX480 = GPUConfig(
     name="gtx480",
     core_clock_mhz=700.0,
@@ -44,8 +44,8 @@ GTX480 = GPUConfig(
     kernels=KernelConfig(max_concurrent=8),
 )
 
-# [SOCGPU §3] "gp102" (GTX 1080 Ti-like, Accel-Sim SASS-trace mode). What the paper's machine
-# table ([SOCGPU §3]) gives is its own; everything else follows Accel-Sim's
+# [SOCGPU] "gp102" (GTX 1080 Ti-like, Accel-Sim SASS-trace mode). What the paper's machine
+# table ([SOCGPU]) gives is its own; everything else follows Accel-Sim's
 # SM6_TITANX as `titanx` does [ext], so that gp102 is SM6_TITANX with the table's changes (its
 # Accel-Sim counterpart, data/accelsim/configs/gp102.json; parity in docs/validation.md).
 GP102 = GPUConfig(
@@ -84,7 +84,7 @@ GP102 = GPUConfig(
     # (QDR, burst 8, 16 banks, CL/RCD/RP/RAS/RRD 16/16/16/37/8, CCD 2, RC 52, WL 6, CDLR 7, WR 16,
     # 4 bank groups on the low bits, CCDL 4, RTPL 3; the random partition map,
     # -gpgpu_memory_partition_indexing 4) [ext] at 2750 MHz: 11 × 4 B × 4 × 2750 = 484 GB/s.
-    # controller_latency 146 (choice): unloaded closed-row miss ≈ 400, [SOCGPU §3] target.
+    # controller_latency 146 (choice): unloaded closed-row miss ≈ 400, [SOCGPU] target.
     dram=DRAMConfig(channels=11, banks=16, row_bytes=2048, clock_mhz=2750.0, bus_bytes=4,
                     data_rate=4, burst_length=8, tCL=16, tRCD=16, tRP=16, tRAS=37, tRRD=8,
                     tRC=52, tCCD=2, tWL=6, tCDLR=7, tWR=16, bank_groups=4, bank_group_bits="low",
@@ -168,7 +168,7 @@ QV100 = GPUConfig(
     kernels=KernelConfig(max_concurrent=128, stream_order=True),
 )
 
-# [IKRA §3] "ikra_15cu": 15 CUs at 700 MHz, 128 KB L1 (hit 1), 4 MB L2 in 16 banks, 64 B lines.
+# [IKRA] "ikra_15cu": 15 CUs at 700 MHz, 128 KB L1 (hit 1), 4 MB L2 in 16 banks, 64 B lines.
 IKRA_15CU = GPUConfig(
     name="ikra_15cu",
     core_clock_mhz=700.0,
@@ -180,13 +180,13 @@ IKRA_15CU = GPUConfig(
     # and declared read-only regions survive a launch, other clean data self-invalidates [doc/choice].
     l1=L1Config(size_bytes=131072, line_bytes=64, ways=8, sets=256, hit_latency=1, mshrs=64,
                 write_policy="write_back", keep_across_kernels=True, self_invalidate=True),
-    # L2 hit 29–61 and memory 197–261 come from mesh hops ([IKRA §3]). Each icnt leg (8) stands
+    # L2 hit 29–61 and memory 197–261 come from mesh hops ([IKRA]). Each icnt leg (8) stands
     # for ≈ 3 hops × 8/3; slice latency 25 (choice) makes the unloaded L2 hit 8 + 25 + 12 = 45,
     # the middle of 29–61.
     l2=L2Config(slices=16, size_per_slice=262144, line_bytes=64, ways=16, sets=256,
                 hit_latency=25, mshrs=64),
     icnt=IcntConfig(latency=8, bytes_per_cycle=16),
-    # 4 memory controllers, 16 B per GPU cycle each (choice per [IKRA §3]). controller_latency
+    # 4 memory controllers, 16 B per GPU cycle each (choice per [IKRA]). controller_latency
     # 156 (choice): unloaded closed-row miss = 229 = 197 + 4 legs × 8, the middle of 197–261.
     dram=DRAMConfig(channels=4, banks=8, row_bytes=2048, clock_mhz=700.0, bus_bytes=8, data_rate=2,
                     burst_length=8, channel_bit=6, bank_bit=13, row_bit=16, fixed_latency=197,
@@ -194,7 +194,7 @@ IKRA_15CU = GPUConfig(
     kernels=KernelConfig(max_concurrent=1),
 )
 
-# [THESIS §3.5] Table 4.3 (the ONAC platform): 32 Fermi-class cores at 1300 MHz, 12 partitions.
+# [THESIS Table 4.3] (the ONAC platform): 32 Fermi-class cores at 1300 MHz, 12 partitions.
 THESIS = GPUConfig(
     name="thesis",
     core_clock_mhz=1300.0,
@@ -209,7 +209,7 @@ THESIS = GPUConfig(
                 hit_latency=104, mshrs=32),
     icnt=IcntConfig(latency=8, bytes_per_cycle=32),
     # 12 partitions × 32-bit × 2 × 1848 MHz = 177.4 GB/s, 6 banks per partition [P];
-    # controller_latency 100 = GPGPU-Sim 3.x Fermi "DRAM latency" [X] ([THESIS §1.9]); the
+    # controller_latency 100 = GPGPU-Sim 3.x Fermi "DRAM latency" [X] ([THESIS Table 3.1]); the
     # timing of GPGPU-Sim 3.x's Fermi configs (GTX480, TeslaC2050) [X] in command cycles as the
     # fields above take them, without bank groups (6 banks do not split into its 4: choice).
     dram=DRAMConfig(channels=12, banks=6, row_bytes=2048, clock_mhz=1848.0, bus_bytes=4,
@@ -220,20 +220,20 @@ THESIS = GPUConfig(
     kernels=KernelConfig(max_concurrent=16),
 )
 
-# [OWL §2] Table 1 "owl": GPGPU-Sim 2.1.2b, 28 cores at 1300 MHz, 8 MCs × 4 banks, GDDR3.
+# [OWL Table 1] "owl": GPGPU-Sim 2.1.2b, 28 cores at 1300 MHz, 8 MCs × 4 banks, GDDR3.
 OWL = GPUConfig(
     name="owl",
     core_clock_mhz=1300.0,
     # 1024 threads = 32 warps, 32 KB smem, 32 K regs (Table 1's "32684" read as 32768) [P/S];
-    # 8 CTA slots [X/S, §2.4]; SIMT width 8: one warp issued every 4 cycles (§2.2) [D]; one
-    # scheduler per core, RR baseline [P].
+    # 8 CTA slots (ours, [OWL §2.1] gives none); SIMT width 8: one warp every 4 cycles ([OWL §2.1]);
+    # one scheduler per core, RR baseline [P].
     sm=SMConfig(count=28, subcores=1, warps_per_sm=32, threads_per_sm=1024, regs_per_sm=32768,
                 smem_per_sm=32768, max_ctas_per_sm=8, warp_sched="lrr", issue_interval=4),
     # a warp holds an 8-lane unit 4 cycles (ii 4); latencies: 5-stage pipeline (choice)
     units=UnitsConfig(alu_latency=5, alu_ii=4, sfu_latency=20, sfu_ii=16, ldst_ii=4,
                       div_latency=39, idiv_latency=145, smem_latency=5),
     # 32 KB, 8-way, 64 B lines (64 sets), write-back, 32 MSHRs [P]; hit = one pipeline stage of a
-    # warp, 4 core cycles ([OWL A10]: "about 1 pipeline stage") (choice)
+    # warp, 4 core cycles (our choice where [OWL Table 1] is silent: "about 1 pipeline stage")
     l1=L1Config(size_bytes=32768, line_bytes=64, ways=8, sets=64, hit_latency=4, mshrs=32,
                 write_policy="write_back"),
     # 512 KB per MC, 16-way, 64 B lines (512 sets), one slice per MC [P]; 20-cycle access (A10)
@@ -249,27 +249,27 @@ OWL = GPUConfig(
     # (QuadroFX5800: nbk=8:CCD=2:RRD=8:RCD=12:RAS=25:RP=10:RC=35:CL=10:WL=7:CDLR=6:WR=11, the
     # Table 1 values) [X]; no bank groups and no refresh there.
     # controller_latency 22 (choice): unloaded closed-row miss = 16 + 20 + 22 + 26 DRAM cycles
-    # (42.25) + 4 + 16 ≈ 120 core cycles, the paper's minimum L2 miss latency [P, §2.1].
+    # (42.25) + 4 + 16 ≈ 120 core cycles, the paper's minimum L2 miss latency ([OWL Table 1]).
     dram=DRAMConfig(channels=8, banks=4, row_bytes=2048, clock_mhz=800.0, bus_bytes=8,
                     data_rate=2, burst_length=8, tCL=10, tRCD=12, tRP=10, tRAS=25, tRRD=8,
                     tRC=35, tCCD=2, tWL=7, tCDLR=6, tWR=11, queue_size=128, channel_bit=11, bank_bit=14, row_bit=16,
                     fixed_latency=120, controller_latency=22),
-    kernels=KernelConfig(max_concurrent=1),         # kernels run one after another [P, §2.3]
+    kernels=KernelConfig(max_concurrent=1),         # kernels run one after another ([OWL §2.1])
 )
 
-# [THESIS §1.9] Table 3.1 (the ch.3 "Tesla M2090"): the ONAC platform's Fermi core with 16
+# [THESIS Table 3.1] (the ch.3 "Tesla M2090"): the ONAC platform's Fermi core with 16
 # cores and a 1850 MHz DRAM clock (12 × 32-bit × 2 × 1850 MHz = 177.6 GB/s [P: 177]); 2
 # schedulers per core dispatching every 2 cycles, 48 warps, 8 CTAs per core [P]. The ready-queue
 # size (6, Table 3.1) is the two-level schedulers' N (``tlrr``/``tlgto``/``tlphase`` default).
 THESIS_CH3 = replace(THESIS, name="thesis_ch3", sm=replace(THESIS.sm, count=16),
                      dram=replace(THESIS.dram, clock_mhz=1850.0))
 
-# [THESIS §4.6] Table 5.1 (ch.5, concurrent kernels): the ch.3 machine (thesis_ch3) plus 16
+# [THESIS Table 5.1] (ch.5, concurrent kernels): the ch.3 machine (thesis_ch3) plus 16
 # LD/ST units per core: one LD/ST unit shared by the SM, a warp instruction every 2 cycles (the
-# ch.3 preset has one per scheduler). A 16-row KSB (Fermi's concurrent-kernel limit, §9.4) with
-# kernels sharing SMs (the ck_* kernel schedulers). The Table 5.2 warp policy is not stated: gto
-# as thesis_ch3. Fig 5.3's 64 warps per core (8 CTAs × 8 warps) exceed Table 5.1's 48 (§8 item
-# 6): --set sm.warps_per_sm=64 --set sm.threads_per_sm=2048.
+# ch.3 preset has one per scheduler). A 16-row KSB (Fermi's concurrent-kernel limit, our choice)
+# with kernels sharing SMs (the ck_* kernel schedulers). The Table 5.2 warp policy is not stated:
+# gto as thesis_ch3. Fig 5.3's 64 warps per core (8 CTAs × 8 warps) exceed Table 5.1's 48 (an
+# inconsistency in [THESIS]): --set sm.warps_per_sm=64 --set sm.threads_per_sm=2048.
 THESIS_CH5 = replace(THESIS_CH3, name="thesis_ch5",
                      units=replace(THESIS_CH3.units, ldst_shared=True, ldst_ii=2),
                      kernels=replace(THESIS_CH3.kernels, max_concurrent=16, concurrent_sm=True))

@@ -30,8 +30,8 @@ DERIVED_SIZE = ("capacity = sets × ways × line_bytes; set one of the four and 
 class SMConfig:
     """One streaming multiprocessor (compute unit) and its occupancy limits."""
     count: int = rule(2, lo=1, doc="number of SMs", unit="SMs")
-    sms_per_cluster: int = rule(1, lo=1, doc="SMs per cluster (CTA issue, [GPGPU-Sim §1.5]); "
-                                             "divides count", unit="SMs")
+    sms_per_cluster: int = rule(1, lo=1, doc="SMs per cluster (CTA issue, "
+                                             "[GPGPU-Sim issue_block2core()]); divides count", unit="SMs")
     subcores: int = rule(2, lo=1, doc="warp schedulers (sub-cores) per SM", unit="schedulers")
     warps_per_sm: int = rule(8, lo=1, hi=1024, doc="hardware warp slots per SM", unit="warps")
     warp_size: int = rule(32, lo=1, hi=64, doc="threads per warp", unit="threads")
@@ -41,14 +41,15 @@ class SMConfig:
     max_ctas_per_sm: int = rule(4, lo=1, hi=64, doc="CTA slots per SM", unit="CTAs")
     warp_sched: str = rule("gto", doc="warp scheduler: a name of the registry in "
                                       "sim/policies/warp_sched.py, e.g. lrr, gto, old, "
-                                      "two_level_active:<N> ([GPGPU-Sim §1.1-§1.3])")
+                                      "two_level_active:<N> ([GPGPU-Sim shader.cc])")
     issue_interval: int = rule(1, lo=1, hi=16, doc="cycles between two issues of one scheduler",
                                 unit="core cycles")
     dual_issue: bool = rule(False, doc="up to two instructions of one warp per cycle, different units")
     issue: str = rule("inorder", choices=ISSUE_STAGES,
-                      doc="per-warp issue stage: inorder scoreboard ([GPGPU-Sim §1.4]), socgpu "
-                          "(IB + dependence matrix, [SOCGPU §2]; set ib_entries, spec default 8) "
-                          "or inorder_issue ([SOCGPU §5] baseline block: WAR held to write-back, "
+                      doc="per-warp issue stage: inorder scoreboard ([GPGPU-Sim scoreboard.cc]), socgpu "
+                          "(IB + dependence matrix, [SOCGPU instruction buffer, dependence matrix]; set "
+                          "ib_entries, spec default 8) or inorder_issue ([SOCGPU baseline] block: "
+                          "WAR held to write-back, "
                           "fetch and flush as for socgpu)")
     ib_entries: int = rule(2, lo=1, hi=64,
                            doc="instruction-buffer entries per warp: inorder decodes this many per "
@@ -57,17 +58,17 @@ class SMConfig:
                            unit="instructions")
     local_policy: str = rule("first", choices=LOCAL_POLICIES,
                              doc="socgpu: entry chosen among a warp's ready entries "
-                                 "([SOCGPU §2.4])")
+                                 "([SOCGPU local policy])")
     smart_dual: bool = rule(False, doc="socgpu with dual_issue: the second candidate only among "
-                                       "entries of another, free unit ([SOCGPU §2.6])")
+                                       "entries of another, free unit ([SOCGPU dual issue])")
     fetch_per_cycle: int = rule(1, lo=1, hi=16, doc="fetch+decode slots per SM per cycle (2 instr each)",
                                  unit="slots per core cycle")
     blocking_atomics: bool = rule(False, doc="a warp with an atomic in flight issues nothing "
                                              "until it completes (GPGPU-Sim's shd_warp_t::waiting, "
                                              "n_atomic > 0)")
     blocking_loads: bool = rule(False, doc="a warp with a global load (or atomic) in flight issues "
-                                           "nothing until its data returns ([OWL §2.3], GPGPU-Sim 2.x); "
-                                           "false: it stalls only at the first use (scoreboard)")
+                                           "nothing until its data returns ([OWL §2.1], GPGPU-Sim "
+                                           "2.x); false: it stalls only at the first use (scoreboard)")
 
     def __post_init__(self):
         if self.issue == "socgpu" and isinstance(self.ib_entries, int) and self.ib_entries < 2:
@@ -137,8 +138,8 @@ class L1Config:
     keep_across_kernels: bool = rule(False, doc="False: invalidate at every kernel boundary")
     self_invalidate: bool = rule(False, doc="with keep_across_kernels: at a kernel launch drop "
                                             "clean sectors outside the kernel's readonly_regions "
-                                            "(DeNovo acquire, [IKRA §2.8])")
-    perfect: bool = rule(False, doc="Perfect-L1 mode ([OWL §13.3], PMEM): every global load "
+                                            "(DeNovo acquire, [IKRA DeNovo])")
+    perfect: bool = rule(False, doc="Perfect-L1 mode (PMEM, [OWL §3]): every global load "
                                     "and atomic hits (hit_latency), stores are accepted at once; "
                                     "nothing goes below the L1")
     store_ack: bool = rule(False, doc="write-through stores complete when the L2 acknowledges "
@@ -190,8 +191,8 @@ class L2Config:
                                          "interconnect delivers nothing to it (GPGPU-Sim's "
                                          "icnt-to-L2 queue, -gpgpu_dram_partition_queues); 0: "
                                          "unbounded", unit="sector requests")
-    perfect: bool = rule(False, doc="Perfect-L2 mode ([OWL §13.3]): every L1 miss hits in its "
-                                    "L2 slice; nothing goes to DRAM")
+    perfect: bool = rule(False, doc="Perfect-L2 mode (the upper bound of [OWL §5]): every L1 "
+                                    "miss hits in its L2 slice; nothing goes to DRAM")
 
 
 @dataclass(frozen=True)
@@ -282,7 +283,7 @@ class DRAMConfig:
     fixed_latency: int = rule(100, lo=1, doc="stand-in memory: time for a DRAM access",
                               unit="core cycles")
     prefetch: str = rule("off", choices=("off", "owl_a", "owl_b"),
-                         doc="OWL opportunistic prefetcher in each channel ([OWL §7]): off, "
+                         doc="OWL opportunistic prefetcher in each channel ([OWL §4.4]): off, "
                              "owl_a (stop on a conflicting demand) or owl_b (at least C lines)")
     partition_map: str = rule("modulo", choices=("modulo", "random", "ipoly"),
                               doc="which L2 slice and channel hold a line: modulo (channel = "
@@ -293,7 +294,7 @@ class DRAMConfig:
                                   "16, 32 or 64 slices)")
     prefetch_priority: str = rule("lowest", choices=("lowest", "above_misses"),
                                   doc="OWL prefetches at the lowest priority, or above row-miss "
-                                      "demands ([OWL §7.6] order: row hit > prefetch > oldest)")
+                                      "demands (our reproduction plan's order: row hit > prefetch > oldest)")
     partition_seed: int = rule(0, lo=0, doc="which draw of the random partition map: 0 the "
                                             "default, each other value another, independent one "
                                             "(as another rand() seed is in GPGPU-Sim); only with "
@@ -317,7 +318,7 @@ class EnergyConfig:
 
 @dataclass(frozen=True)
 class KernelConfig:
-    """Kernel-level scheduling knobs ([GPGPU-Sim §1.5])."""
+    """Kernel-level scheduling knobs ([GPGPU-Sim issue_block2core()])."""
     max_concurrent: int = rule(8, lo=1, hi=128, doc="kernels resident on the GPU at once",
                                unit="kernels")
     concurrent_sm: bool = rule(False, doc="SMs may hold CTAs of several kernels")
@@ -337,7 +338,7 @@ class KernelConfig:
                                   doc="IKRA Steal (cta_scheduler ikra_steal): the neighbour a "
                                       "thief tries first, right = CU i+1 (the paper's Fig 3: CU 0 "
                                       "steals from CU 1 first) or left = CU i-1; then the other "
-                                      "neighbour, i+2, i+3, ... ([IKRA §2.4])")
+                                      "neighbour, i+2, i+3, ... ([IKRA Steal])")
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,9 @@
-"""Chunk units ([IKRA §2.2, §2.3]): the §2.2 chunk formula and the C / R / F policies.
+"""Chunk units ([IKRA Chunk]): the [IKRA Chunk] chunk formula and the C / R / F policies.
 
 C, R and F recompute every CU's chunk at every launch, so a CU keeps only ``[lo, hi)`` and walks
 one end of it: ``lo`` up when ascending, ``hi`` down when descending (F in odd launches). That is
-the document's "two ids per CU" (§4); ``st_cur`` reports the walking end. The offer is registered
-(§2.5): ``tb_id = lo`` (ascending) or ``hi − 1`` (descending).
+the document's "two ids per CU" ([IKRA]); ``st_cur`` reports the walking end. The offer is registered
+(our cycle contract): ``tb_id = lo`` (ascending) or ``hi − 1`` (descending).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from .params import IkraShape
 
 def chunk_expr(m: Module, sh: IkraShape, pos: Value | int, base: Value, rem: Value,
                name: str) -> tuple[Signal, Signal]:
-    """(start, end) of assignment position ``pos``: start = pos·base + min(pos, rem) (§2.2).
+    """(start, end) of assignment position ``pos``: start = pos·base + min(pos, rem) ([IKRA Chunk]).
 
     ``pos`` is a constant for R, F and S (s = 0), so the product is a constant shift-add; only C
     needs a small variable multiplier (pos < P).
@@ -45,7 +45,7 @@ def build_chunk_unit(m: Module, sh: IkraShape, ctl: Control) -> dict[str, Value]
         phase = Const(0, 1)
 
     if sh.policy == "chunk":
-        last_cu = Signal(cw, init=p - 1, name="last_cu")   # §6 item 3: initial value P-1
+        last_cu = Signal(cw, init=p - 1, name="last_cu")   # our choice: initial value P-1
         rot_start = Signal(cw, name="rot_start")            # s of the running kernel
         with m.If(ctl.fire):
             m.d.sync += rot_start.eq(add_mod(m, last_cu, Const(1, cw), p, cw, "next_start"))

@@ -1,4 +1,5 @@
-"""Circular-order helpers over the P CUs ([IKRA §2.5]: G's pointer, C's last_cu, ranks)."""
+"""Circular-order helpers over the P CUs (our cycle contract for [IKRA]: G's pointer, C's last_cu,
+ranks)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def latest_in_circular_order(m: Module, vec: Value, start: Value, n: int, width:
     """(any, index) of the set bit of ``vec`` that comes last in circular order from ``start``.
 
     Used for "the CU that received the last TB" when several CUs transfer in one cycle
-    (§2.5, §6 item 3: the latest in circular order wins).
+    (our cycle contract and choices: the latest in circular order wins).
     """
     rot = rotate_down(m, vec, start, n, f"{name}_rot")
     rev = Signal(n, name=f"{name}_rev")

@@ -1,4 +1,5 @@
-"""What the top hands to a policy unit ([IKRA §2.5]): launch/init timing and the grid size."""
+"""What the top hands to a policy unit (our cycle contract for [IKRA]): launch/init timing and the
+grid size."""
 
 from __future__ import annotations
 

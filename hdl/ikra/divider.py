@@ -1,4 +1,5 @@
-"""Shared restoring divider: N // P and N % P for the constant CU count P ([IKRA §2.2, §2.5]).
+"""Shared restoring divider: N // P and N % P for the constant CU count P ([IKRA Chunk]; the cycle
+contract is ours).
 
 One quotient bit per cycle, MSB first, so a launch spends exactly ID_W cycles here before the two
 chunk set-up cycles. The divisor is a constant, so the trial subtraction is a compare with P.

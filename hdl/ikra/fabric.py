@@ -1,9 +1,9 @@
-"""Steal fabric ([IKRA §2.4] step 2, §2.5): victim choice and per-region arbitration.
+"""Steal fabric ([IKRA Steal] step 2, our cycle contract): victim choice and per-region arbitration.
 
 Each thief scans a constant permutation of the availability flags: the queues of its victims in
 its victim order, then their chunks (all queues before any chunk). A first-one picks one region.
 Each region (victim v's queue, victim v's chunk) grants the lowest-index thief aiming at it; the
-grant fails if v dispatches its last TB of that region in the same cycle (race, §6 item 8).
+grant fails if v dispatches its last TB of that region in the same cycle (race, our choice).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Parameters, port table and small pure functions shared by the RTL and the twin ([IKRA §2]).
+"""Parameters, port table and small pure functions shared by the RTL and the twin ([IKRA]).
 
 Everything here is plain Python so the twin (sim/blocks/cta_sched.py) and the RTL derive port
-widths, the victim order and the §2.2 chunk formula from one place.
+widths, the victim order and the [IKRA Chunk] chunk formula from one place.
 
 Port packing (flat integer ports, needed by cocotb): a per-CU field of width W occupies bits
 ``[i*W, (i+1)*W)`` of its port for CU i (CU 0 in the least significant bits).
@@ -14,15 +14,16 @@ from operator import lshift
 from dataclasses import dataclass
 
 POLICIES = ("rr", "chunk", "reset", "flip", "steal")
-# A thief's first victim (§2.4 step 2): the right neighbour i+1 (the paper's Fig 3, where CU 0
-# steals from CU 1 first) or the left one i−1 (the order the spec's §6 item 1 chose before).
+# A thief's first victim ([IKRA Steal]): the right neighbour i+1 (the paper's Fig 3, where CU 0
+# steals from CU 1 first) or the left one i−1 (the order we chose before).
 VICTIM_FIRST = ("right", "left")
 
-# tb_src encoding (§2.6): own chunk, own queue, stolen from a queue, stolen from a chunk.
+# tb_src encoding (our cycle contract): own chunk, own queue, stolen from a queue, stolen from a
+# chunk.
 SRC_CHUNK, SRC_QUEUE, SRC_STOLEN_QUEUE, SRC_STOLEN_CHUNK = 0, 1, 2, 3
 
-GRID_WIDTHS = (31, 16, 16)       # dim3 limits of CUDA grids (§2.1): 63 bits
-TB_DONE_W = 4                    # retirements per CU per cycle (§2.6)
+GRID_WIDTHS = (31, 16, 16)       # dim3 limits of CUDA grids ([IKRA]): 63 bits
+TB_DONE_W = 4                    # retirements per CU per cycle (our cycle contract)
 SRC_W = 2
 
 
@@ -65,7 +66,8 @@ class IkraShape:
 
     @property
     def init_cycles(self) -> int:
-        """Launch initialisation: ID_W divider steps + 2 chunk set-up cycles (§2.5, §6 item 9)."""
+        """Launch initialisation: ID_W divider steps + 2 chunk set-up cycles (our cycle contract and
+        choices)."""
         return self.id_w + 2
 
     def ports(self) -> dict[str, tuple[str, int]]:
@@ -78,7 +80,7 @@ class IkraShape:
             "launch_ready": ("out", 1), "tb_valid": ("out", p), "tb_id": ("out", p * idw),
             "tb_src": ("out", p * SRC_W), "tb_victim": ("out", p * cw), "nowork": ("out", p),
             "kernel_done": ("out", 1),
-            # status (debug, §2.6): compared in lockstep, read by the property checks
+            # status (debug, our cycle contract): compared in lockstep, read by the property checks
             "st_lo": ("out", p * idw), "st_hi": ("out", p * idw), "st_cur": ("out", p * idw),
             "st_q_lo": ("out", p * qw), "st_q_hi": ("out", p * qw), "st_q_cur": ("out", p * qw),
             "st_phase": ("out", 1), "st_overflow": ("out", p), "st_last_cu": ("out", cw),
@@ -93,9 +95,9 @@ class IkraShape:
 
 
 def victim_order(thief: int, n_cus: int, first: str = "right") -> list[int]:
-    """Victim search order of ``thief`` (§2.4 step 2): both neighbours, then i+2, i+3, … mod P,
+    """Victim search order of ``thief`` ([IKRA Steal]): both neighbours, then i+2, i+3, … mod P,
     each other CU once. ``first`` = "right": i+1, i−1, … (Fig 3: CU 0 steals from CU 1 first);
-    "left": i−1, i+1, … (§6 item 1)."""
+    "left": i−1, i+1, … (our choice)."""
     if first not in VICTIM_FIRST:
         raise ValueError(f"victim_first = {first!r}: allowed: {', '.join(VICTIM_FIRST)}")
     left, right = (thief - 1) % n_cus, (thief + 1) % n_cus
@@ -108,7 +110,8 @@ def victim_order(thief: int, n_cus: int, first: str = "right") -> list[int]:
 
 
 def chunk_bounds(cu: int, n: int, n_cus: int, start_cu: int) -> tuple[int, int]:
-    """Half-open chunk ``[start, start + size)`` of ``cu`` for N = ``n`` and rotation s (§2.2)."""
+    """Half-open chunk ``[start, start + size)`` of ``cu`` for N = ``n`` and rotation s ([IKRA
+    Chunk])."""
     base, rem = divmod(n, n_cus)
     j = (cu - start_cu) % n_cus
     start = j * base + min(j, rem)

@@ -1,10 +1,10 @@
-"""G unit (policy ``rr``, [IKRA §2.3, §2.5, §5]): GPGPU-Sim-style round-robin dispatch.
+"""G unit (policy ``rr``, our cycle contract for [IKRA]): GPGPU-Sim-style round-robin dispatch.
 
 One global counter ``next_tb``; CUs with ``slot_free`` are ranked in circular order from the
 pointer (successor of ``last_cu``), CU i is offered ``next_tb + rank_i`` if that is < N. The offer
-is combinational from ``slot_free`` (§2.5). At the edge ``next_tb`` advances by the number of
-transfers and ``last_cu`` becomes the last served CU, so the next kernel starts after the CU
-that received the previous kernel's last TB (§6 item 3; initial ``last_cu`` = P−1).
+is combinational from ``slot_free`` (our cycle contract). At the edge ``next_tb`` advances by the
+number of transfers and ``last_cu`` becomes the last served CU, so the next kernel starts after the
+CU that received the previous kernel's last TB (our choice; initial ``last_cu`` = P−1).
 """
 
 from __future__ import annotations

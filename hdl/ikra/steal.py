@@ -1,9 +1,9 @@
-"""Steal unit (policy ``steal``, [IKRA §2.4]): P ``StealCu`` + the fabric + launch bookkeeping.
+"""Steal unit (policy ``steal``, [IKRA Steal]): P ``StealCu`` + the fabric + launch bookkeeping.
 
 At the handshake: reinit = first kernel since reset, or any CU's overflow flag, or grid dims ≠
-previous dims (§2.4). Set-up cycle 1 re-chunks (s = 0) and empties the queues if reinit; set-up
-cycle 2 toggles the single phase bit (all CUs toggle together, so one flop serves all; §6 item 4:
-1 at reset, never reset by reinit) and loads the cursors for the new phase.
+previous dims ([IKRA Steal]). Set-up cycle 1 re-chunks (s = 0) and empties the queues if reinit;
+set-up cycle 2 toggles the single phase bit (all CUs toggle together, so one flop serves all; our
+choice: 1 at reset, never reset by reinit) and loads the cursors for the new phase.
 """
 
 from __future__ import annotations

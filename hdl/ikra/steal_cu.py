@@ -1,9 +1,9 @@
-"""Per-CU state of Steal ([IKRA §2.4]): persistent chunk, cursor, steal queue, stolen TB.
+"""Per-CU state of Steal ([IKRA Steal]): persistent chunk, cursor, steal queue, stolen TB.
 
 Walking convention: phase 0 walks up (``[cur, hi)`` and ``[q_cur, q_hi)`` undispatched), phase 1
 walks down (``[lo, cur)`` and ``[q_lo, q_cur)``). Queue pointers are log2 QDEPTH + 1 bits and
 circular (entry = pointer mod QDEPTH). Queue entries are per-entry registers, each with its own
-write enable (no signal-indexed array write, §2.6); reads are ``word_select`` muxes.
+write enable (no signal-indexed array write, our cycle contract); reads are ``word_select`` muxes.
 
 Each CU is its own Amaranth submodule (``steal_cu{i}``) whose signals carry no CU index and whose
 per-CU inputs are its own signals, so every instance elaborates to the same RTLIL module body and
@@ -19,7 +19,8 @@ from .params import SRC_STOLEN_QUEUE, IkraShape
 
 
 class StealCu:
-    """Registers and registered-only availability/offer logic of CU ``i`` (§2.4, §2.5)."""
+    """Registers and registered-only availability/offer logic of CU ``i`` ([IKRA Steal], our cycle
+    contract)."""
 
     def __init__(self, m: Module, sh: IkraShape, i: int, ctl: Control, phase: Value):
         self.m, self.sh, self.i, self.ctl, self.phase = Module(), sh, i, ctl, phase
@@ -75,7 +76,8 @@ class StealCu:
             self.local_q.eq(self.xfer & ~self.stolen_valid & self.from_q),
             self.thief.eq(ctl.running & self.slot_free & ~self.stolen_valid
                           & ~self.c_av & ~self.q_av),
-            # the victim keeps its last TB of a region it dispatches from this cycle (§2.5)
+            # the victim keeps its last TB of a region it dispatches from this cycle (our cycle
+            # contract)
             self.c_race.eq(self.local_c & self.c_one),
             self.q_race.eq(self.local_q & self.q_one),
         ]
@@ -91,7 +93,7 @@ class StealCu:
         ]
 
     def _take_values(self) -> None:
-        """What a thief takes: the TB this CU would have run last (§2.4 step 3). Built in the
+        """What a thief takes: the TB this CU would have run last ([IKRA Steal]). Built in the
         parent, beside the fabric's victim select it feeds: inside the submodule the
         hierarchical area was 3.1 % above the flat one at C=15, here 1.2 % (docs/area.md)."""
         sh, ph = self.sh, self.phase
@@ -103,7 +105,7 @@ class StealCu:
 
     def update(self, reinit: Value, start: Value, end: Value, won: Value, won_val: Value,
                won_chunk: Value, won_victim: Value, c_taken: Value, q_taken: Value) -> None:
-        """Clock-edge updates: launch set-up, local dispatch, being robbed, stealing (§2.4).
+        """Clock-edge updates: launch set-up, local dispatch, being robbed, stealing ([IKRA Steal]).
         The arguments are driven into this CU's own input signals (same names in every CU)."""
         m, sh, ph, ctl = self.m, self.sh, self.phase, self.ctl
         idw, cw = sh.id_w, sh.cu_w

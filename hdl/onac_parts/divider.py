@@ -1,6 +1,6 @@
 """Sequential restoring divider: ``quotient, remainder = dividend // divisor, dividend % divisor``.
 
-One quotient bit per cycle ([THESIS §6] suggests one small sequential divider for ONAC instead
+One quotient bit per cycle ([THESIS] suggests one small sequential divider for ONAC instead
 of a combinational one). Protocol:
 
 - ``start`` (in): load ``dividend`` / ``divisor`` at this clock edge (a start while busy restarts).

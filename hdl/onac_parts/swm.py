@@ -1,6 +1,6 @@
 """Detection skeleton shared by the SM Work Manager (SWM) detectors ONAC and Seq-Det.
 
-The SWM runs the active-core detection of [THESIS §3.3] against M SMs. Everything except the
+The SWM runs the active-core detection of [THESIS §4.4.2.3] against M SMs. Everything except the
 choice of the next core count is common to ONAC (secant estimates) and Seq-Det (one core fewer
 per sample), so it lives here; a subclass fills in DECIDE (and may add states).
 
@@ -10,7 +10,7 @@ Port protocol (flat vectors: bit i / field i = SM i; multi-bit per-SM fields are
 - ``start`` (in, 1): kernel start; (re)starts detection from any state, un-gates every SM.
 - ``pause_req`` (out, M): the CST *paused* bit. 4-phase handshake with ``pause_ack`` (in, M):
   the SM stops issuing, acks once nothing is in flight, and drops the ack after ``pause_req``
-  falls. A paused SM keeps its resident CTAs (§3.3 "Core pausing").
+  falls. A paused SM keeps its resident CTAs ([THESIS §4.4.2.3] "Core pausing").
 - ``sample_req`` (out, M): 4-phase handshake with ``sample_done`` (in, M). The SM quiesces,
   counts over a 4-wave window (hdl/core_sampler.py) and raises ``sample_done`` with
   ``sample_instr`` (in, M×(count_bits+2)) and ``sample_cycles`` (in, M×count_bits) held stable
@@ -20,16 +20,18 @@ Port protocol (flat vectors: bit i / field i = SM i; multi-bit per-SM fields are
   ~power_gate. ``power_gate`` (out, M): SM i is gated.
 - ``sm_ipc`` (out, M×ipc_bits): the CST IPC sample of each SM from the last sample that
   included it (U(ipc_bits-ipc_frac).ipc_frac warp instructions per cycle = ⌊instr·2^F / cycles⌋,
-  saturating; 0 cycles gives the maximum; §3.3 [S] U6.10). The chip IPC is their saturating sum.
+  saturating; 0 cycles gives the maximum; [THESIS §4.4.2.3]; U6.10 is ours). The chip IPC is their
+  saturating sum.
 - ``n_est`` (out): core count of the current / last sample; ``n_opt`` (out): detected count;
   ``done`` (out): detection finished and every excess SM gated; ``state`` (out, 4): SwmState.
 
 Sequence: IDLE → (start) SETTLE → SAMPLE → COLLECT/DIV (per-SM IPC = instr·2^F / cycles on the
 shared divider, summed into the chip IPC) → DECIDE. The first DECIDE stores IPC_all and the
-threshold ⌊IPC_all·251/256⌋ (§9.3: 0.98 as ×251/256). A new count n is applied by pausing SMs
-n..M-1 (SMs 0..n-1 run; core 0 is the one-core sample, §9.3) and going back to SETTLE, which waits
-until every ack matches its request and no ``sample_done`` is left high. Detection ends by making
-SMs n_opt..M-1 inactive and un-paused so they drain (§9.3), then DRAIN gates each once idle.
+threshold ⌊IPC_all·251/256⌋ (our choice: 0.98 as ×251/256). A new count n is applied by pausing SMs
+n..M-1 (SMs 0..n-1 run; core 0 is the one-core sample, our choice) and going back to SETTLE, which
+waits until every ack matches its request and no ``sample_done`` is left high. Detection ends by
+making SMs n_opt..M-1 inactive and un-paused so they drain (our choice), then DRAIN gates each once
+idle.
 """
 
 from __future__ import annotations

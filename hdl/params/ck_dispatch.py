@@ -1,5 +1,5 @@
 """``ck_dispatch``: Kernel Status Block, Core Status Block and the concurrent-kernel dispatcher
-([THESIS §4.4-§4.5, §9.4]): parameters and port table (no Amaranth here).
+([THESIS §5.4], with our choices where it is silent): parameters and port table (no Amaranth here).
 
 Cycle contract (RTL hdl/ck_dispatch.py, twin sim/blocks/ck_dispatch.py ``CkDispatchTwin``):
 

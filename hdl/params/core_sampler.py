@@ -1,4 +1,5 @@
-"""CoreSampler: per-SM IPC sampling window and pause quiesce ([THESIS §3.3, §9.3, §10.4] item 6):
+"""CoreSampler: per-SM IPC sampling window and pause quiesce ([THESIS §4.4.2.3], with our
+choices where it is silent):
 states, parameters, ports."""
 
 from __future__ import annotations

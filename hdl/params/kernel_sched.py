@@ -1,5 +1,5 @@
-"""``kernel_sched`` controller ([SRTF §2.5-§2.7, §2.10]): parameters and port table of the RTL
-scope (policies ``fifo``, ``srtf``, ``mpmax``, ``srtf_zero`` and ``adaptive``).
+"""``kernel_sched`` controller ([SRTF FIFO, MPMax]; the cycle contract is ours): parameters and port
+table of the RTL scope (policies ``fifo``, ``srtf``, ``mpmax``, ``srtf_zero`` and ``adaptive``).
 
 Cycle contract (port level; the twin's ``KernelSchedPorts`` wraps the method-level twin):
 
@@ -8,7 +8,7 @@ Cycle contract (port level; the twin's ``KernelSchedPorts`` wraps the method-lev
   block end (``done_valid`` while ``done_ready``; low in a cycle with ``arr_valid``), else a
   predictor record (``upd_valid`` while ``upd_ready``; low in a cycle with ``arr_valid`` or
   ``done_valid``). ``all_dispatched`` clears ``left[k]`` every cycle, before the event.
-- Zero-sampling SRTF (``srtf_zero``, [SRTF §2.9]): ``arr_tsp`` is the arriving kernel's
+- Zero-sampling SRTF (``srtf_zero``, [SRTF zero-sampling]): ``arr_tsp`` is the arriving kernel's
   standalone runtime T^SP; a block end of kernel ``done_k`` sets G[k].rem = T^SP · max(B − done,
   0) // max(B, 1) (a CW × BW multiply and a CW-step restoring divide, combinational) and, like an
   arrival, switches to next() if its rem is strictly below run's. Records are taken and ignored;
@@ -16,7 +16,8 @@ Cycle contract (port level; the twin's ``KernelSchedPorts`` wraps the method-lev
 - An event's command (LAUNCH, END, SEED or CAP) is held on ``ctl_*`` until ``ctl_ready`` (all
   predictors ready). An Adaptive event may give up to three (END, CAP leaving sharing, CAP
   entering it); they are shown one after the other, and no event is taken until all are out.
-- Adaptive ([SRTF §2.8]): records also carry ``upd_pred`` and ``upd_res``; sharing starts when
+- Adaptive ([SRTF SRTF/Adaptive]): records also carry ``upd_pred`` and ``upd_res``; sharing starts
+  when
   ``2 · T_S > T_L`` (S = run, L = next()), S capped at ``SHARE_CAP`` blocks per SM, both allowed
   on every SM, S first (``mode`` = 1 while sharing); the spread test is exact integer arithmetic
   (combinational multipliers).
@@ -24,7 +25,7 @@ Cycle contract (port level; the twin's ``KernelSchedPorts`` wraps the method-lev
   after it, in ``prio`` order) are decoded from the registers: they follow an event from the
   next cycle. ``prio[k]``: k's rank among the running kernels in arrival order (0 = oldest).
 - ``arr_fp``: the arriving kernel's per-block footprint, ``NR`` fields of ``FW`` bits (threads,
-  registers, shared memory, block slots, warps); MPMax caps ([SRTF §2.6]) are computed from the
+  registers, shared memory, block slots, warps); MPMax caps ([SRTF MPMax]) are computed from the
   stored footprints of the running kernels and ``LIMITS`` without a divider: per resource the
   largest c <= R with c · fp <= L − (largest co-runner footprint), by an RW-step binary search.
 """

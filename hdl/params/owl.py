@@ -1,5 +1,5 @@
-"""OWL's warp schedulers ([OWL §4-§6, §13.4] items 1-4) and the two-level scheduler of
-Narasiman et al. [44] ([OWL §3.2]): policy names, parameters and the group arithmetic, shared by
+"""OWL's warp schedulers ([OWL §4.1–§4.3]) and the two-level scheduler of
+Narasiman et al. [44] ([OWL §3]): policy names, parameters and the group arithmetic, shared by
 the RTL (hdl/owl.py), the twin (sim/blocks/owl.py), the block entry and the tests.
 
 They are policies of the ``warp_sched`` block (port v2 of hdl/params/warp_sched.py):
@@ -11,7 +11,7 @@ They are policies of the ``warp_sched`` block (port v2 of hdl/params/warp_sched.
   ``core mod g_core``.
 - ``tl_narasiman``: fetch groups of ``g_size`` consecutive warp slots, sticky and RR as owl_cta.
 
-Choices ([OWL §12]; each the spec's suggested default):
+Choices where [OWL] is silent (each labelled as in docs/mechanisms/owl.md):
 - A1: ``g_size`` is a parameter, default 8 (the paper's evaluation).
 - A2: Algorithm 1 with n = 1 initially, the remainder to the last group, and the clamp
   ``g_core = 0 -> one group``; recomputed at every CTA launch from the port's ``warps_per_cta``
@@ -46,7 +46,7 @@ from __future__ import annotations
 OWL_POLICIES = ("owl_cta", "owl_locality", "owl_blp", "tl_narasiman")
 STICKY = frozenset({"owl_cta", "tl_narasiman"})      # sticky current group, RR across groups
 CTA_GROUPED = frozenset({"owl_cta", "owl_locality", "owl_blp"})   # groups from CTA slots
-# A3 (b) rotating-head variants ([OWL §12]) and the policy whose initial head they take
+# A3 (b) rotating-head variants ([OWL §4.2, Fig. 4B]) and the policy whose initial head they take
 ROTATING = {"owl_locality_rot": "owl_locality", "owl_blp_rot": "owl_blp"}
 OWL_POLICIES += tuple(ROTATING)
 CTA_GROUPED |= set(ROTATING)
@@ -57,7 +57,7 @@ MAX_G_SIZE, MAX_G = 32, 16
 def check_owl(policy: str, n_warps: int, g_size: int, n_groups: int) -> None:
     """Parameter rules of the OWL policies (ValueError naming the parameter)."""
     if not 1 <= g_size <= MAX_G_SIZE:
-        raise ValueError(f"g_size = {g_size}: allowed: 1..{MAX_G_SIZE} ([OWL §12] A1)")
+        raise ValueError(f"g_size = {g_size}: allowed: 1..{MAX_G_SIZE} ([OWL §4.1, §5.2])")
     if not 2 <= n_groups <= MAX_G:
         raise ValueError(f"G = {n_groups}: allowed: 2..{MAX_G} (group registers per scheduler)")
 
@@ -89,7 +89,8 @@ def group_of_cta(cta_slot: int, n_ctas: int, k: int, g_size: int, n_groups: int 
 
 
 def form_groups(n_ctas: int, k: int, g_size: int) -> tuple[int, list[int]]:
-    """FORM_GROUPS of Algorithm 1 ([OWL §6.3]): (n, group sizes in CTAs), A2's clamp applied."""
+    """FORM_GROUPS of Algorithm 1 ([OWL §4.3, Algorithm 1]): (n, group sizes in CTAs), A2's clamp
+    applied."""
     n = ctas_per_group(k, g_size)
     g_core = n_ctas // n
     if g_core == 0:

@@ -1,5 +1,5 @@
-"""Opportunistic memory-side prefetch engine ``owl_prefetch``, one per memory controller ([OWL]
-§7.3–§7.6, §8, §13.4 item 5): parameters, port table, storage and the shift-EMA reference.
+"""Opportunistic memory-side prefetch engine ``owl_prefetch``, one per memory controller ([OWL
+§4.4, §4.5]): parameters, port table, storage and the shift-EMA reference.
 
 One block cycle is one scheduling decision of the controller (a DRAM command slot, or a re-look
 inside the same slot after a proposed line was found in the L2). Per cycle the controller reports
@@ -16,13 +16,15 @@ Choices beyond the spec (the RTL and the twin follow them alike):
 - ``stopped`` per bank ends the episode until the next ACT ("allow precharge"): without it a
   scheme-B bank would start a new episode of C lines right after stopping and never let the
   conflicting demand through.
-- C = HIGHER when ``q_len`` < ⌊avg⌋, else LOWER, re-evaluated every cycle (§7.4 [S]).
+- C = HIGHER when ``q_len`` < ⌊avg⌋, else LOWER, re-evaluated every cycle ([OWL §4.4]; the
+  re-evaluation is ours).
 - avg: 7 integer + 4 fraction bits, ``avg += ((min(q,127) << 4) − avg) >> 4`` (arithmetic
-  shift, α = 1/16, [OWL A11]) on cycles with ``tick`` = 1 (one sample per command slot, not per
-  re-look). The spec's 7-bit register keeps only the integer part, which would stick when
+  shift, α = 1/16, our choice where [OWL §4.4] is silent) on cycles with ``tick`` = 1 (one sample
+  per command slot, not per re-look). The spec's 7-bit register keeps only the integer part, which
+  would stick when
   |q − avg| < 16; the 4 fraction bits avoid that.
 - Several banks eligible: the lowest bank index gets the proposal; inside a bank the lowest
-  unfetched column (scan from column 0, [OWL §7.3] [S]).
+  unfetched column (scan from column 0: our choice where [OWL §4.4] is silent).
 - Scheme A never holds a row; scheme B holds it while pf_count < C (row-hold), then behaves as A.
 """
 
@@ -33,7 +35,7 @@ from dataclasses import dataclass
 from . import Param, Ports, port
 
 AVG_FRAC = 4            # fraction bits of the running average
-Q_MAX = 127             # q_len saturates here (7 bits, [OWL §8])
+Q_MAX = 127             # q_len saturates here (7 bits, [OWL §4.5])
 
 
 def _pow2(v: int) -> bool:
@@ -97,13 +99,13 @@ class PrefetchShape:
         }
 
     def storage_bits(self) -> dict[str, int]:
-        """State of one controller's engine: the §8 bit vectors and the rest."""
+        """State of one controller's engine: the [OWL §4.5] bit vectors and the rest."""
         b = self.BANKS
         return {"fetched": b * self.LINES, "opened": b, "stopped": b, "pf_count": b * self.cw,
                 "avg_pending": self.avg_w}
 
     def paper_bits(self) -> int:
-        """[OWL §8]: 1 bit per line of each bank's open row (128 per MC at 4 × 32)."""
+        """[OWL §4.5]: 1 bit per line of each bank's open row (128 per MC at 4 × 32)."""
         return self.BANKS * self.LINES
 
 

@@ -1,6 +1,6 @@
-"""Perf-Sat per-SM CTA-limit controller ([THESIS §2.5-2.6]): states, parameters, ports.
+"""Perf-Sat per-SM CTA-limit controller ([THESIS §4.3.2.2]): states, parameters, ports.
 
-Widths default to [THESIS §2.6] [S]: N 5 b, One_TB 24 b, period 28 b, stall counter 32 b.
+Widths default to our choices ([THESIS §4.3] gives none): N 5 b, One_TB 24 b, period 28 b, stall counter 32 b.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Simple Slicing runtime predictor ``srtf_pred``, one per SM ([SRTF §2.3, §2.10]): parameters,
-command kinds, port table, storage and the Eq. 2 integer reference.
+"""Simple Slicing runtime predictor ``srtf_pred``, one per SM ([SRTF Simple Slicing]; the cycle
+contract is ours): parameters, command kinds, port table, storage and the Eq. 2 integer reference.
 
-Choices beyond the spec's tables ([SRTF §6] style; the RTL and the twin follow them alike):
+Our choices where [SRTF] is silent (the RTL and the twin follow them alike):
 
 - Each entry also keeps ``Rmax`` = R_k (RW bits) from LAUNCH, so CAP can apply min(R_k, r) in
   the predictor: 141 bits per entry instead of the spec's 136.
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from . import Param, Ports, port
 
-# ctl_kind encoding (3 bits, [SRTF §2.10])
+# ctl_kind encoding (3 bits, our cycle contract for [SRTF])
 CTL_LAUNCH, CTL_END, CTL_CAP, CTL_SEED = 0, 1, 2, 3
 CTL_NAMES = ("launch", "end", "cap", "seed")
 KIND_W = 3
@@ -93,12 +93,14 @@ class PredShape:
         }
 
     def entry_bits(self) -> dict[str, int]:
-        """One (SM, kernel) entry as built: the §2.3 fields plus Rmax, without Pred."""
+        """One (SM, kernel) entry as built: the [SRTF Simple Slicing] fields plus Rmax, without
+        Pred."""
         return {"valid": 1, "Active": self.CW, "Done": self.BW, "Total": self.BW,
                 "Resident": self.RW, "Rmax": self.RW, "t": self.CW, "Reslice": 1, "pvalid": 1}
 
     def storage_bits(self) -> dict[str, int]:
-        """Architectural state of one SM's predictor (the §4 rows; datapath registers apart)."""
+        """Architectural state of one SM's predictor (the rows of our estimate; datapath registers
+        apart)."""
         s = self.SLOTS
         return {"entries": self.K * sum(self.entry_bits().values()),
                 "BlockStart": s * self.CW, "EndTime": s * self.CW, "slot_k": s * self.kw,
@@ -112,7 +114,7 @@ class PredShape:
                 "remainder": rw + 1, "record": 1 + self.kw + 3 * cw + rw}
 
     def spec_estimate_bits(self) -> int:
-        """[SRTF §4]'s estimate for one SM: 8 × 136 + 584 = 1,672 at the defaults."""
+        """Our estimate ([SRTF] gives none) for one SM: 8 × 136 + 584 = 1,672 at the defaults."""
         return self.K * 136 + 2 * self.SLOTS * self.CW + self.SLOTS * self.kw + 2 * self.SLOTS + self.CW
 
 

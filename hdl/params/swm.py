@@ -1,5 +1,5 @@
-"""SM Work Manager detectors ONAC and Seq-Det ([THESIS §3.2-3.4, §9.3]): states, parameters,
-derived widths and ports, shared by both detectors' RTL and twins."""
+"""SM Work Manager detectors ONAC and Seq-Det ([THESIS §4.4], with our choices where it is silent):
+states, parameters, derived widths and ports, shared by both detectors' RTL and twins."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from enum import IntEnum
 
 from . import Param, Ports, port
 
-THR_NUM, THR_SHIFT = 251, 8          # IPC_threshold = IPC_all * 251/256 ≈ 0.98 ([THESIS §9.3])
+THR_NUM, THR_SHIFT = 251, 8          # IPC_threshold = IPC_all * 251/256 ≈ 0.98
 
 
 class SwmState(IntEnum):
@@ -52,7 +52,7 @@ class SwmWidths:
     def __init__(self, n_sms: int, count_bits: int = 24, ipc_bits: int = 16, ipc_frac: int = 10):
         check_params(n_sms, count_bits, ipc_bits, ipc_frac)
         self.m, self.count_bits, self.ipc_bits, self.ipc_frac = n_sms, count_bits, ipc_bits, ipc_frac
-        self.n_bits = n_sms.bit_length()                  # 0..M (6 bits for 32, §3.3)
+        self.n_bits = n_sms.bit_length()                  # 0..M (6 bits for 32, [THESIS §4.4.2.3])
         self.instr_bits = count_bits + 2                  # ≤ 3 warp instructions per cycle
         self.ipc_max = (1 << ipc_bits) - 1
         # one divider for per-SM IPC (instr << F / cycles) and the secant (product / ΔIPC)

@@ -1,4 +1,4 @@
-"""Warp scheduler of one sub-core ([GPGPU-Sim §1.1-§1.3]): policies, parameters, port v2.
+"""Warp scheduler of one sub-core ([GPGPU-Sim shader.cc]): policies, parameters, port v2.
 
 One port for every warp-scheduling policy (ARCHITECTURE.md "scheduling points"); a policy reads
 the inputs it needs and ignores the rest (synthesis removes them). W = warp slots of the
@@ -8,20 +8,21 @@ Per warp slot (W bits each):
 - ``ready``: the warp can issue this cycle (every readiness check applied, its unit is free).
 - ``launch``: a new warp enters the slot this cycle. Launches are in slot order, so within one
   cycle a lower slot is older; every launched slot becomes younger than all others. That order
-  *is* the dynamic age (GPGPU-Sim's dynamic warp id seen by one scheduler, §1.2): a policy that
-  ranks by age keeps its own order from this port, as GTO's age matrix does.
+  *is* the dynamic age (GPGPU-Sim's dynamic warp id seen by one scheduler, [GPGPU-Sim
+  scheduler_unit::cycle()]): a policy that ranks by age keeps its own order from this port, as GTO's
+  age matrix does.
 - ``valid``: the slot holds a live warp (launched and not exited).
 - ``mem_wait``: the warp waits on memory: its head instruction reads a long-latency result (a
-  register a global load or atomic will write, GPGPU-Sim's long-op check of §1.3) or it is a
-  fence with memory requests outstanding.
+  register a global load or atomic will write, GPGPU-Sim's long-op check of [GPGPU-Sim
+  two_level_active_scheduler]) or it is a fence with memory requests outstanding.
 - ``barrier``: the warp waits at a CTA barrier.
 Per launch (valid in a cycle with ``launch`` non-zero; one CTA per SM per cycle):
 - ``launch_cta``: the CTA slot of the launched warps; ``launch_kernel``: their kernel (index mod
   256); ``warps_per_cta``: warps per CTA of that kernel; ``resident_ctas``: how many CTAs of that
-  kernel an SM holds when full (its occupancy limit, [GPGPU-Sim §1.5]: OWL's N).
+  kernel an SM holds when full (its occupancy limit, [GPGPU-Sim issue_block2core()]: OWL's N).
 Per SM: ``sm_id`` (mod 256).
-Phase-aware inputs ([THESIS §1.7-§1.8, §9.1]; appended after the outputs, read only by the
-``phase`` and two-level-queue policies):
+Phase-aware inputs ([THESIS §3.4.2.2], with our choices where it is silent; appended after the
+outputs, read only by the ``phase`` and two-level-queue policies):
 - ``distance``: per slot the phase distance of the warp's next instruction (sim/workload/
   phases.py), ``DIST_BITS`` bits per slot (slot w at bits w*DIST_BITS…), saturated at 511.
 - ``long_out``: per slot, the warp has long-latency results outstanding (any global load or
@@ -47,9 +48,9 @@ from .owl import G_DEFAULT, G_SIZE_DEFAULT, MAX_G, MAX_G_SIZE, OWL_POLICIES, che
 # parameter syntax are in sim/policies/warp_sched.py
 POLICIES = ("lrr", "gto", "old", "two_level")
 POLICIES += OWL_POLICIES        # OWL's schedulers and two-level [44] (hdl/params/owl.py)
-POLICIES += ("phase", "tlrr", "tlgto", "tlphase")        # [THESIS §1.7-§1.8] (hdl/phase_*.py)
+POLICIES += ("phase", "tlrr", "tlgto", "tlphase")        # [THESIS §3.4.2.2] (hdl/phase_*.py)
 TWO_LEVEL_QUEUES = ("tlrr", "tlgto", "tlphase")          # sort key rr / gto / phase
-POLICIES += ("tlphase_rr",)             # tlphase with RR inside the ready queue ([THESIS §9.1])
+POLICIES += ("tlphase_rr",)             # tlphase, RR in the ready queue: ours, [THESIS] is silent
 TWO_LEVEL_QUEUES += ("tlphase_rr",)
 RR_INSIDE = ("tlrr", "tlphase_rr")      # two-level policies that issue by LRR inside the ready queue
 DIST_BITS = 9
@@ -63,7 +64,7 @@ PARAMS = {
                        "tlphase, tlphase_rr: ready-queue entries; <= W)",
                lambda v: v >= 1),
     "g_size": Param(int, G_SIZE_DEFAULT, f"an integer in 1..{MAX_G_SIZE} (OWL policies: minimum "
-                    "warps per group, [OWL §12] A1)", lambda v: 1 <= v <= MAX_G_SIZE),
+                    "warps per group, [OWL §4.1, §5.2])", lambda v: 1 <= v <= MAX_G_SIZE),
     "G": Param(int, G_DEFAULT, f"an integer in 2..{MAX_G} (OWL policies: group registers)",
                lambda v: 2 <= v <= MAX_G),
 }
@@ -77,7 +78,8 @@ def check_params(n_warps: int, policy: str, n_active: int = 1, g_size: int = G_S
     if not MIN_W <= n_warps <= MAX_W:
         raise ValueError(f"W = {n_warps}: allowed: {MIN_W}..{MAX_W}")
     if policy in ("two_level",) + TWO_LEVEL_QUEUES and not 1 <= n_active <= n_warps:
-        raise ValueError(f"N = {n_active}: allowed: 1..W = {n_warps} ([GPGPU-Sim §1.3])")
+        raise ValueError(f"N = {n_active}: allowed: 1..W = {n_warps} "
+                         "([GPGPU-Sim two_level_active_scheduler])")
     if policy in OWL_POLICIES:
         check_owl(policy, n_warps, g_size, n_groups)
 

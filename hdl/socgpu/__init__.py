@@ -1,10 +1,11 @@
-"""Shared pieces of the SOCGPU issue block ([SOCGPU §2]): parameters, operand records, ports.
+"""Shared pieces of the SOCGPU issue block ([SOCGPU instruction buffer, dependence matrix]):
+parameters, operand records, ports.
 
 The RTL (``hdl.socgpu_issue``), the baseline (``hdl.inorder_issue``) and their twins import the
 parameter checks and the flat-port packing from here, so both sides agree on every bit position.
 
-Operand record (§2.2), ``RB = RW + 3`` bits: ``id`` = bits [0, RW), ``size`` code = bits
-[RW, RW+2) (0 = one register, 1 = aligned pair, 2 = aligned quad), ``valid`` = bit RW+2.
+Operand record ([SOCGPU instruction buffer]), ``RB = RW + 3`` bits: ``id`` = bits [0, RW), ``size``
+code = bits [RW, RW+2) (0 = one register, 1 = aligned pair, 2 = aligned quad), ``valid`` = bit RW+2.
 Arrays of per-port fields are packed little-end first: element ``k`` of a vector of ``w``-bit
 fields sits at bits [k*w, (k+1)*w). ``ins_src`` holds port 0's S records, then port 1's.
 """
@@ -16,12 +17,12 @@ from dataclasses import dataclass
 POLICIES = ("first", "oldest", "youngest", "most_ready", "least_ready", "random")
 DUAL_MODES = ("off", "on", "smart")
 UNITS = ("SP", "SFU", "MEM", "CTRL")
-CNT_MAX = 15          # rdy_cnt saturates here (4 bits, §6 item 16)
-LFSR_BITS = 16        # §2.4: Fibonacci LFSR, taps 16, 14, 13, 11
+CNT_MAX = 15          # rdy_cnt saturates here (4 bits, our choice)
+LFSR_BITS = 16        # [SOCGPU local policy]: Fibonacci LFSR, taps 16, 14, 13, 11
 
 
 def insert_ports(p) -> dict[str, tuple[str, int]]:
-    """The two decoded-instruction insert ports (§2.8) shared by ``socgpu_issue`` and
+    """The two decoded-instruction insert ports (our cycle contract) shared by ``socgpu_issue`` and
     ``inorder_issue``: port name → (direction, width), port 1's fields above port 0's."""
     return {"ins_valid": ("in", 2), "ins_pc": ("in", 2 * p.PW), "ins_npc": ("in", 2 * p.PW),
             "ins_src": ("in", 2 * p.S * p.RB), "ins_dst": ("in", 2 * p.D * p.RB),
@@ -29,8 +30,9 @@ def insert_ports(p) -> dict[str, tuple[str, int]]:
 
 
 def insert_port_fields(block, p, k: int) -> dict:
-    """Decoded fields of insert port ``k`` of a block with the shared insert ports (§2.8): the
-    SOCGPU block and the in-order baseline both take ``ins_pc/npc/src/dst/serial/unit``."""
+    """Decoded fields of insert port ``k`` of a block with the shared insert ports (our cycle
+    contract): the SOCGPU block and the in-order baseline both take
+    ``ins_pc/npc/src/dst/serial/unit``."""
     return {"pc": block.ins_pc[k * p.PW:(k + 1) * p.PW],
             "npc": block.ins_npc[k * p.PW:(k + 1) * p.PW],
             "src": block.ins_src[k * p.S * p.RB:(k + 1) * p.S * p.RB],
@@ -45,10 +47,10 @@ def idx_bits(n: int) -> int:
 
 @dataclass(frozen=True)
 class IssueParams:
-    """Parameters of ``socgpu_issue`` (§2.8); defaults are the spec's [choice] values.
+    """Parameters of ``socgpu_issue`` (our cycle contract); defaults are the spec's [choice] values.
 
-    ``dual``: 'off' | 'on' (non-smart, default) | 'smart' (§2.6). ``slot``: warp slot, seeds the
-    random policy's LFSR with slot + 1 (§2.4).
+    ``dual``: 'off' | 'on' (non-smart, default) | 'smart' ([SOCGPU dual issue]). ``slot``: warp
+    slot, seeds the random policy's LFSR with slot + 1 ([SOCGPU local policy]).
     """
     N: int = 8
     S: int = 4
@@ -131,8 +133,9 @@ def pack(fields, width: int) -> int:
 
 
 def low_ignore(size_a: int, size_b: int) -> int:
-    """Mask of register-id bits ignored when comparing two records (§2.2: clear the low
-    ``max(size_a, size_b)`` bits). Size code 3 is treated like a quad, as in the RTL."""
+    """Mask of register-id bits ignored when comparing two records ([SOCGPU instruction buffer]:
+    clear the low ``max(size_a, size_b)`` bits). Size code 3 is treated like a quad, as in the
+    RTL."""
     m = size_a | size_b
     return (1 if m else 0) | (2 if m & 2 else 0)
 
@@ -143,6 +146,6 @@ def overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
 
 
 def lfsr_next(x: int) -> int:
-    """One step of the 16-bit Fibonacci LFSR with taps 16, 14, 13, 11 (§2.4)."""
+    """One step of the 16-bit Fibonacci LFSR with taps 16, 14, 13, 11 ([SOCGPU local policy])."""
     bit = (x ^ (x >> 2) ^ (x >> 3) ^ (x >> 5)) & 1
     return (x >> 1) | (bit << 15)

@@ -1,4 +1,4 @@
-"""Insert-time dependence check ([SOCGPU §2.3], sub-block ``dep_check``).
+"""Insert-time dependence check ([SOCGPU dependence matrix], sub-block ``dep_check``).
 
 For an instruction A presented on an insert port, bit j of its dependence vector is
 
@@ -21,8 +21,8 @@ def rec_parts(rec: Value, rw: int) -> tuple[Value, Value, Value]:
 
 
 def overlap(a: Value, b: Value, rw: int) -> Value:
-    """1 iff both records are valid and their aligned register ranges overlap (§2.2): the ids
-    agree after clearing the low max(size_a, size_b) bits."""
+    """1 iff both records are valid and their aligned register ranges overlap ([SOCGPU instruction
+    buffer]): the ids agree after clearing the low max(size_a, size_b) bits."""
     ia, sa, va = rec_parts(a, rw)
     ib, sb, vb = rec_parts(b, rw)
     care = ~Cat((sa | sb).any(), sa[1] | sb[1], Const(0, rw - 2))

@@ -1,11 +1,12 @@
-"""Registered state of one warp's instruction buffer ([SOCGPU §2.2], sub-block ``ib_state``)
-plus the dependence-matrix rows (``dep_matrix``) and the age matrix.
+"""Registered state of one warp's instruction buffer ([SOCGPU instruction buffer, dependence
+matrix], sub-block ``ib_state``) plus the dependence-matrix rows (``dep_matrix``) and the age
+matrix.
 
 Per entry: pc, npc, src/dst records, unit, rdy_cnt (most/least-ready policies only). Vectors of
 one bit per entry: valid, issued, serial. DM and AGE store N-1 bits per row (the diagonal is
-constant 0 and not stored), N(N-1) flops each, as the §4 storage count assumes.
+constant 0 and not stored), N(N-1) flops each, as our storage count assumes.
 
-Seniority (§6 item 1): ``older[i]`` bit j = AGE[j][i] (entry j is older than entry i). Reset
+Seniority (our choice): ``older[i]`` bit j = AGE[j][i] (entry j is older than entry i). Reset
 order is "lower index older"; an insert makes its entry younger than every other entry (port 1
 younger than port 0), so the rows always describe a total order, valid or not.
 """
@@ -25,7 +26,8 @@ def with_diag(m: Module, row: Signal, i: int, n: int, name: str) -> Signal:
 
 
 class IbState:
-    """Creates the state signals; ``update`` writes their next values (one edge, §2.5 a–e)."""
+    """Creates the state signals; ``update`` writes their next values (one edge, our cycle
+    contract)."""
 
     def __init__(self, m: Module, p: IssueParams, counters: bool):
         n = p.N
@@ -74,7 +76,7 @@ class IbState:
         p, n = self.p, self.p.N
         ins_mask = Signal(n)
         m.d.comb += ins_mask.eq(ins_oh[0] | ins_oh[1])
-        gone = Signal(n)               # column cleared: written back or flushed (§2.3)
+        gone = Signal(n)               # column cleared: written back or flushed ([SOCGPU dependence matrix])
         m.d.comb += gone.eq(wb_mask | drop)
 
         m.d.sync += [

@@ -1,10 +1,10 @@
-"""Readiness of IB entries ([SOCGPU §2.4], sub-block ``ready_logic``).
+"""Readiness of IB entries ([SOCGPU local policy], sub-block ``ready_logic``).
 
     oldest[i] = pending[i] ∧ ¬∃j: pending[j] ∧ AGE[j][i]          pending = valid ∧ ¬issued
     ready[i]  = pending[i] ∧ ¬busy[i] ∧ (¬(rpc_valid ∧ npc[i] ≥ rpc) ∨ oldest[i])
 
 ``busy[i]`` is the OR of DM row i (a2); the third term is the a3 reconvergence guard: only the
-oldest not-yet-issued entry may cross the RPC (§6 item 2). N PW-bit ≥ comparators.
+oldest not-yet-issued entry may cross the RPC (our choice). N PW-bit ≥ comparators.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Local selection policies of one warp's IB ([SOCGPU §2.4], sub-block ``select``).
+"""Local selection policies of one warp's IB ([SOCGPU local policy], sub-block ``select``).
 
 Each function returns the one-hot pick among an N-bit candidate vector (0 if none); all are
 written as a few wide vector operations per level so the simulator stays fast and synthesis sees
@@ -67,7 +67,7 @@ def pick_random(m: Module, vec: Value, n: int, start: Value, name: str) -> Signa
 
 def pick(m: Module, policy: str, vec: Value, n: int, name: str, *, older_rows=None,
          younger_rows=None, cnt_bits=None, start=None) -> Signal:
-    """Dispatch on the policy name (§2.4 table)."""
+    """Dispatch on the policy name ([SOCGPU local policy] table)."""
     if policy == "first":
         return pick_first(m, vec, n, name)
     if policy == "oldest":

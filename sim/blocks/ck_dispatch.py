@@ -1,4 +1,4 @@
-"""Twin of ``ck_dispatch`` ([THESIS §4.4-§4.5]): the Kernel Status Block, the Core Status Block
+"""Twin of ``ck_dispatch`` ([THESIS §5.4]): the Kernel Status Block, the Core Status Block
 and the concurrent-kernel dispatcher, cycle for cycle as hdl/ck_dispatch.py (contract in
 hdl/params/ck_dispatch.py).
 

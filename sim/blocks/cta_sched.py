@@ -7,9 +7,10 @@ Two ways in:
   list of ``(cu, tb_id, src)`` transfers of this cycle out; ``launch_ready``, ``kernel_done``,
   ``running`` and ``nowork(cu)`` can be read between cycles. Same state, same timing.
 
-Choices ([IKRA §2.5, §6]) are those documented in ``hdl/cta_sched.py``. The divider is not
-simulated bit by bit: base and rem appear at set-up cycle 1, as in the RTL. Per-event counters
-(``stats``) feed §7.1's scheduler statistics and the property checks.
+Our cycle contract and our choices where [IKRA] is silent are those documented in
+``hdl/cta_sched.py``. The divider is not simulated bit by bit: base and rem appear at set-up cycle
+1, as in the RTL. Per-event counters (``stats``) feed the scheduler statistics and the property
+checks.
 """
 
 from __future__ import annotations
@@ -26,9 +27,10 @@ class CtaSchedTwin:
 
     def __init__(self, n_cus: int, id_w: int = 32, qdepth: int = 32, policy: str = "steal",
                  steal_extra_latency: int = 0, victim_first: str = "right"):
-        """``steal_extra_latency`` (twin only, §2.7, §3): extra cycles before a stolen TB is
-        offered, for sensitivity studies; 0 = the RTL's timing (offer in the next cycle).
-        ``victim_first``: the neighbour a thief tries first (``hdl.ikra.params.VICTIM_FIRST``)."""
+        """``steal_extra_latency`` (twin only, our choice, our parameter list): extra cycles before
+        a stolen TB is offered, for sensitivity studies; 0 = the RTL's timing (offer in the next
+        cycle). ``victim_first``: the neighbour a thief tries first
+        (``hdl.ikra.params.VICTIM_FIRST``)."""
         self.steal_extra_latency = steal_extra_latency
         self.sh = sh = IkraShape(n_cus, id_w, qdepth, policy, victim_first)
         self.p, self.id_w, self.qdepth, self.policy = n_cus, id_w, qdepth, policy
@@ -125,7 +127,8 @@ class CtaSchedTwin:
 
     # ------------------------------------------------------------------ policy state
     def nowork(self, i: int) -> int:
-        """§2.5: G no id left; C/R/F own chunk exhausted; S nothing anywhere, nothing pending."""
+        """Our cycle contract: G no id left; C/R/F own chunk exhausted; S nothing anywhere, nothing
+        pending."""
         if not self.running:
             return 0
         if self.policy == "rr":
@@ -167,7 +170,7 @@ class CtaSchedTwin:
         return self.q[i][ptr & (self.qdepth - 1)]
 
     def rr_pointer(self) -> int:
-        """G's pointer: successor of the CU that received the last TB (§2.3)."""
+        """G's pointer: successor of the CU that received the last TB ([IKRA])."""
         return (self.last_cu + 1) % self.p
 
     def _offers(self, slot_free: int):
@@ -250,7 +253,7 @@ class CtaSchedTwin:
         elif self.policy == "chunk":
             self.rot_start = (self.last_cu + 1) % self.p
         elif self.policy == "steal":
-            assert not any(self.stolen_valid), "stolen_valid set at a launch (§2.7)"
+            assert not any(self.stolen_valid), "stolen_valid set at a launch (our choice)"
             self.reinit = int(self.fresh or any(self.overflow) or dims != self.prev_dims)
             self.prev_dims, self.fresh = dims, 0
 
@@ -311,7 +314,7 @@ class CtaSchedTwin:
         return self._q_read(v, self.q_hi[v])
 
     def _append(self, i: int, tb: int) -> None:
-        """The thief records the stolen TB at its q_hi, born dispatched (§2.4 step 4, 5)."""
+        """The thief records the stolen TB at its q_hi, born dispatched ([IKRA Steal] step 5)."""
         if (self.q_hi[i] - self.q_lo[i]) & self.qmask == self.qdepth:
             self.overflow[i] = 1
             self.stats["overflows"] += 1
@@ -325,7 +328,7 @@ class CtaSchedTwin:
         p, ph = self.p, self.phase
         c_av = [self._c_av(i) for i in range(p)]
         q_av = [self._q_av(i) for i in range(p)]
-        # Victim choice and arbitration on the registered state (§2.5 steal timing).
+        # Victim choice and arbitration on the registered state (our steal timing).
         aims: dict[tuple[int, int], int] = {}
         for i in range(p):
             if not (slot_free >> i & 1) or self.stolen_valid[i] or c_av[i] or q_av[i]:

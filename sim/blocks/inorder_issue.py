@@ -1,8 +1,9 @@
-"""Twin of ``hdl.inorder_issue.InorderIssue``: in-order 2-entry IB + scoreboard ([SOCGPU §2.8]).
+"""Twin of ``hdl.inorder_issue.InorderIssue``: in-order 2-entry IB + scoreboard (our cycle contract
+for [SOCGPU]).
 
 The scoreboard tables are multisets of (reg, size) records (which CAM entry holds a record does
 not change any output). ``sb_write`` / ``sb_read`` may be ``None``: unbounded tables, the
-document's simulator semantics, used by reproductions (§6 item 10); the RTL has CAM 8/16.
+document's simulator semantics, used by reproductions (our choice); the RTL has CAM 8/16.
 
 Method API for the GPU model: ``outputs()`` then ``clock(grant, grant2, flush, wb, inserts)``,
 with ``wb`` a list of written-back ``IssueInstr`` (their records are released) and ``inserts``

@@ -1,5 +1,5 @@
-"""Twin of the ``kernel_sched`` controller ([SRTF §2.5-§2.8]): which kernel each SM may take
-blocks of, for the policies ``fifo``, ``mpmax``, ``srtf``, ``adaptive`` and ``srtf_zero``.
+"""Twin of the ``kernel_sched`` controller ([SRTF FIFO, MPMax, SRTF/Adaptive]): which kernel each SM
+may take blocks of, for the policies ``fifo``, ``mpmax``, ``srtf``, ``adaptive`` and ``srtf_zero``.
 
 Method-level API (the GPU model's kernel scheduler, sim/policies/srtf.py, calls it on events):
 
@@ -13,22 +13,23 @@ Method-level API (the GPU model's kernel scheduler, sim/policies/srtf.py, calls 
 - ``commands``: predictor commands to broadcast, (kind, k, total, res, t), drained by the caller.
 
 Each event is applied in full before the next (the spec's in-cycle order: kernel end, arrival,
-one predictor update, sampling start). Choices ([SRTF §6] defaults): snapshot = the latest record
-of a kernel from any SM; strict ``<`` with hysteresis h (ties keep the incumbent); the waiting
-list stays in arrival order (a switched-out kernel goes back to its arrival position); a sample is
-decided at its first record from the sampling SM once ``run`` has a prediction too; a sample
-that becomes ``run`` (``run`` ended and next() is the sampled kernel) ends without a decision,
-since [SRTF §2.7] compares a waiting sample against ``run`` (another may start); tail back-fill
+one predictor update, sampling start). Our choices where [SRTF] is silent: snapshot = the latest
+record of a kernel from any SM; strict ``<`` with hysteresis h (ties keep the incumbent); the
+waiting list stays in arrival order (a switched-out kernel goes back to its arrival position); a
+sample is decided at its first record from the sampling SM once ``run`` has a prediction too; a
+sample that becomes ``run`` (``run`` ended and next() is the sampled kernel) ends without a
+decision, since [SRTF] compares a waiting sample against ``run`` (another may start); tail back-fill
 of ``next()`` once ``run`` has nothing left to dispatch.
 
-Zero-sampling SRTF (§2.9, ``srtf_zero``): SRTF without a sampling phase; ``arrive`` takes the
-kernel's standalone runtime ``t_sp`` and G[k].rem = t_sp · (blocks not yet finished) // B_k (at
-least 0) is known from arrival and refreshed at every block end; records from the predictors are
-ignored.
+Zero-sampling SRTF ([SRTF zero-sampling], ``srtf_zero``): SRTF without a sampling phase; ``arrive``
+takes the kernel's standalone runtime ``t_sp`` and G[k].rem = t_sp · (blocks not yet finished) //
+B_k (at least 0) is known from arrival and refreshed at every block end; records from the predictors
+are ignored.
 
-Adaptive (§2.8) samples and switches as SRTF and, after each decision, looks at the pair S = run,
-L = next(): if 2 · T_S > T_L it shares (S capped at ``share_cap`` blocks per SM, L beside it, both
-on every SM, S first; CAP commands to the predictors) until the §2.8 slowdown estimate says
+Adaptive ([SRTF SRTF/Adaptive]) samples and switches as SRTF and, after each decision, looks at the
+pair S = run, L = next(): if 2 · T_S > T_L it shares (S capped at ``share_cap`` blocks per SM, L
+beside it, both on every SM, S first; CAP commands to the predictors) until the [SRTF SRTF/Adaptive]
+slowdown estimate says
 |sd_L − sd_S| ≥ T_S / T_L or one of them ends; a pair never shares twice. T_x is x's prediction
 from its latest record while it ran alone (run, no sample, no back-fill, not sharing), else its
 latest prediction, taken when sharing starts and kept while it lasts (S's own prediction grows
@@ -48,7 +49,7 @@ SRTF_LIKE = ("srtf", "adaptive", "srtf_zero")
 
 @dataclass
 class Snapshot:
-    """G[k]: the latest predictor record of kernel k ([SRTF §2.7])."""
+    """G[k]: the latest predictor record of kernel k ([SRTF])."""
     rem: int
     pred: int
     t: int
@@ -61,7 +62,7 @@ class KernelSchedTwin:
     def __init__(self, K: int, n_sm: int, policy: str, limits: tuple[int, ...] = (),
                  hysteresis: float = 0.0, backfill: bool = True, sample_sm: int | None = 0,
                  share_cap: int = 3, sample_size: int = 1):
-        """Knobs ([SRTF §3]): ``sample_sm`` None = the first SM with a free slot once a sample
+        """Knobs ([SRTF]): ``sample_sm`` None = the first SM with a free slot once a sample
         starts (the caller binds it with ``bind_sample_sm``); ``sample_size``: records of the
         sample from its SM before the decision."""
         if policy not in POLICIES:
@@ -172,7 +173,7 @@ class KernelSchedTwin:
     # -- the decisions (mutants override ``better``) ---------------------------------------------
     @staticmethod
     def better(rem: float, incumbent: float) -> bool:
-        """Strict: a tie keeps the incumbent ([SRTF §6] item 7)."""
+        """Strict: a tie keeps the incumbent (our choice where [SRTF] is silent)."""
         return rem < incumbent
 
     def waiting(self) -> list[int]:
@@ -214,7 +215,7 @@ class KernelSchedTwin:
         self.switches.append((self.run, k, why))
         self.run = k
 
-    # -- Adaptive sharing (§2.8) ---------------------------------------------------------------------
+    # -- Adaptive sharing ([SRTF SRTF/Adaptive]) ---------------------------------------------
     def _T(self, k: int) -> int:
         snap = self.alone[k] or self.G[k]
         return snap.pred
@@ -234,10 +235,10 @@ class KernelSchedTwin:
         self.commands.append((CTL_CAP, s, 0, self.caps[s], 0))
 
     def _monitor_sharing(self) -> None:
-        """The §2.8 test |sd_L − sd_S| ≥ T_S / T_L in exact integers (as the RTL): with
-        TS1 = G[S].pred, NB1 = TS1·res_L/t_L, NB2 = max(Total_L − NB1, 0), TS2 = NB2·t_excl/R_L,
-        multiplied through by T_S·T_L·t_L·R_L: |T_S·(TS1·t_L·R_L + X·t_excl) − T_L·TS1·t_L·R_L|
-        ≥ T_S²·t_L·R_L, X = max(Total_L·t_L − TS1·res_L, 0)."""
+        """The [SRTF SRTF/Adaptive] test |sd_L − sd_S| ≥ T_S / T_L in exact integers (as the RTL):
+        with TS1 = G[S].pred, NB1 = TS1·res_L/t_L, NB2 = max(Total_L − NB1, 0), TS2 =
+        NB2·t_excl/R_L, multiplied through by T_S·T_L·t_L·R_L: |T_S·(TS1·t_L·R_L + X·t_excl) −
+        T_L·TS1·t_L·R_L| ≥ T_S²·t_L·R_L, X = max(Total_L·t_L − TS1·res_L, 0)."""
         s, l = self.pair
         gs, gl = self.G[s], self.G[l]
         t_s, t_l = self.pair_T
@@ -258,8 +259,8 @@ class KernelSchedTwin:
             self.commands.append((CTL_CAP, s, 0, self.R[s], 0))
 
     def _recompute_caps(self) -> None:
-        """MPMax (§2.6): every running kernel leaves room for one block of a composite co-runner
-        (per resource, the largest footprint among the others); cap ≥ 1. Others: R_k."""
+        """MPMax ([SRTF MPMax]): every running kernel leaves room for one block of a composite
+        co-runner (per resource, the largest footprint among the others); cap ≥ 1. Others: R_k."""
         for k in self.order:
             self.caps[k] = self.R[k]
         if self.pair is not None:

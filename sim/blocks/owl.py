@@ -1,5 +1,5 @@
 """Twin of ``hdl.owl.OwlSched``: OWL's CTA-aware, Locality and BLP warp schedulers and the
-two-level scheduler of [44] ([OWL §3.2, §4]-§6), with identical port timing. The rules and the
+two-level scheduler of [44] ([OWL §3, §4.1–§4.3]), with identical port timing. The rules and the
 defaults chosen where the paper is silent are in hdl/params/owl.py.
 
 State: the group of every warp slot (set when a CTA launches, from its CTA slot; TL: fixed by
@@ -117,7 +117,7 @@ class OwlSchedTwin(WarpSchedulerTwin):
 
 
 def group_rule_violation(twin: OwlSchedTwin, inputs: dict, g: int) -> str | None:
-    """The per-cycle property of [OWL §13.4] item 4, checked against the twin's state before the
+    """The per-cycle group rule of [OWL §4.1–§4.3], checked against the twin's state before the
     edge: a grant goes to a ready warp whenever one is ready, and never outside the chosen group
     while that group has a ready warp (sticky: the current group; Locality/BLP: no group with a
     better Algorithm 1 priority g_pri has a ready warp). None if it holds, else what broke."""

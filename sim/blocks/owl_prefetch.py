@@ -1,5 +1,5 @@
 """Twin of ``hdl.owl_prefetch.OwlPrefetch``: the opportunistic prefetch engine of one memory
-controller ([OWL §7.3–§7.6]; ports, cycle semantics and choices in hdl/params/owl_prefetch.py).
+controller ([OWL §4.4]; ports, cycle semantics and choices in hdl/params/owl_prefetch.py).
 
 ``step(**inputs)`` applies the reported command, returns this cycle's outputs and then applies
 the clock edge, exactly as the RTL does. The GPU model (sim/memory/prefetch.py) drives one
@@ -26,7 +26,7 @@ class OwlPrefetchTwin:
         self.avg = 0
 
     def eligible(self, b: int, hit: int, other: int, hold: int) -> bool:
-        """May bank ``b`` prefetch now? Never while a demand to its open row waits (§7.3);
+        """May bank ``b`` prefetch now? Never while a demand to its open row waits ([OWL §4.4]);
         mutants override this."""
         return not hit and (not other or hold)
 

@@ -1,10 +1,11 @@
-"""Twin of ``hdl.perf_sat.PerfSatCtrl``: per-SM Perf-Sat CTA-limit detection ([THESIS §2.5]).
+"""Twin of ``hdl.perf_sat.PerfSatCtrl``: per-SM Perf-Sat CTA-limit detection ([THESIS §4.3.2.2]).
 
 Same ports, widths and cycle timing as the RTL (protocol in hdl/perf_sat.py). All outputs are
 registers, so ``step`` returns the current registers and then applies the clock edge.
 
 Method-level API for the GPU model's CTA-count controller: ``limit`` (the current CTA limit),
-``is_done``, and ``periods`` (sample windows completed in this kernel, for the §2.5 example).
+``is_done``, and ``periods`` (sample windows completed in this kernel, for the [THESIS §4.3.2.2]
+example).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Twin of ``hdl.phase_queues.TwoLevelQueues``: the two-level scheduler of [THESIS §1.8] with a
+"""Twin of ``hdl.phase_queues.TwoLevelQueues``: the two-level scheduler of [THESIS §3.4.2.2] with a
 ready queue (the fetch group), an active queue and a pending queue; the active queue's sort key
 is the policy (tlrr: insertion order, FIFO; tlgto: launch age; tlphase: the length of the phase
-the warp resumes in, ties by age, §9.1). Same port timing; the rules are the RTL's:
+the warp resumes in, ties by age, our choice). Same port timing; the rules are the RTL's:
 
 Every warp slot is in exactly one of the three queues; at start-up all are pending. Each cycle,
 combinationally:
@@ -14,8 +14,8 @@ combinationally:
    the key moves into it at the edge (one promotion per cycle: a hardware choice, the thesis
    gives none).
 4. Issue, from the ready queue after 1 only: tlrr and tlphase_rr by loose round-robin over the
-   slots after the last issuer, tlgto and tlphase greedy-then-oldest (§9.1: GTO inside the fetch
-   group; tlphase_rr is §9.1's RR alternative, sorted like tlphase).
+   slots after the last issuer, tlgto and tlphase greedy-then-oldest (our choice: GTO inside the
+   fetch group; tlphase_rr is our RR alternative, sorted like tlphase).
 """
 
 from __future__ import annotations

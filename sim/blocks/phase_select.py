@@ -1,5 +1,5 @@
 """Twin of ``hdl.phase_select.PhaseAwareSelect``: the single-level phase-aware warp scheduler
-([THESIS §1.7]), same port timing.
+([THESIS §3.4.2.2]), same port timing.
 
 Each cycle the ready warp whose next instruction has the smallest phase distance (the port's
 ``distance`` input) issues; ties go to the oldest warp (launch order, the base class's ages).

@@ -1,4 +1,5 @@
-"""Twin of ``hdl.seq_det.SeqDetCtrl``: one SM fewer per sample ([THESIS §3.4, §9.3]).
+"""Twin of ``hdl.seq_det.SeqDetCtrl``: one SM fewer per sample ([THESIS §4.4], with our choices
+where it is silent).
 
 Ports, timing and the method-level API are those of the shared SWM twin (sim/blocks/onac.py).
 """

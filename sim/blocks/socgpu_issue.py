@@ -1,4 +1,5 @@
-"""Twin of ``hdl.socgpu_issue.SocgpuIssue``: same ports, same cycle behaviour ([SOCGPU §2]).
+"""Twin of ``hdl.socgpu_issue.SocgpuIssue``: same ports, same cycle behaviour ([SOCGPU instruction
+buffer, dependence matrix]).
 
 Two ways to drive it:
 
@@ -8,8 +9,9 @@ Two ways to drive it:
   cycle's candidates, then ``clock(grant, grant2, flush, wb, inserts)`` applies the edge with
   write-back indices and ``IssueInstr`` objects.
 
-Seniority is a sequence number per entry instead of the RTL's age matrix (§6 item 1); the DM is
-one int bitmask per row, as in the RTL. ``dm_invariant_violation()`` checks the §2.3 invariant.
+Seniority is a sequence number per entry instead of the RTL's age matrix (our choice); the DM is
+one int bitmask per row, as in the RTL. ``dm_invariant_violation()`` checks the [SOCGPU dependence
+matrix] invariant.
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ class IssueInstr:
 
 
 def conflict_kinds(a: IssueInstr, b: IssueInstr) -> list[str]:
-    """Why younger ``a`` must wait for older ``b`` (§2.3): any of RAW, WAR, WAW, serial."""
+    """Why younger ``a`` must wait for older ``b`` ([SOCGPU dependence matrix]): any of RAW, WAR,
+    WAW, serial."""
     kinds = []
     if any(overlap(s, d) for s in a.src for d in b.dst):
         kinds.append("RAW")
@@ -110,7 +113,7 @@ class SocgpuIssueTwin:
         self._ready = 0
         self._cand = self._cand2 = -1
 
-    # ---- combinational part (§2.4, §2.6) ----
+    # ---- combinational part ([SOCGPU local policy], [SOCGPU dual issue]) ----
     def ready_mask(self, rpc_valid: int = 0, rpc: int = 0) -> int:
         pending = self.valid & ~self.issued
         if not pending:
@@ -163,7 +166,7 @@ class SocgpuIssueTwin:
                 "cand2_unit": c2.unit if c2 else 0,
                 "free_count": free, "empty": int(self.valid == 0)}
 
-    # ---- the clock edge (§2.5 a–e) ----
+    # ---- the clock edge (our cycle contract) ----
     def conflict(self, a: IssueInstr, b: IssueInstr) -> bool:
         """Dependence rule used at insert (mutation tests override it)."""
         return conflicts(a, b)
@@ -179,7 +182,7 @@ class SocgpuIssueTwin:
         """Hook for mutation tests: the correct block does nothing to the DM at issue."""
 
     def flush_mask(self, pending: int, granted: int) -> int:
-        """Entries dropped by a flush (§2.5c): pending and not granted this cycle."""
+        """Entries dropped by a flush (our cycle contract): pending and not granted this cycle."""
         return pending & ~granted
 
     def clock(self, grant: int = 0, grant2: int = 0, flush: int = 0, wb=(), inserts=()) -> None:
@@ -190,7 +193,7 @@ class SocgpuIssueTwin:
         pending = start_valid & ~self.issued
         g = self._cand if grant else -1
         g2 = self._cand2 if grant and grant2 else -1
-        assert not (flush and g2 >= 0), "flush and grant2 in the same cycle (§2.5)"
+        assert not (flush and g2 >= 0), "flush and grant2 in the same cycle (our cycle contract)"
         granted = (1 << g if g >= 0 else 0) | (1 << g2 if g2 >= 0 else 0)
 
         wb_mask = 0
@@ -254,7 +257,8 @@ class SocgpuIssueTwin:
         return self.valid & ~self.issued
 
     def dm_invariant_violation(self) -> str | None:
-        """§2.3: DM[r][c] == valid[r] ∧ valid[c] ∧ AGE[c][r] ∧ conflict(r, c); None if it holds."""
+        """[SOCGPU dependence matrix]: DM[r][c] == valid[r] ∧ valid[c] ∧ AGE[c][r] ∧ conflict(r, c);
+        None if it holds."""
         for r in range(self.n):
             want = 0
             if (self.valid >> r) & 1:

@@ -1,5 +1,5 @@
-"""Twin of ``hdl.srtf_pred.SrtfPred``: one SM's Simple Slicing runtime predictor ([SRTF §2.3],
-§2.10; choices in hdl/params/srtf_pred.py).
+"""Twin of ``hdl.srtf_pred.SrtfPred``: one SM's Simple Slicing runtime predictor ([SRTF Simple
+Slicing], our cycle contract; choices in hdl/params/srtf_pred.py).
 
 Same ports, widths and cycle timing as the RTL. ``step(**inputs)`` returns this cycle's outputs
 (all registers, ``ctl_ready`` decoded from registers) and then applies the clock edge;
@@ -42,7 +42,7 @@ class SrtfPredTwin:
                           "upd_res": 0}
         self.pred_lat = sh.pred_lat
 
-    # -- the §2.3 arithmetic (mutants override these) -------------------------------------------
+    # -- the [SRTF Simple Slicing] arithmetic (mutants override these) -----------------------
     def divisor(self, k: int) -> int:
         """Resident blocks in Eq. 2: min(R_k, cap), as set by LAUNCH and CAP."""
         return self.resident[k]
@@ -172,7 +172,7 @@ class SrtfPredTwin:
 
 
 class SrtfPredFixedR(SrtfPredTwin):
-    """The document's Resident ([SRTF §3] variant): Eq. 2 divides by R_k whatever the cap."""
+    """The document's Resident ([SRTF] variant): Eq. 2 divides by R_k whatever the cap."""
 
     def divisor(self, k: int) -> int:
         return self.rmax[k]

@@ -1,6 +1,6 @@
-"""Twin of ``hdl.two_level.TwoLevelActive``: GPGPU-Sim's two-level active scheduler ([GPGPU-Sim]
-§1.3) with identical port timing. ``order`` is the active list (first N) followed by the pending
-FIFO; see the RTL module for the rules."""
+"""Twin of ``hdl.two_level.TwoLevelActive``: GPGPU-Sim's two-level active scheduler ([GPGPU-Sim
+two_level_active_scheduler]) with identical port timing. ``order`` is the active list (first N)
+followed by the pending FIFO; see the RTL module for the rules."""
 
 from __future__ import annotations
 

@@ -1,11 +1,13 @@
 """Issue-stage choice of the GPU model (``sm.issue``, ARCHITECTURE.md "scheduling points").
 
-- ``inorder`` (default): ``sim.subcore.SubCore`` and ``SM.fetch``, unchanged ([GPGPU-Sim §1.4]).
+- ``inorder`` (default): ``sim.subcore.SubCore`` and ``SM.fetch``, unchanged ([GPGPU-Sim
+scoreboard.cc]).
 - ``socgpu``: ``sim.issue.socgpu.SocgpuSubCore`` with one ``FastSocgpuIssue`` per warp and its own
-  fetch ([SOCGPU §2]); ``sm.ib_entries`` is N, ``sm.local_policy`` the local policy, and
-  ``sm.dual_issue`` / ``sm.smart_dual`` give the dual mode off / on / smart.
+  fetch ([SOCGPU instruction buffer, dependence matrix]); ``sm.ib_entries`` is N,
+  ``sm.local_policy`` the local policy, and ``sm.dual_issue`` / ``sm.smart_dual`` give the dual mode
+off / on / smart.
 - ``inorder_issue``: the SOCGPU paper's baseline block (``FastInorderIssue``: 2-entry IB, RAW/WAW
-  and WAR scoreboard released at write-back, [SOCGPU §5]) through the same glue, so that only
+  and WAR scoreboard released at write-back, [SOCGPU baseline]) through the same glue, so that only
   the per-warp block differs from ``socgpu``; ``ib_entries`` and ``local_policy`` are ignored.
 
 ``stage_stats(sms)`` gathers the issue-stage counters for the stats dict (both kinds).
@@ -68,7 +70,7 @@ def _build(sm, cfg, blocks, shared_ldst) -> list:
 def stage_stats(sms: list, cycles: int) -> dict:
     """Issue-stage statistics of a run: fetches for both stages; for SOCGPU also flushes,
     wrong-path slots, dual issues, serial instructions and time averages of IB occupancy,
-    ready entries per warp and warps offering a candidate per scheduler ([SOCGPU §7])."""
+    ready entries per warp and warps offering a candidate per scheduler ([SOCGPU])."""
     subcores = [sc for sm in sms for sc in sm.subcores]
     soc = bool(subcores) and hasattr(subcores[0], "stage_counts")
     out = {"kind": sms[0].gpu.cfg.sm.issue if sms else "inorder",

@@ -1,10 +1,11 @@
 """Fast per-warp SOCGPU issue block for the GPU model: the semantics of the twin
-``sim.blocks.socgpu_issue.SocgpuIssueTwin`` ([SOCGPU §2.3–§2.6]), built for speed.
+``sim.blocks.socgpu_issue.SocgpuIssueTwin`` ([SOCGPU dependence matrix, local policy, dual issue]),
+built for speed.
 
 Operands are register bitmasks (``dmask`` destinations, ``umask`` destinations | sources; an
-aligned pair/quad record covers 2/4 bits, so masks intersect exactly when the §2.2 records
-overlap), readiness is kept as a ``blocked`` mask (rows of the DM that are non-zero) and
-seniority is a sequence number per entry, as in the twin (§6 item 1).
+aligned pair/quad record covers 2/4 bits, so masks intersect exactly when the [SOCGPU instruction
+buffer] records overlap), readiness is kept as a ``blocked`` mask (rows of the DM that are non-zero)
+and seniority is a sequence number per entry, as in the twin (our choice).
 
 Two ways to drive it:
 
@@ -20,7 +21,7 @@ Two ways to drive it:
   random policy's LFSR is a pure function of (slot, cycle): the block of a warp slot is never
   reset, so its LFSR has been stepping since cycle 0 from ``slot + 1``.
 
-The model API derives ``rpc`` itself with the trace-driven proxy of §2.7 (``proxy_rpc``).
+The model API derives ``rpc`` itself with the trace-driven proxy of our choice (``proxy_rpc``).
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ _LFSR: list[list[int]] = []      # [sequence from 1, position of each value]; bu
 
 
 def record_mask(reg: int, size: int) -> int:
-    """Register bitmask of one §2.2 record: 1, 2 or 4 aligned registers (size 3 = quad)."""
+    """Register bitmask of one [SOCGPU instruction buffer] record: 1, 2 or 4 aligned registers (size
+    3 = quad)."""
     width = 1 << min(size, 2)
     return ((1 << width) - 1) << (reg & ~(width - 1))
 
@@ -45,7 +47,7 @@ class IBEntry:
     """One decoded instruction as the block stores it. ``src``/``dst`` are the twin's (reg, size)
     records (so the same objects can feed the twin); ``dmask``/``smask``/``umask`` (destinations,
     sources, both) the fast form; ``pe``
-    marks a non-serial path end (§2.7). The model adds ``op``, ``kind`` (its unit), ``instr``,
+    marks a non-serial path end (our choice). The model adds ``op``, ``kind`` (its unit), ``instr``,
     ``long`` (global load/atomic), ``redirect`` (dynamic successor ≠ ``npc``), ``ph``
     (wrong-path placeholder)."""
 
@@ -101,7 +103,7 @@ def _bits(mask: int):
 
 
 def proxy_rpc(valid: int, issued: int, seq: list, instr: list) -> tuple[int, int]:
-    """§2.7 trace-driven proxy: the ``npc`` of the first path end at or after the oldest
+    """Our choice trace-driven proxy: the ``npc`` of the first path end at or after the oldest
     non-issued entry, unless a serial entry comes first; (0, 0) when there is none."""
     for i in sorted(_bits(valid & ~issued), key=seq.__getitem__):
         e = instr[i]
@@ -148,7 +150,7 @@ class FastSocgpuIssue:
         return proxy_rpc(self.valid, self.issued, self.seq, self.instr)
 
     def ready_mask(self, rpc_valid: int = 0, rpc: int = 0) -> int:
-        """a1 ∧ a2 ∧ a3 of §2.4."""
+        """a1 ∧ a2 ∧ a3 of [SOCGPU local policy]."""
         pend = self.valid & ~self.issued
         ready = pend & ~self.blocked
         if rpc_valid and ready:
@@ -183,7 +185,8 @@ class FastSocgpuIssue:
         return min(_bits(ready), key=lambda i: (sign * cnt[i], i))
 
     def second(self, cand: int, ready: int, unit_free: int, lfsr: int = 0) -> int:
-        """``cand2`` of §2.6: the policy over the other ready entries (smart: other free units)."""
+        """``cand2`` of [SOCGPU dual issue]: the policy over the other ready entries (smart: other
+        free units)."""
         if cand < 0 or self.dual == "off":
             return -1
         ready2 = ready & ~(1 << cand)
@@ -196,7 +199,7 @@ class FastSocgpuIssue:
             ready2 = keep
         return self.pick(ready2, lfsr)
 
-    # ---- state updates shared by both APIs (§2.3, §2.5 a–d) ----
+    # ---- state updates shared by both APIs ([SOCGPU dependence matrix], our cycle contract) ----
     def conflict(self, a: IBEntry, b: IBEntry) -> bool:
         return bool(a.serial or b.serial or a.dmask & b.umask or a.umask & b.dmask)
 
@@ -295,7 +298,7 @@ class FastSocgpuIssue:
         pending = start_valid & ~self.issued
         g = self._cand if grant else -1
         g2 = self._cand2 if grant and grant2 else -1
-        assert not (flush and g2 >= 0), "flush and grant2 in the same cycle (§2.5)"
+        assert not (flush and g2 >= 0), "flush and grant2 in the same cycle (our cycle contract)"
         granted = (1 << g if g >= 0 else 0) | (1 << g2 if g2 >= 0 else 0)
         wb_mask = 0
         for idx in wb:
@@ -358,8 +361,9 @@ class FastSocgpuIssue:
 
     def grant(self, now: int, g: int, g2: int = -1, flush: bool = False) -> tuple[int, int]:
         """The picker issued entry ``g`` (and ``g2``) in cycle ``now``; ``flush`` drops the other
-        non-issued entries (§2.5 b, c). Returns the entries' bits (their write-back tokens)."""
-        assert not (flush and g2 >= 0), "flush and grant2 in the same cycle (§2.5)"
+        non-issued entries (our cycle contract, c). Returns the entries' bits (their write-back
+        tokens)."""
+        assert not (flush and g2 >= 0), "flush and grant2 in the same cycle (our cycle contract)"
         self._advance(now)
         granted = (1 << g) | (1 << g2 if g2 >= 0 else 0)
         if self.counting:

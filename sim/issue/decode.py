@@ -1,15 +1,17 @@
-"""Model instructions as SOCGPU issue-block entries ([SOCGPU §2.2, §2.7, §6] item 14).
+"""Model instructions as SOCGPU issue-block entries ([SOCGPU instruction
+buffer, dependence matrix]; which opcodes are serial is our choice).
 
-- Registers: one §2.2 record per register (size code 0; the model's operands are 32-bit), RZ
+- Registers: one [SOCGPU instruction buffer] record per register (size code 0; the model's operands
+  are 32-bit), RZ
   (255) and PT (263) dropped as the decoder would; the guard predicate is a source.
-- ``serial``: BRA (all control: branches, calls, returns, SSY/SYNC…), BAR, MEMBAR, EXIT (§6 item
-  14 via ``SERIAL_OPS``); atomics are not serial.
+- ``serial``: BRA (all control: branches, calls, returns, SSY/SYNC…), BAR, MEMBAR, EXIT (our choice,
+  ``SERIAL_OPS``); atomics are not serial.
 - ``unit``: the model's functional-unit kind (``sim.warp``: alu, sfu, fp64, div, ldst, none); it
   stands for the spec's 2-bit unit class in the dual-issue rule (different kinds).
 - ``redirect``: the dynamic successor is not the fall-through ``npc``: granting the instruction
-  flushes the warp's IB (§2.5 step 2, trace proxy of §2.7); ``pe`` (path end) = redirect and not
-  serial, which drives the a3 guard through ``proxy_rpc``.
-- Wrong-path slots are placeholders: no operands, ALU unit, not serial (§2.7).
+  flushes the warp's IB (our cycle contract, trace proxy of our choice); ``pe`` (path end) =
+  redirect and not serial, which drives the a3 guard through ``proxy_rpc``.
+- Wrong-path slots are placeholders: no operands, ALU unit, not serial (our choice).
 """
 
 from __future__ import annotations
@@ -72,7 +74,7 @@ def decode(instr: Instr, cache: dict) -> IBEntry:
 
 
 def placeholder(pc: int) -> IBEntry:
-    """A wrong-path fetch slot (§2.7): never issues, dropped by the flush."""
+    """A wrong-path fetch slot (our choice): never issues, dropped by the flush."""
     e = IBEntry(pc, pc + 8, (), (), False, ALU)
     e.op, e.ph = Op.NOP, True
     return e

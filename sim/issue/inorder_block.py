@@ -1,13 +1,13 @@
 """The SOCGPU paper's baseline issue block for the GPU model: the semantics of
-``sim.blocks.inorder_issue.InorderIssueTwin`` with unbounded scoreboards ([SOCGPU §2.8],
-§5, §6 item 10), behind the same model API as ``FastSocgpuIssue``.
+``sim.blocks.inorder_issue.InorderIssueTwin`` with unbounded scoreboards (our cycle contract for
+[SOCGPU], [SOCGPU baseline], our choice), behind the same model API as ``FastSocgpuIssue``.
 
 2-entry FIFO, only the head may issue, entries freed at issue, ``ins_ready`` = buffer empty;
 a scoreboard of pending destinations (RAW/WAW) and of pending sources (WAR), set at issue and
 released at write-back; the dual candidate is the second entry when the head issues, it passes
-the scoreboard, does not conflict with the head and uses another unit (§2.6). ``sm.issue =
-inorder_issue`` runs it through the SOCGPU glue, so fetch, flush and write-back are modelled as
-for SOCGPU and only the per-warp block differs (§1). The default ``inorder`` stage is the
+the scoreboard, does not conflict with the head and uses another unit ([SOCGPU dual issue]).
+``sm.issue = inorder_issue`` runs it through the SOCGPU glue, so fetch, flush and write-back are
+modelled as for SOCGPU and only the per-warp block differs. The default ``inorder`` stage is the
 GPGPU-Sim scoreboard (RAW/WAW only) and is not this block.
 
 Issued instructions are named by *tokens* (bits, lowest free first) because entries are freed at

@@ -16,10 +16,11 @@ class PortIssue:
 
     Which entry issues comes from the block's outputs. The adapter keeps the model-side view the
     ports do not carry: entry contents (``instr``, the model's IBEntry objects), ``valid`` /
-    ``issued`` (entries are written at the lowest free index, §2.5d) and, for the ready-entry
-    statistic and ``cand(now)``, the §2.3 ready set computed from that view (no DM state). Every
-    clock checks the block's ``free_count`` / ``empty`` and every candidate query checks
-    ``cand_valid`` / ``cand_idx`` against it, so RTL-only runs are checked too.
+    ``issued`` (entries are written at the lowest free index, our cycle contract) and, for the
+    ready-entry statistic and ``cand(now)``, the [SOCGPU dependence matrix] ready set computed from
+    that view (no DM state). Every clock checks the block's ``free_count`` / ``empty`` and every
+    candidate query checks ``cand_valid`` / ``cand_idx`` against it, so RTL-only runs are checked
+    too.
     """
 
     STATELESS = ("first", "oldest", "youngest")
@@ -43,7 +44,7 @@ class PortIssue:
     # ---- the view ----
     @property
     def dm(self) -> list[int]:
-        """Rows of the §2.3 invariant (stall messages only)."""
+        """Rows of the [SOCGPU dependence matrix] invariant (stall messages only)."""
         from sim.blocks.socgpu_issue import conflicts
         rows = [0] * self.n
         for i in self._bits(self.valid):

@@ -1,25 +1,29 @@
-"""SOCGPU issue stage in the GPU model ([SOCGPU §2]): per-warp IB + dependence matrix.
+"""SOCGPU issue stage in the GPU model ([SOCGPU instruction buffer, dependence matrix]): per-warp IB
++ dependence matrix.
 
 Each warp owns one issue block (``FastSocgpuIssue`` by default; any object with its model API,
 e.g. the twin behind ``TwinBlock`` in the tests). The sub-core's warp arbiter (GTO/LRR twin) is
-unchanged: a warp is *ready* when its block offers a candidate whose unit is free (§2.6: the
-first pick ignores units; the picker skips a warp whose candidate unit is busy). Dual issue sends
-``cand2`` too when it goes to another unit kind that is free (``none``-unit ops never pair).
+unchanged: a warp is *ready* when its block offers a candidate whose unit is free ([SOCGPU dual
+issue]: the first pick ignores units; the picker skips a warp whose candidate unit is busy). Dual
+issue sends ``cand2`` too when it goes to another unit kind that is free (``none``-unit ops never
+pair).
 
-Per cycle, in the SM's stage order: write-backs free entries and clear DM columns (§2.5a), the
-granted instruction issues (b) and, if its dynamic successor is not its fall-through, flushes the
-warp's non-issued entries (c: §2.7 trace proxy); fetch then inserts 2 instructions per fetch into
-warps with ≥ 2 free entries (d: §6 item 3), one fetch per warp per cycle, ``sm.fetch_per_cycle``
-per SM, round-robin, none into a warp flushed in this cycle. Fetch runs sequentially past an
-unresolved redirect, so the slots behind it are wrong-path placeholders until the flush.
+Per cycle, in the SM's stage order: write-backs free entries and clear DM columns (our cycle
+contract), the granted instruction issues (b) and, if its dynamic successor is not its fall-through,
+flushes the warp's non-issued entries (c: our choice trace proxy); fetch then inserts 2 instructions
+per fetch into warps with ≥ 2 free entries (d: our choice), one fetch per warp per cycle,
+``sm.fetch_per_cycle`` per SM, round-robin, none into a warp flushed in this cycle. Fetch runs
+sequentially past an unresolved redirect, so the slots behind it are wrong-path placeholders until
+the flush.
 
-Write-back (§2.1 "entry held until write-back"): ALU-class ops after their unit latency; shared
+Write-back ([SOCGPU] "entry held until write-back"): ALU-class ops after their unit latency; shared
 loads after the shared-memory latency (plus bank-conflict passes); global loads, stores and
 atomics when the memory system answers; a store's answer is its acceptance, so an STS writes
 back when the LD/ST unit has taken all its bank passes (it has no result to wait for; until
 issue 7 it was held for the full shared-memory latency, unlike STG); MEMBAR/NOP the next cycle;
-BAR when the CTA barrier releases (§6 item 15); EXIT at issue (the warp ends; the IB is then empty, asserted). At most
-``WB_PORTS`` = 4 write-backs per warp per cycle; the excess waits a cycle (§6 item 19).
+BAR when the CTA barrier releases (our choice); EXIT at issue (the warp ends; the IB is then empty,
+asserted). At most ``WB_PORTS`` = 4 write-backs per warp per cycle; the excess waits a cycle (our
+choice).
 
 Model glue: ``Warp.pending`` holds the bits of issued entries awaiting write-back (the SM clears
 them exactly as it clears registers for the in-order stage) and ``Warp.state`` stays
@@ -168,7 +172,7 @@ class SocgpuSubCore(SubCore):
             if st.wb_cycle != now:
                 st.wb_cycle, st.wb_used = now, 0
             room = WB_PORTS - st.wb_used
-            if done.bit_count() > room:         # §6 item 19: the excess waits a cycle
+            if done.bit_count() > room:         # our choice: the excess waits a cycle
                 keep = 0
                 for _ in range(room):
                     keep |= (done & ~keep) & -(done & ~keep)
@@ -289,7 +293,8 @@ class SocgpuSubCore(SubCore):
         return entries
 
     def insert_fetched(self, w: Warp, entries: list, now: int) -> None:
-        """Decode writes a fetch's slots into the warp's block in cycle ``now`` (§2.5 d)."""
+        """Decode writes a fetch's slots into the warp's block in cycle ``now`` (our cycle
+        contract)."""
         if entries:
             w.soc.blk.insert(now, entries)
         self.refresh(w, now + 1)
@@ -301,7 +306,7 @@ class SocgpuSubCore(SubCore):
     # -- issue --------------------------------------------------------------------------------
     def issue_warp(self, w: Warp, now: int) -> None:
         """Issue from the granted warp's block: its candidate and, with dual issue, ``cand2``
-        to another free unit kind; a redirect flushes the warp's non-issued entries (§2.7)."""
+        to another free unit kind; a redirect flushes the warp's non-issued entries (our choice)."""
         st = w.soc
         blk = st.blk
         units = self.units

@@ -1,15 +1,15 @@
-"""Per-warp model state and fetch of the SOCGPU glue (``sim.issue.socgpu``; [SOCGPU §2.7],
-§3, §6 item 3): ``WarpIssue`` (block, fetch position, fetch in flight, pending barrier,
-write-back port use), ``SocgpuFetch`` (round-robin fetch of one SM) and ``MemReq`` (what
+"""Per-warp model state and fetch of the SOCGPU glue (``sim.issue.socgpu``; [SOCGPU],
+our parameter list, our choice): ``WarpIssue`` (block, fetch position, fetch in flight, pending
+barrier, write-back port use), ``SocgpuFetch`` (round-robin fetch of one SM) and ``MemReq`` (what
 ``SM.memory_op`` reads).
 
-Fetch timing (spec §3 gp102 "fetch-to-insert 2 cycles, I-cache always hits", §6 item 3 "no
+Fetch timing (our parameter list gp102 "fetch-to-insert 2 cycles, I-cache always hits", our choice "no
 fetch in flight"): a fetch started in the fetch stage of cycle t reads its two slots then and
-inserts them in the fetch stage of cycle t + ``FETCH_TO_INSERT`` (the block's §2.5 d edge of
+inserts them in the fetch stage of cycle t + ``FETCH_TO_INSERT`` (the block's edge of
 that cycle), so they can issue from t + 3. While a fetch is in flight the warp starts no other
 fetch; a warp whose fetch is inserted in cycle t may start the next one in the same cycle if it
 is still eligible (≥ 2 free entries for SOCGPU, an empty buffer for the baseline). A flush drops
-the warp's in-flight fetch (§2.7; it can only hold wrong-path placeholders, since fetch goes
+the warp's in-flight fetch (our choice; it can only hold wrong-path placeholders, since fetch goes
 past a redirect only as placeholders). Both ``socgpu`` and ``inorder_issue`` use this fetch.
 """
 
@@ -20,7 +20,7 @@ from collections import deque
 from sim.warp import WS_FETCH
 from sim.warp import Warp
 
-FETCH_TO_INSERT = 2     # spec §3: cycles from a fetch to the insert of its two instructions
+FETCH_TO_INSERT = 2     # our parameter list: cycles from a fetch to the insert of its two instructions
 
 
 class MemReq:

@@ -1,4 +1,4 @@
-"""Coalescing of one warp memory instruction ([GPGPU-Sim §1.6], GPGPU-Sim sector caches).
+"""Coalescing of one warp memory instruction ([GPGPU-Sim gpu-cache.cc], GPGPU-Sim sector caches).
 
 Global accesses: the active threads' byte addresses are grouped into line requests, each with a
 mask of the 32-byte sectors it touches (bit i = sector i of the line). Shared memory: the number

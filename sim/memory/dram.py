@@ -1,18 +1,20 @@
 """DRAM: channels × banks with open-row buffers, an FR-FCFS scheduler and a command scheduler
 per channel that applies the full DRAM timing set.
 
-Sources: [GPGPU-Sim §1.6] (GPGPU-Sim's dram.cc, dram_sched.cc and the timing it derives in
+Sources: [GPGPU-Sim gpu-cache.cc] (GPGPU-Sim's dram.cc, dram_sched.cc and the timing it derives in
 gpu-sim.h; which copy was read and the options of each preset: docs/validation.md, "DRAM timing"),
-[OWL §2.2] (row hit = tCL, closed = tRCD + tCL, conflict = tRP + tRCD + tCL), [OWL A7/A8]
-(open-page policy; oldest row hit first, else oldest; back-pressure when the queue is full).
+[OWL §4.3] (row hit = tCL, closed = tRCD + tCL, conflict = tRP + tRCD + tCL); our choices where
+[OWL Table 1] is silent (open-page policy; oldest row hit first, else oldest; back-pressure when the
+queue is full).
 
 Time inside a channel is counted in *beats* (1 / data_rate of a DRAM command clock); conversion
 to core cycles uses the exact ratio of the two clocks. Every command edge of a channel with work
 is one scheduling step, as a GPGPU-Sim DRAM cycle (``dram_t::cycle``):
 
 1. Bank assignment (FR-FCFS): one queued request whose bank has no request in service becomes
-   that bank's request — the oldest row hit, else the oldest ([OWL A8]; ``fifo``: the oldest only).
-   Row hits, closed rows and conflicts are counted here, against the bank's open row.
+   that bank's request — the oldest row hit, else the oldest (FR-FCFS, our detail where [OWL] is
+   silent; ``fifo``: the oldest only). Row hits, closed rows and conflicts are counted here, against
+the bank's open row.
 2. Commands, scanning the banks from a rotating start (``prio``, moved past a bank that takes a
    row command or a request, as GPGPU-Sim does): the first bank whose request is on its open row
    and may take a column command (a read or write of one burst) takes it; before that column
@@ -31,12 +33,13 @@ A channel with nothing that can issue sleeps until the first edge at which a con
 or until a request arrives. The channel queue holds ``queue_size`` requests that the scheduler
 may pick from; later ones wait in arrival order in an input buffer. When that buffer also holds
 ``queue_size`` requests the channel's L2 slices stall (``full``; ``on_space`` tells them when it
-drains), so DRAM back-pressure reaches the SMs ([OWL A8]). Requests inside the fixed controller
-latency are not counted (that pipe is bounded by the L2 MSHRs and the request rate).
+drains), so DRAM back-pressure reaches the SMs (our choice where [OWL] is silent). Requests inside
+the fixed controller latency are not counted (that pipe is bounded by the L2 MSHRs and the request
+rate).
 
 Statistics: row hits / closed misses / conflicts (aggregate row-hit rate), activations, bytes,
 queue occupancy, queueing latency (arrival → its bank takes it) and access latency (arrival →
-data done), and bank-level parallelism ([OWL §1, §10]): the mean number of banks with ≥ 1
+data done), and bank-level parallelism ([OWL §1, §4.3]): the mean number of banks with ≥ 1
 outstanding request (queued or in service) over the cycles with ≥ 1 such bank, per channel and
 system-wide.
 """

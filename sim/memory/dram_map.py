@@ -1,4 +1,4 @@
-"""Address → DRAM (channel, bank, row) and → L2 slice, per ``DRAMConfig`` ([GPGPU-Sim §1.6]
+"""Address → DRAM (channel, bank, row) and → L2 slice, per ``DRAMConfig`` ([GPGPU-Sim gpu-cache.cc]
 address decoding; ``partition_map = random`` / ``ipoly`` as GPGPU-Sim's RANDOM / IPOLY partition indexing)."""
 
 from __future__ import annotations

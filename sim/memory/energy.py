@@ -1,7 +1,7 @@
 """Energy proxies: event counts × per-event energies from ``EnergyConfig`` (docs/energy.md).
 
 ``memory_energy`` prices the memory-side events the hierarchy counts; ``gpu_energy`` adds the core
-(warp instructions) and static power ([THESIS §3.9]: static power linear in un-gated SMs plus an
+(warp instructions) and static power ([THESIS §4.4]: static power linear in un-gated SMs plus an
 uncore part; energy = power × time). All results in picojoules.
 """
 
@@ -33,7 +33,7 @@ def gpu_energy(mem_stats: dict, e, warp_insts: int, cycles: int, core_clock_mhz:
     """Whole-GPU energy (pJ): core dynamic + memory dynamic + static.
 
     ``sm_ungated_cycles``: sum over SMs of the cycles each was not power-gated (paused SMs still
-    count, [THESIS §3.9]). 1 mW × 1 cycle at f MHz = 1e3 / f pJ.
+    count, [THESIS §4.4]). 1 mW × 1 cycle at f MHz = 1e3 / f pJ.
     """
     pj_per_mw_cycle = 1e3 / core_clock_mhz
     out = memory_energy(mem_stats, e, sector_bytes)

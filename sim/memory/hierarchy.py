@@ -167,7 +167,7 @@ class MemoryHierarchy:
         return ok
 
     def _perfect_l1(self, now: int, sm_id: int, op: int, n_lines: int, token: object) -> bool:
-        """Perfect-L1 mode (``l1.perfect``, [OWL §13.3]): the access hits in every line; a load
+        """Perfect-L1 mode (``l1.perfect``, PMEM of [OWL §3]): the access hits in every line; a load
         or atomic returns after ``l1.hit_latency``, a store is accepted the next cycle."""
         l1 = self.l1s[sm_id]
         if op == _STG:
@@ -285,7 +285,7 @@ class MemoryHierarchy:
         return self.l1s[sm_id].prefetch(now, addr, full if mask is None else mask)
 
     def prefetch_l2(self, now: int, addr: int, mask: int | None = None) -> bool:
-        """Memory-side prefetch ([OWL §7.2]): fetch a line into its own L2 slice from DRAM, no
+        """Memory-side prefetch ([OWL §4.4]): fetch a line into its own L2 slice from DRAM, no
         reply to any SM. False (nothing done) if present, already requested, or the slice has
         no free MSHR / is stalled: prefetches are opportunistic and never wait."""
         line = addr - addr % self.line_bytes

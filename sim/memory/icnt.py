@@ -1,5 +1,5 @@
-"""SM ↔ L2 interconnect: one crossbar per direction ([OWL A9] "fixed-latency, bandwidth-limited
-crossbar" alternative; GPGPU-Sim's built-in xbar, [GPGPU-Sim §1.6]).
+"""SM ↔ L2 interconnect: one crossbar per direction (a fixed-latency, bandwidth-limited crossbar:
+our choice where [OWL] is silent; GPGPU-Sim's built-in xbar, [GPGPU-Sim gpu-cache.cc]).
 
 Each destination port (an L2 slice for requests, an SM for replies) accepts ``bytes_per_cycle``
 bytes per cycle. Packets waiting for a port sit in per-source queues (virtual output queues, so a

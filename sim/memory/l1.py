@@ -1,9 +1,9 @@
 """Per-SM L1 data cache: sectored, LRU, MSHRs that merge requests to the same line.
 
-Defaults follow GPGPU-Sim's Fermi L1D ([GPGPU-Sim §1.6]): global stores are write-through with no
-write-allocate (a store hit updates the line, a miss leaves the L1 untouched, every store sends its
-sectors to the L2). ``write_policy="write_back"`` (IKRA, OWL A10) marks written sectors dirty,
-allocates on a store miss without fetching, and writes dirty sectors back on eviction and at a
+Defaults follow GPGPU-Sim's Fermi L1D ([GPGPU-Sim gpu-cache.cc]): global stores are write-through
+with no write-allocate (a store hit updates the line, a miss leaves the L1 untouched, every store
+sends its sectors to the L2). ``write_policy="write_back"`` (IKRA; ours for OWL) marks written sectors
+dirty, allocates on a store miss without fetching, and writes dirty sectors back on eviction and at a
 kernel boundary that invalidates the L1.
 
 Loads: a hit completes after ``hit_latency``; a miss allocates an MSHR (or merges into the one for
@@ -18,7 +18,7 @@ straight into the interconnect, so repeated loads of a line all reach the L2). A
 L1 and execute at the L2; each occupies an MSHR until its reply.
 
 Kernel boundary: the L1 is invalidated (baseline; a write-back L1 first writes its dirty data
-through, "GPU coherence") unless ``keep_across_kernels`` (IKRA §2.8), optionally with the DeNovo
+through, "GPU coherence") unless ``keep_across_kernels`` ([IKRA DeNovo]), optionally with the DeNovo
 self-invalidation of clean data at launch (``self_invalidate``). Hits on lines filled during an
 earlier kernel are counted either way (``hits_prev_kernel``).
 """
@@ -333,7 +333,7 @@ class L1:
         self.cache.clear()
 
     def _acquire(self, readonly: tuple) -> None:
-        """DeNovo-style launch ([IKRA §2.8]): owned (dirty) sectors stay, lines inside read-only
+        """DeNovo-style launch ([IKRA DeNovo]): owned (dirty) sectors stay, lines inside read-only
         regions stay, every other valid sector is dropped (words tracked per 32 B sector here)."""
         for s in self.cache.sets:
             for addr in list(s):

@@ -8,8 +8,8 @@ the missing sectors to DRAM; the fill replies to every merged requester.
 Writes (L1 write-through or L1 write-backs) allocate the line and mark the written sectors valid
 and dirty without fetching (sector-granular writes: choice). Atomics execute at the L2 (GPGPU-Sim):
 a read of the sectors, then the line is dirty. Evicting a dirty line sends its dirty sectors to
-DRAM. With every MSHR busy, or its DRAM channel's queue full (back-pressure, [OWL A8]), the slice
-stalls in order until a fill frees an MSHR or the channel takes a request.
+DRAM. With every MSHR busy, or its DRAM channel's queue full (back-pressure: our choice where [OWL]
+is silent), the slice stalls in order until a fill frees an MSHR or the channel takes a request.
 
 The requests a stalled slice holds fill its input queue (``l2.input_queue`` sector requests;
 GPGPU-Sim's icnt-to-L2 queue, ``memory_sub_partition``): while it lacks room for a whole line's
@@ -224,8 +224,8 @@ class L2Slice:
             sectors ^= low
 
     def _perfect(self, now: int, req: MemRequest) -> bool:
-        """Perfect-L2 mode (``l2.perfect``, [OWL §13.3]): reads and atomics hit, writes are
-        absorbed, prefetches have nothing to do; no tag state, no DRAM traffic."""
+        """Perfect-L2 mode (``l2.perfect``, the upper bound of [OWL §5]): reads and atomics hit,
+        writes are absorbed, prefetches have nothing to do; no tag state, no DRAM traffic."""
         kind = req.kind
         if kind == PREFETCH:
             return True

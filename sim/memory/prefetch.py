@@ -1,4 +1,5 @@
-"""OWL's opportunistic memory-side prefetcher in each DRAM channel ([OWL §7.3–§7.6], A11).
+"""OWL's opportunistic memory-side prefetcher in each DRAM channel ([OWL §4.4];
+our choices where it is silent in docs/mechanisms/owl_prefetch.md).
 
 The engine of each channel is the ``owl_prefetch`` block (its twin, sim/blocks/owl_prefetch.py;
 ports and choices in hdl/params/owl_prefetch.py); this module is the controller around it: it
@@ -10,7 +11,7 @@ Scheduling with the prefetcher on (``dram.prefetch`` = ``owl_a`` / ``owl_b``), p
 the oldest demand row hit; else the oldest demand whose bank is free and not held by the engine
 (scheme B's row-hold: a demand to another row waits while fewer than C lines are prefetched);
 else the engine's proposal — prefetches have the lowest priority (``dram.prefetch_priority =
-lowest``, the default; ``above_misses`` is [OWL §7.6]'s order, an ablation: a proposal goes
+lowest``, the default; ``above_misses`` is our reproduction plan's order, an ablation: a proposal goes
 before a demand that would open another row, after demand row hits). A proposed line already in the
 line's L2 slice (or on its way there) is skipped: the engine is told (a mark without a prefetch)
 and asked again in the same slot. A prefetch is a row hit on the open row, uses the channel's
@@ -35,9 +36,9 @@ from sim.blocks.owl_prefetch import OwlPrefetchTwin
 from .dram import AddressMap
 from .request import PREFETCH, READ, MemRequest
 
-LOWER, HIGHER = 8, 16           # [OWL §7.4] baseline degree: C = 8, or 16 below the average
+LOWER, HIGHER = 8, 16           # [OWL §4.4] baseline degree: C = 8, or 16 below the average
 SCHEMES = {"owl_a": "a", "owl_b": "b"}
-PRIORITIES = ("lowest", "above_misses")    # ablation: [OWL §7.6]'s row hit > prefetch > miss
+PRIORITIES = ("lowest", "above_misses")    # ablation: row hit > prefetch > miss (ours)
 
 
 class RowMap:
@@ -163,7 +164,7 @@ class OwlPrefetcher:
         miss = None
         if best is not None and self.above_misses and out["pf_valid"] \
                 and open_row[best.bank] != best.row:
-            miss, best = best, None     # §7.6 order: the engine's prefetch before a row miss
+            miss, best = best, None     # above-misses order: the engine's prefetch before a row miss
         moved = issued = False
         if best is not None:
             dram.take(now, ch, best, e)

@@ -1,6 +1,6 @@
-"""Block-level timing mode ([SRTF §6] item 21, §7.3): the GPU loop, kernel slots, CTA issue,
-dispatcher contract and kernel schedulers of the cycle-level model, with each SM reduced to its
-resident blocks and their progress.
+"""Block-level timing mode (our choice where [SRTF] is silent): the GPU loop, kernel slots, CTA
+issue, dispatcher contract and kernel schedulers of the cycle-level model, with each SM reduced to
+its resident blocks and their progress.
 
 A resident block has ``work`` (cycles at its kernel's full residency R) and completes
 ``1/t(r_eff)`` of it per cycle, relative: speed = max(R, knee) / max(r_eff, knee), i.e. block

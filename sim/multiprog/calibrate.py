@@ -1,5 +1,5 @@
 """Calibrating the block-level timing mode on the cycle-level model, and checking it there
-([SRTF §6] item 21, §7.3).
+(our choice where [SRTF] is silent).
 
 ``measure(name)``: cycle-level runs of an ERCBench-like kernel alone — one block per SM (t(1)),
 one full wave of R blocks per SM (t(R) and the per-block spread) and the whole grid — at a
@@ -8,7 +8,7 @@ max(r, knee) / max(R, knee) follows from t(1)/t(R) = max(1, knee)/max(R, knee): 
 t(1)/t(R), within [1, R]; t_R is then fitted so the block-level standalone runtime equals the
 cycle-level one (a single wave underestimates it for spread-out kernels: its short blocks leave
 early and the long ones speed up). Interference between kernels is not fitted: co-runners count
-by their warps (§7.3), and ``check_pair`` measures how well that holds.
+by their warps (our choice), and ``check_pair`` measures how well that holds.
 
 ``check_pair(pair, policy)``: the same pair (full grids, per-block work × ``CHECK_SCALE``) in the
 cycle-level model and in block mode with the records measured at that scale; returns both

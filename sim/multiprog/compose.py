@@ -6,9 +6,10 @@ suite, ``program:NAME[~KERNEL][@SCALE]`` (workloads/programs/; ``~KERNEL`` keeps
 kernel's launches, e.g. [SRTF]'s AES-e of the AES program; ``@SCALE`` its own scale instead of
 the workload's), with an arrival offset. ``compose`` builds each member in its own build context (seeded by the workload seed and
 the member's name), so a kernel's seed and its instruction streams are exactly those of the member
-run alone (``standalone``): T^SP and T^MP run the same blocks ([SRTF §7.1]). Each member's address regions start at its own base (one of 4096
-lanes from a hash of its name, so a member's addresses do not depend on its partners either);
-two members in one workload that hash to the same lane are an input error.
+run alone (``standalone``): T^SP and T^MP run the same blocks ([SRTF STP, ANTT]). Each member's
+address regions start at its own base (one of 4096 lanes from a hash of its name, so a member's
+addresses do not depend on its partners either); two members in one workload that hash to the same
+lane are an input error.
 
 A program member runs its functional execution's launches (sim/workload/program.py, cached), its
 global memory moved from the front end's heap (ptx/memory.py ``GLOBAL_BASE``) to its lane
@@ -16,7 +17,7 @@ global memory moved from the front end's heap (ptx/memory.py ``GLOBAL_BASE``) to
 CUDA stream named after the member: launch k + 1 takes a kernel slot only once launch k finished,
 as when it runs alone (``kernels.stream_order``, sim/gpu.py). It holds one kernel slot at a time.
 
-Workload names: ``A+B`` (A launches first, B ``offset`` later; [SRTF §7.2]'s ordered pairs) and,
+Workload names: ``A+B`` (A launches first, B ``offset`` later; [SRTF ERCBench]'s ordered pairs) and,
 for any number of members, ``A+B+C``. An offset is ``N`` cycles or ``P%`` of the first member's
 standalone runtime (resolved by the caller, who knows T^SP: ``resolve_offset``).
 

@@ -1,28 +1,28 @@
-"""Concurrent-kernel study ([THESIS §4.7]): one pair (or one kernel alone) run on the ch.5
+"""Concurrent-kernel study ([THESIS §5.5.1]): one pair (or one kernel alone) run on the ch.5
 machine under a ``ck_dispatch`` kernel scheduler, summarised, and the pair metrics of Table 5.2.
 
 Runs go through the pair composer (sim/multiprog/compose.py), so a kernel runs the same blocks
 alone and in its pair. Every kernel of a pair arrives at cycle 0 (Table 5.2 launches both
 together).
 
-Metrics, for a pair A+B with standalone runtimes T_A, T_B ([THESIS §4.7]):
+Metrics, for a pair A+B with standalone runtimes T_A, T_B ([THESIS §5.5.1]):
 
 - sequential time: T_A + T_B (Table 5.2 sums the isolated runs) and, separately, the measured
   left-over run (``ck_sequential``: B's CTAs start once A's are all issued, so tails overlap);
-- max speedup = (T_A + T_B) / max(T_A, T_B) (the ideal overlap; §8 item 11: the thesis's
+- max speedup = (T_A + T_B) / max(T_A, T_B) (the ideal overlap; the thesis's
   wording is inverted, its numbers follow this form);
 - achieved speedup = (T_A + T_B) / T_interleaved; interleaved efficiency = achieved / max;
 - compute-throughput utilisation = IPC / peak IPC (``sm.count × sm.subcores /
   sm.issue_interval`` warp instructions per cycle; dual issue off on the ch.5 machine) and
   memory-bandwidth utilisation = DRAM bytes / cycles / peak bytes per cycle, for every run;
 - interference: a kernel's slowdown in the pair = its cycles there (first CTA to last) over its
-  standalone cycles under the same warp scheduler (TLRR vs TLGTO, §4.1).
+  standalone cycles under the same warp scheduler (TLRR vs TLGTO, [THESIS ch. 5]).
 
-Rodinia-like pairs run each kernel at its offline-optimal CTA count ([THESIS §4.5], §9.4):
+Rodinia-like pairs run each kernel at its offline-optimal CTA count ([THESIS §5.4], our choice where it is silent):
 ``optimal_ctas`` sweeps the kernel alone over fixed per-SM limits 1..R_k and takes Perf-Sat's
-oracle rule ([THESIS §2.8]: the smallest n whose n + 1 gains less than 2 %, speed = 1 / cycles);
-the pair then gives each kernel that count as its launch-side share (``kernel.meta["ck_share"]``,
-sim/policies/ck_dispatch.py) and the standalone runs use the same count (Figs 5.11/5.12 compare
+oracle rule ([THESIS Table 4.2]: the smallest n whose n + 1 gains less than 2 %, speed = 1 /
+cycles); the pair then gives each kernel that count as its launch-side share
+(``kernel.meta["ck_share"]``, sim/policies/ck_dispatch.py) and the standalone runs use the same count (Figs 5.11/5.12 compare
 at the optimal CTA count). Sweeps are cached like the standalone runtimes.
 """
 
@@ -37,7 +37,8 @@ from gpusched.config import ConfigError, GPUConfig
 from sim.multiprog.standalone import DEFAULT_CACHE
 
 PRESET = "thesis_ch5"
-# Fig 5.3's 64 warps per core (8 CTAs × 8 warps) exceed Table 5.1's 48 ([THESIS §8] item 6)
+# Fig 5.3's 64 warps per core (8 CTAs × 8 warps) exceed [THESIS Table 5.1]'s 48 (an inconsistency in
+# the thesis)
 FIG_5_3 = ("sm.warps_per_sm=64", "sm.threads_per_sm=2048")
 SCHEDULERS = {"sequential": "ck_sequential", "interleaved": "ck_interleaved",
               "spatial": "ck_baseline"}
@@ -113,7 +114,7 @@ def run_concurrent(cfg: GPUConfig, workload: str, kernel_scheduler: str = "ck_in
 
 
 def oracle_limit(cycles: dict[int, int], gain: float = 0.02) -> int:
-    """Perf-Sat's oracle ([THESIS §2.8]): the smallest n with speed(n + 1) < (1 + gain) ×
+    """Perf-Sat's oracle ([THESIS Table 4.2]): the smallest n with speed(n + 1) < (1 + gain) ×
     speed(n), speed = 1 / cycles; the largest n when every step gains."""
     ns = sorted(cycles)
     for a, b in zip(ns, ns[1:]):

@@ -22,7 +22,7 @@ def scales(mode: str, scale: float) -> tuple[float, float]:
     """(build scale, block-mode work scale) for a study's ``scale``: the cycle-level model
     builds the catalogue workload at ``scale`` (grid and work, the catalogue's convention); the
     block-level mode builds it whole (streams are never run) and shortens each block instead,
-    so quick runs keep the waves per SM ([SRTF §6] item 21)."""
+    so quick runs keep the waves per SM (our choice where [SRTF] is silent)."""
     return (1.0, scale) if mode == "block" else (scale, 1.0)
 
 
@@ -104,8 +104,8 @@ def run_trace(cfg: GPUConfig, workload: Workload, mode: str = "block", seed: int
 
 
 def member_turnaround(trace: dict) -> dict[str, int]:
-    """Member → turnaround: its last kernel's end minus its first kernel's arrival ([SRTF §6]
-    item 16; copies and host overheads excluded)."""
+    """Member → turnaround: its last kernel's end minus its first kernel's arrival (our choice where
+    [SRTF] is silent item 16; copies and host overheads excluded)."""
     first: dict[str, int] = {}
     last: dict[str, int] = {}
     for k in trace["kernels"]:

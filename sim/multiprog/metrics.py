@@ -1,4 +1,4 @@
-"""Multiprogram metrics ([SRTF §7.1]) and the analytic two-kernel references (§2.9).
+"""Multiprogram metrics ([SRTF STP, ANTT]) and the analytic two-kernel references ([SRTF SJF]).
 
 For program i of an n-program workload: NTT_i = T_i^MP / T_i^SP (slowdown, lower is better);
 STP = Σ 1/NTT_i (higher, at most n); ANTT = mean NTT_i (lower, at least 1); StrictF = min NTT /
@@ -6,7 +6,7 @@ max NTT (1 = fair). Aggregates over workloads are geometric means.
 
 Predictor accuracy: predicted / actual total runtime of a kernel on an SM, per prediction; the
 actual runtime is the kernel's Active cycles on that SM (cycles with at least one of its blocks
-resident, [SRTF §2.3]), from the block rows of the trace.
+resident, [SRTF Simple Slicing]), from the block rows of the trace.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def serial_ntts(t_first: float, t_second: float, offset: float, first_runs_first
 
 
 def oracle_ntts(t_first: float, t_second: float, offset: float, shortest: bool) -> list[float]:
-    """SJF (``shortest``) or LJF analytic NTTs ([SRTF §2.9]), extended to a late second
+    """SJF (``shortest``) or LJF analytic NTTs ([SRTF SJF]), extended to a late second
     arrival: at that arrival the program with the shorter (longer) remaining time runs alone to
     completion, then the other. With offset 0 this is the document's serial model."""
     remaining_first = max(t_first - offset, 0)
@@ -104,7 +104,7 @@ def delays(trace: dict) -> dict:
     """Sampling delays (a sample's start to its kernel's first block on the sampling SM: SM 0,
     the report's ``sample_sm``, or any SM if that is "free") and hand-off delays (a switch to the
     retirement of the last block the old kernel had resident at that moment), in cycles
-    ([SRTF §2.7])."""
+    ([SRTF])."""
     kernels = trace["kernels"]
     samp_sm = (trace.get("kernel_scheduler") or {}).get("sample_sm", 0)
     sampling = []

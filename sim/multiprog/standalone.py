@@ -1,6 +1,6 @@
-"""Standalone runtimes T^SP ([SRTF §6] item 17): each member run alone, on the same preset, in
-the same timing mode and with the same seed and scale as in its multiprogram workloads, so T^SP
-and T^MP run the same blocks (sim/multiprog/compose.py).
+"""Standalone runtimes T^SP (our choice where [SRTF] is silent): each member run alone, on the same
+preset, in the same timing mode and with the same seed and scale as in its multiprogram workloads,
+so T^SP and T^MP run the same blocks (sim/multiprog/compose.py).
 
 ``standalone_runtime`` caches each answer in ``cache_dir`` (one small JSON file per key, written
 atomically, so parallel workers share it and an interrupted sweep keeps what it had). The key

@@ -8,7 +8,7 @@ for two members also the analytic SJF, LJF and serial-FIFO references from the s
 the field: an unknown member, more kernels than ``kernels.max_concurrent``, an offset that is not
 before the first member's standalone end, a sharing cap below 1, an unknown mode or scheduler.
 
-Kernel schedulers: any registered name; ``srtf_zero`` (zero-sampling SRTF, [SRTF §2.9]) is built
+Kernel schedulers: any registered name; ``srtf_zero`` (zero-sampling SRTF, [SRTF zero-sampling]) is built
 here from the members' T^SP. ``share_cap`` sets SRTF/Adaptive's cap of the shortest kernel.
 """
 
@@ -21,7 +21,7 @@ from sim.multiprog.execute import MODES, member_turnaround, run_trace, scales
 from sim.multiprog.standalone import DEFAULT_CACHE, standalone_runtime
 
 ORACLE_SCHEDULERS = ("srtf_zero",)
-STANDALONE_SCHEDULER = "srtf_fifo"     # T^SP: alone, every block at cap R ([SRTF §2.5])
+STANDALONE_SCHEDULER = "srtf_fifo"     # T^SP: alone, every block at cap R ([SRTF FIFO])
 
 
 def check_inputs(cfg: GPUConfig, workload: str, offset="100", kernel_scheduler: str = "srtf",

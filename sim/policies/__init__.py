@@ -5,7 +5,7 @@ Four kinds, each a small class with a documented protocol (see the modules):
 - ``kernel_scheduler`` (kernel_sched.py): fifo (baseline), sm_partition (concurrent kernels);
   srtf, adaptive, mpmax, srtf_fifo (srtf.py: the ``kernel_sched`` twin with one ``srtf_pred`` per SM);
   ck_baseline, ck_sequential, ck_interleaved[:<share>] (ck_dispatch.py: the ``ck_dispatch`` twin,
-  [THESIS §4]);
+  [THESIS ch. 5]);
 - ``cta_scheduler`` (cta_sched.py): rr (baseline); ikra_rr, ikra_chunk, ikra_reset, ikra_flip,
   ikra_steal (ikra_cta.py: the ``cta_sched`` block's twin driven through its ports);
 - ``cta_limit`` (cta_limit.py): max_occupancy (baseline); perf_sat (perf_sat_limit.py);
@@ -53,12 +53,13 @@ POLICIES: dict[str, dict[str, type]] = {
     "cta_limit": {"max_occupancy": MaxOccupancy, "perf_sat": PerfSatLimit},
     "sm_controller": {"all_active": AllActive},
 }
-_SKIP = Arg("skip", lo=0, default=1, doc="ramp-up waves before detection ([THESIS §9.3])")
+_SKIP = Arg("skip", lo=0, default=1,
+            doc="ramp-up waves before detection (our choice where [THESIS] is silent)")
 FAMILIES: dict[str, dict[str, Family]] = {
     "kernel_scheduler": {"ck_interleaved": Family(
         "ck_interleaved", lambda cfg, a: CK_KERNEL_SCHEDULERS["ck_interleaved"](cfg, a["share"]),
         "interleaved concurrent kernels, <share> CTAs per SM of each kernel while sharing "
-        "([THESIS §4.5])", args=(Arg("share", lo=1),)), **SRTF_FAMILIES},
+        "([THESIS §5.4])", args=(Arg("share", lo=1),)), **SRTF_FAMILIES},
     "cta_scheduler": {},
     "cta_limit": {"fixed": Family(
         "fixed", lambda cfg, a: FixedLimit(cfg, a["N"]),
@@ -66,9 +67,9 @@ FAMILIES: dict[str, dict[str, Family]] = {
         args=(Arg("N", lo=1),))},
     "sm_controller": {
         "onac": Family("onac", lambda cfg, a: OnacController(cfg, skip_waves=a["skip"]),
-                       "ONAC active-SM detection, secant estimates ([THESIS §3])", args=(_SKIP,)),
+                       "ONAC active-SM detection, secant estimates ([THESIS §4.4])", args=(_SKIP,)),
         "seq_det": Family("seq_det", lambda cfg, a: SeqDetController(cfg, skip_waves=a["skip"]),
-                          "Seq-Det: one SM fewer per sample ([THESIS §3.4])", args=(_SKIP,)),
+                          "Seq-Det: one SM fewer per sample ([THESIS §4.4])", args=(_SKIP,)),
         "fixed": Family("fixed", lambda cfg, a: FixedActive(cfg, a["N"]),
                         "SMs 0..N-1 active, the rest power-gated (oracle sweeps)",
                         args=(Arg("N", lo=1),)),

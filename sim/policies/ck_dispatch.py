@@ -1,4 +1,4 @@
-"""Concurrent-kernel schedulers of the thesis's ch.5 ([THESIS §4.4-§4.5]) in the GPU model: the
+"""Concurrent-kernel schedulers of the thesis's ch.5 ([THESIS §5.4]) in the GPU model: the
 ``ck_dispatch`` twin (sim/blocks/ck_dispatch.py) decides, through the ``tb_dispatch`` contract,
 which kernels each SM may take CTAs of and how many.
 
@@ -8,13 +8,13 @@ the oldest kernel with CTAs left; tails overlap) and ``ck_interleaved`` (every k
 at most ``share`` CTAs of a kernel per SM while another kernel still has CTAs to issue, its
 occupancy limit R_k once it is the only one: the shift of resources; ``ck_interleaved:<share>``
 fixes ``share`` for every kernel; a kernel's own launch-side value ``kernel.meta["ck_share"]``
-(e.g. its offline-optimal CTA count, [THESIS §4.5]'s Rodinia pairs) takes precedence).
+(e.g. its offline-optimal CTA count, [THESIS §5.4]'s Rodinia pairs) takes precedence).
 
-Choices: KSB rows = ``kernels.max_concurrent`` (the thesis's 16 with the Table 5.1 machine, §9.4);
-a launch into a full KSB fails and the GPU offers the kernel again when one ends. ``share`` =
-max(1, ⌊R_k / 2⌋): the case-study split of the core between two kernels (4 + 4 of 8 CTAs for the
-add/stream pairs, §9.4). Row priority in an SM's dispatcher row: launch order. Launch latency and
-countdown as FIFO (sim/policies/kernel_sched.py). Needs ``kernels.concurrent_sm = true``.
+Choices: KSB rows = ``kernels.max_concurrent`` (the thesis's 16 with the Table 5.1 machine, our
+choice); a launch into a full KSB fails and the GPU offers the kernel again when one ends. ``share``
+= max(1, ⌊R_k / 2⌋): the case-study split of the core between two kernels (4 + 4 of 8 CTAs for the
+add/stream pairs, our choice). Row priority in an SM's dispatcher row: launch order. Launch latency
+and countdown as FIFO (sim/policies/kernel_sched.py). Needs ``kernels.concurrent_sm = true``.
 """
 
 from __future__ import annotations

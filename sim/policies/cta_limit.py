@@ -12,8 +12,8 @@ from sim.policies.base import Policy
 
 
 class MaxOccupancy(Policy):
-    """Baseline: the occupancy limit of [GPGPU-Sim §1.5] (with the small-grid clamp in default
-    kernel mode); in concurrent mode only the SM's running resource totals limit it."""
+    """Baseline: the occupancy limit of [GPGPU-Sim issue_block2core()] (with the small-grid clamp in
+    default kernel mode); in concurrent mode only the SM's running resource totals limit it."""
 
     def __init__(self, cfg):
         self.concurrent = cfg.kernels.concurrent_sm

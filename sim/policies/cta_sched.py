@@ -13,7 +13,8 @@ from sim.policies.base import Policy
 
 
 class RoundRobinCTAScheduler(Policy):
-    """GPGPU-Sim ``issue_block2core`` ([GPGPU-Sim §1.5]): one CTA per cluster per cycle.
+    """GPGPU-Sim ``issue_block2core`` ([GPGPU-Sim issue_block2core()]): one CTA per cluster per
+    cycle.
 
     Every cycle each cluster gets one turn, in circular order starting after the last cluster
     that launched a CTA in the previous pass (cluster 0 first). Inside a cluster, SMs are tried

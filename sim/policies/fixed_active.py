@@ -1,11 +1,11 @@
 """Fixed active-SM count: only SMs 0..n−1 receive CTAs, the others are power-gated for the whole
-run. The oracle sweep of the ONAC experiment ([THESIS §3.7]: N_oracle is found offline by
+run. The oracle sweep of the ONAC experiment ([THESIS §4.4]: N_oracle is found offline by
 running at every core count) uses it; it is not a mechanism of the thesis.
 
 The gated SMs go through the normal power-state protocol (sim/policies/active_sm.py): they are
 paused when the first kernel enters a slot (before any CTA is placed, so they hold none),
 acknowledge once drained and are then gated, so their static energy is not counted
-([THESIS §3.9]). Which SMs stay on: the lowest ids (§9.3's choice of core 0 for the 1-core
+([THESIS §4.4]). Which SMs stay on: the lowest ids (our choice of core 0 for the 1-core
 sample, extended).
 
 Registered as the family ``fixed:<N>`` (``--sm-controller fixed:8``; the older ``active_8`` still

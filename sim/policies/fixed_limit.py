@@ -1,6 +1,6 @@
 """Fixed per-SM CTA-count limit: every SM holds at most min(n, N_max) CTAs of a kernel, where
 N_max is the baseline occupancy limit (``MaxOccupancy``). The Perf-Sat experiment sweeps it to
-find the oracle count ([THESIS §2.8]: the count beyond which one more CTA gains < 2 %); it is
+find the oracle count ([THESIS Table 4.2]: the count beyond which one more CTA gains < 2 %); it is
 not a mechanism of the thesis.
 
 Registered as the family ``fixed:<N>`` (``--cta-limit fixed:3``; the older ``ctas_3`` still works).

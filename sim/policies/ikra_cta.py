@@ -1,14 +1,14 @@
-"""IKRA CTA schedulers ([IKRA §2.3–§2.5]) in the GPU model: the ``cta_sched`` block at the
+"""IKRA CTA schedulers ([IKRA Steal]) in the GPU model: the ``cta_sched`` block at the
 CTA-scheduler point.
 
 ``IkraCtaScheduler(cfg, policy=..., qdepth=32, id_w=32)`` drives the block through its ports
-(the §2.5/§2.6 ports), one ``step`` per cycle while a kernel is in it:
+(the ports of our cycle contract), one ``step`` per cycle while a kernel is in it:
 
 - launch handshake: the next kernel the kernel scheduler released (its launch countdown over) is
   presented with its grid dims while ``launch_ready`` (previous kernel fully retired; one kernel
-  at a time, §2.1); the twin then spends ``ID_W + 2`` cycles initialising;
+  at a time, [IKRA]); the twin then spends ``ID_W + 2`` cycles initialising;
 - ``slot_free[i]`` = ``gpu.can_accept(SM i, kernel)`` (occupancy limit, CTA-count limit, SM state),
-  computed after this cycle's SMs ran; never from ``tb_valid`` (§2.5);
+  computed after this cycle's SMs ran; never from ``tb_valid`` (our cycle contract);
 - every transfer ``(cu, tb_id, src)`` places exactly CTA ``tb_id`` on SM ``cu`` in this cycle;
 - ``tb_done[i]`` = CTAs of the kernel that finished on SM i in this cycle.
 
@@ -19,7 +19,7 @@ unchanged), and any event that could free a slot (a CTA
 finishing, an SM resumed, a limit raised) makes the GPU visit that cycle. ``every_cycle=True``
 disables the skipping (used by the tests to check that it changes nothing).
 
-Statistics: ``stats`` (the twin's §7.1 counters plus transfers per ``tb_src``; G, C, R and F
+Statistics: ``stats`` (the twin's scheduler counters plus transfers per ``tb_src``; G, C, R and F
 report every transfer as ``chunk``) and ``steal_log`` (per kernel index, the CTA ids stolen
 during that launch).
 
@@ -28,9 +28,9 @@ runs next is the launch order. ``on_cta_finish`` rejects CTAs of any other kerne
 
 The block is instance ``gpu`` of ``cta_sched`` from the run's block provider
 (sim/blocks/provider.py) and is reached only through its ports: ``CtaSchedPorts`` presents the
-launch / running view and the §7.1 counters from ``step`` alone (launch handshake, ID_W + 2
-set-up cycles and N retirements per §2.5; the counters replayed from the status ports), the same
-for the twin, the RTL and lockstep.
+launch / running view and the scheduler counters from ``step`` alone (launch handshake, ID_W + 2
+set-up cycles and N retirements per our cycle contract; the counters replayed from the status
+ports), the same for the twin, the RTL and lockstep.
 """
 
 from __future__ import annotations
@@ -42,11 +42,11 @@ from hdl.ikra.params import SRC_STOLEN_QUEUE, TB_DONE_W, IkraShape, pack, unpack
 from sim.blocks.cta_sched import CtaSchedTwin
 from sim.policies.base import Policy
 
-SRC_NAMES = ("chunk", "queue", "stolen_queue", "stolen_chunk")   # tb_src encoding (§2.6)
+SRC_NAMES = ("chunk", "queue", "stolen_queue", "stolen_chunk")   # tb_src encoding (our cycle contract)
 
 
 class IkraCtaScheduler(Policy):
-    """G / C / R / F / S CTA scheduler of [IKRA §2.3] driven cycle by cycle (see module doc)."""
+    """G / C / R / F / S CTA scheduler of [IKRA] driven cycle by cycle (see module doc)."""
 
     per_cycle = True
     default_policy = "steal"
@@ -104,7 +104,8 @@ class IkraCtaScheduler(Policy):
         return None
 
     def on_cycle(self, now: int) -> None:
-        """One twin cycle: launch handshake, slot_free / tb_done in, transfers out (§2.5)."""
+        """One twin cycle: launch handshake, slot_free / tb_done in, transfers out (our cycle
+        contract)."""
         tw = self.twin
         launch = None
         if tw.launch_ready and self.pending and self.pending[0].ready_at <= now:
@@ -136,7 +137,7 @@ class IkraCtaScheduler(Policy):
     @property
     def stats(self) -> dict:
         """The twin's counters (steals by source, lost races, overflows, launches, reinits) and
-        transfers per ``tb_src`` (§7.1 scheduler statistics)."""
+        transfers per ``tb_src`` (scheduler statistics)."""
         return {**self.twin.stats, **{f"src_{n}": c for n, c in zip(SRC_NAMES, self.src_counts)}}
 
     def report(self) -> dict:
@@ -146,7 +147,8 @@ class IkraCtaScheduler(Policy):
 
 
 class ProtocolError(RuntimeError):
-    """An injected ``cta_sched`` block broke the §2.5 port protocol the GPU side relies on."""
+    """An injected ``cta_sched`` block broke the port protocol (our cycle contract) the GPU side
+    relies on."""
 
 
 class CtaSchedPorts:
@@ -154,13 +156,13 @@ class CtaSchedPorts:
     RTL or lockstep alike): ``cycle``, ``active``, ``running``, ``launch_ready``, ``steal_log``,
     ``stats``.
 
-    State the ports do not show is tracked from the protocol (§2.5): a launch is taken when
-    ``launch_valid`` meets ``launch_ready``; offers start ``ID_W + 2`` cycles later; the kernel
+    State the ports do not show is tracked from the protocol (our cycle contract): a launch is taken
+    when ``launch_valid`` meets ``launch_ready``; offers start ``ID_W + 2`` cycles later; the kernel
     retires at the edge where the reported ``tb_done`` reach N (checked against ``kernel_done``
-    in the next cycle). Counters: launches and re-chunks at the handshake (§2.4: first kernel,
-    an overflow or new dims); steals, lost races / arbitrations and overflows by replaying the
-    thieves' choice on the status ports (§2.4, §2.5), each theft confirmed by the thief's
-    stolen offer in the next cycle, which also names the stolen id for ``steal_log``.
+    in the next cycle). Counters: launches and re-chunks at the handshake ([IKRA Steal]: first
+    kernel, an overflow or new dims); steals, lost races / arbitrations and overflows by replaying
+    the thieves' choice on the status ports ([IKRA Steal], our cycle contract), each theft confirmed
+    by the thief's stolen offer in the next cycle, which also names the stolen id for ``steal_log``.
     """
 
     def __init__(self, block, n_cus: int, id_w: int, qdepth: int, policy: str,
@@ -231,7 +233,8 @@ class CtaSchedPorts:
             self.prev_dims = dims
 
     def _confirm_steals(self, valid: int, ids, srcs, victims) -> None:
-        """Each theft of the last edge must show as the thief's stolen offer now (§2.5)."""
+        """Each theft of the last edge must show as the thief's stolen offer now (our cycle
+        contract)."""
         for t, v, kind in self.grants:
             if not valid >> t & 1 or srcs[t] != SRC_STOLEN_QUEUE + kind or victims[t] != v:
                 raise ProtocolError(f"cta_sched: CU {t} should offer the TB it stole from CU {v} "
@@ -277,7 +280,7 @@ def ikra_scheduler_class(policy: str) -> type[IkraCtaScheduler]:
         raise ValueError(f"IKRA policy {policy!r}: allowed: {', '.join(IKRA_POLICIES)}")
     name = f"Ikra{policy.capitalize()}CtaScheduler"
     return type(name, (IkraCtaScheduler,), {"default_policy": policy, "__doc__":
-                                            f"IKRA `{policy}` CTA scheduler ([IKRA §2.3])."})
+                                            f"IKRA `{policy}` CTA scheduler ([IKRA])."})
 
 
 IKRA_CTA_SCHEDULERS: dict[str, type[IkraCtaScheduler]] = {

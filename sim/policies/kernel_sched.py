@@ -1,4 +1,4 @@
-"""Kernel schedulers: which kernel an SM takes CTAs from ([GPGPU-Sim §1.5]).
+"""Kernel schedulers: which kernel an SM takes CTAs from ([GPGPU-Sim issue_block2core()]).
 
 Protocol (besides the ``Policy`` hooks):
 
@@ -6,8 +6,8 @@ Protocol (besides the ``Policy`` hooks):
   countdown, or return False (no slot free; the GPU offers it again when a kernel ends).
 - ``dispatch_row(now, sm) -> Sequence[(KernelRun, cap)]``: row ``sm`` of the dispatcher's allow
   and cap matrices, the allowed kernels in priority order, each with its residency cap on ``sm``
-  (the ``tb_dispatch`` contract, sim/policies/tb_dispatch.py, [SRTF §2.4]; read by the
-  dispatcher when ``sm`` takes its turn; may bind the SM to a kernel).
+  (the ``tb_dispatch`` contract, sim/policies/tb_dispatch.py, our cycle contract for [SRTF]; read by
+  the dispatcher when ``sm`` takes its turn; may bind the SM to a kernel).
 - ``next_event(now) -> int | None``: the next cycle a launch countdown expires.
 """
 
@@ -17,7 +17,8 @@ from sim.policies.base import Policy
 
 
 class FIFOKernelScheduler(Policy):
-    """GPGPU-Sim's kernel selection, default and concurrent mode ([GPGPU-Sim §1.5], [S] "FIFO").
+    """GPGPU-Sim's kernel selection, default and concurrent mode ([GPGPU-Sim issue_block2core()];
+    "FIFO" is our name).
 
     Kernels occupy ``kernels.max_concurrent`` slots; a new kernel takes the lowest slot that is
     empty or holds a finished kernel, with a countdown of ``launch_latency + CTAs ×

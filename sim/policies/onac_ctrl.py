@@ -1,6 +1,6 @@
 """ONAC / Seq-Det active-SM controller: the SWM detector twin plus one CoreSampler twin per SM,
-stepped every cycle and wired to the GPU's pause / resume / gate services ([THESIS §3.2–3.4],
-§9.3; port protocols in hdl/onac_parts/swm.py and hdl/core_sampler.py).
+stepped every cycle and wired to the GPU's pause / resume / gate services ([THESIS §4.4], with
+our choices where it is silent; port protocols in hdl/onac_parts/swm.py and hdl/core_sampler.py).
 
 Wiring, per cycle ``now`` (after the SMs ran, so the SMs' signals are those of cycle ``now``):
 
@@ -19,33 +19,24 @@ Wiring, per cycle ``now`` (after the SMs ran, so the SMs' signals are those of c
   (the active-SM controller protocol, sim/policies/active_sm.py). A quiescing SM
   is GPU-paused and so also gets no CTA for those few cycles (a small deviation from the CST rule).
 
-``in_flight`` of SM i is what the sampler waits for, and the two waits differ (§3.3, §9.3):
+``in_flight`` of SM i is what the sampler waits for, and the two waits differ:
 
-- while ``pause_req`` i is high (a pause, §3.3 "Core pausing": the ack comes once the in-flight
+- while ``pause_req`` i is high (a pause, [THESIS §4.4.2.5]: the ack comes once the in-flight
   instructions have drained): ``sm.in_flight()``, i.e. the pipeline *and* the SM's requests
   still in the memory system, so a paused SM sends no traffic into the next sample;
-- otherwise (the quiesce before a sample): ``pipeline_busy(sm)``, i.e. the SM's own pipeline
-  only (write-backs pending from its functional units, an LD/ST unit holding a refused
-  request), not its loads already accepted by the memory system. §9.3 [S] models the thesis's
-  "wait for in-flight instructions to complete" as "a quiesce with no issue until the pipeline
-  is empty [that] costs only tens to hundreds of cycles". Waiting for memory as well is not a
-  small cost here: every sampled SM quiesces at once, so the wait drains the whole memory system
-  (≈ 900 cycles at 32 SMs on the TP-like kernel) while the window's cycle counters stand still,
-  and the window then opens on empty DRAM queues with every warp's loads returned. That biased
-  every sample up, IPC_all most (measured: +7 % over the all-SM steady-state IPC on
-  ``onac_tp_like``, +1 % with the pipeline-only quiesce), which pushed ONAC's threshold
-  0.98 × IPC_all above what any N reaches in steady state.
+- otherwise (the quiesce before a sample, our choice where the thesis is silent):
+  ``pipeline_busy(sm)``, i.e. the SM's own pipeline only (write-backs pending from its
+  functional units, an LD/ST unit holding a refused request), not its loads already accepted by
+  the memory system. Waiting for memory as well biased every sample up (docs/mechanisms/onac.md,
+  "Measured: the quiesce before a sample").
 
-Choices [S]: detection (the ``start`` pulse) begins after ``skip_waves`` × (SMs × occupancy
-limit) CTAs of the kernel completed (§9.3 skips one wave of ramp-up, flagged there as a choice;
-0 = at the kernel's first CTA). The default is the spec's one wave; ``onac_skip<k>`` /
-``seq_det_skip<k>`` below skip k. On the ``thesis`` preset at the ONAC experiment's scale the
-bandwidth-bound kernels ramp up for 2–3 waves (IPC_all after one wave reads ~3 % above the
-steady-state IPC, ~1 % after three), so experiments/onac.py's headline uses k = 3 (its
-docstring has the measurement) and keeps the one-wave runs as the spec default.
+Choices (where the thesis is silent): detection (the ``start`` pulse) begins after
+``skip_waves`` × (SMs × occupancy limit) CTAs of the kernel completed (0 = at the kernel's first
+CTA). The default is one wave; ``onac_skip<k>`` / ``seq_det_skip<k>`` below skip k, and
+experiments/onac.py's headline uses k = 3 (the measured ramp-up, docs/mechanisms/onac.md).
 If the kernel runs out of CTAs to place before a count is chosen, detection is abandoned: every
 SM is resumed and may receive CTAs (otherwise paused SMs would hold their CTAs forever).
-Detection restarts at every kernel start (§9.3), assuming one kernel at a time.
+Detection restarts at every kernel start (our choice), assuming one kernel at a time.
 
 ``trace``: one dict per detected kernel with the samples (N, chip IPC, cycle), the estimates,
 ``n_opt`` and the start / decision / done cycles; ``events``: (cycle, sm, dispatch allowed) at
@@ -78,16 +69,17 @@ def pipeline_busy(sm) -> bool:
     """SM ``sm`` still has an instruction in its pipeline: a write-back pending from a functional
     unit (ALU, SFU, shared memory) or an LD/ST unit holding a request the memory system refused.
     Global-memory requests the memory system accepted are not counted (``sm.in_flight()`` counts
-    them too): the sample quiesce of §9.3 (module docstring)."""
+    them too): the sample quiesce of our choice (module docstring)."""
     return bool(sm.wb or sm.retry)
 
 
 class OnacController(Policy):
     """Active-SM controller driving ``OnacTwin`` (mode ``onac``) or ``SeqDetTwin`` (``seq_det``).
 
-    ``waves``: K of the 4-wave sampling window (§3.3, §9.3; smaller for scaled-down runs);
-    ``skip_waves``: ramp-up waves before detection starts (module docstring);
-    ``count_bits``: counter width shared by detector and samplers (§3.3 [S]: 24).
+    ``waves``: K of the 4-wave sampling window ([THESIS §4.4.2.3], our choice; smaller for
+    scaled-down runs); ``skip_waves``: ramp-up waves before detection starts (module docstring);
+    ``count_bits``: counter width shared by detector and samplers ([THESIS §4.4.2.3]; our width:
+    24).
     """
 
     per_cycle = True
@@ -285,7 +277,7 @@ class OnacController(Policy):
 
 
 class SeqDetController(OnacController):
-    """Seq-Det ([THESIS §3.4]): the one-SM-at-a-time baseline with ONAC's handshakes."""
+    """Seq-Det ([THESIS §4.4]): the one-SM-at-a-time baseline with ONAC's handshakes."""
 
     def __init__(self, cfg, waves: int = 4, skip_waves: int = 1, count_bits: int = 24):
         super().__init__(cfg, mode="seq_det", waves=waves, skip_waves=skip_waves,

@@ -1,5 +1,5 @@
 """Perf-Sat CTA-count limit: one ``PerfSatTwin`` per SM, stepped every cycle while detecting
-([THESIS §2.4–2.6, §9.2]; port protocol in hdl/perf_sat.py).
+([THESIS §4.3.2], with our choices where it is silent; port protocol in hdl/perf_sat.py).
 
 Wiring of SM i's twin, per cycle ``now`` (after the SMs ran):
 
@@ -9,13 +9,14 @@ Wiring of SM i's twin, per cycle ``now`` (after the SMs ran):
 - ``cta_done``: a CTA of that kernel finished on SM i this cycle.
 - ``stalls``: SM i's schedulers whose issue slot of cycle ``now`` was charged to ``unit_busy``
   (pipeline stall: a ready warp's unit was busy), ``memory`` or ``scoreboard`` (a warp waited on
-  a pending register) — §2.3 / §9.2's stalled cycle; ``issue_interval``, ``barrier``, ``fetch``,
-  ``idle`` and ``paused`` slots are not stalls. The sub-cores count slots lazily over skipped
-  cycles, so the policy brings SM i's counters up to date (``sm.catch_up(now + 1)``, pure
+  a pending register) — [THESIS §4.3.1.3] / our stalled cycle; ``issue_interval``, ``barrier``,
+  ``fetch``, ``idle`` and ``paused`` slots are not stalls. The sub-cores count slots lazily over
+  skipped cycles, so the policy brings SM i's counters up to date (``sm.catch_up(now + 1)``, pure
   accounting) and takes the per-cycle difference of ``sm.issue_counts()``. With more than 3
   schedulers per SM the count exceeds the RTL's 2-bit port; the twin accumulates it unclipped.
 - ``limit(sm, run)`` = the twin's ``cta_limit``, clamped to [1, N_max]. A raised limit asks the
-  CTA scheduler to look again. Resident CTAs above a lowered limit are not pre-empted (§2.5 [S]).
+  CTA scheduler to look again. Resident CTAs above a lowered limit are not pre-empted (our choice;
+  [THESIS §4.3.2.2] does not say).
 
 ``trace``: ``limits`` = (cycle, sm, limit) at every change; ``kernels`` = one dict per (kernel,
 SM) detection with N_max, the chosen limit, the windows used and the cycle detection ended.
@@ -28,7 +29,7 @@ from sim.blocks.perf_sat import PerfSatTwin
 from sim.policies.base import Policy
 from sim.stats import SLOT_MEMORY, SLOT_SCOREBOARD, SLOT_UNIT_BUSY
 
-N_BITS = 5                                # [THESIS §2.6]: N is 5 bits
+N_BITS = 5                                # [THESIS §4.3]: N is 5 bits
 
 
 class PerfSatLimit(Policy):
@@ -140,7 +141,7 @@ class PerfSatPort:
     """One SM's ``perf_sat`` block through its ports (hdl/params/perf_sat.py): ``limit`` and
     ``is_done`` are the registered ``cta_limit`` / ``done`` after the last edge; ``n_max`` is
     what the last ``kernel_start`` gave; ``periods``, the sample windows used, is the number of
-    cycles spent in the windowed states over the window length One_TB × N_max ([THESIS §2.5]),
+    cycles spent in the windowed states over the window length One_TB × N_max ([THESIS §4.3.2.2]),
     One_TB being the cycles from the kernel's start to its first CTA completion (both capped at
     the counters' widths)."""
 

@@ -3,7 +3,7 @@ fed by one ``srtf_pred`` twin per SM.
 
 Registered as ``srtf``, ``adaptive``, ``mpmax`` and ``srtf_fifo``; zero-sampling SRTF
 (``ZeroSamplingKernelScheduler``) takes the kernels' standalone runtimes, so it is built by the
-caller (the spec's §2.5 FIFO: only the oldest kernel
+caller ([SRTF FIFO]: only the oldest kernel
 with undispatched blocks, cap R_k; ``fifo`` stays GPGPU-Sim's slot-pointer FIFO). Kernel slots and
 launch countdowns are FIFO's (sim/policies/kernel_sched.py); blocks of several kernels share an
 SM, so ``kernels.concurrent_sm`` must be on.
@@ -14,8 +14,9 @@ cycle, stepped once a later cycle begins; quiet stretches (no job, nothing pendi
 arithmetic cycles of a job are skipped through the block's skip hook (``quiet_cycles`` /
 ``skip``: exact on the twin; an RTL block is stepped every cycle).
 A record that appears in cycle c reaches the controller in cycle c + 1 (all records of a cycle,
-lowest SM first: the model's stand-in for the §2.10 one-per-cycle arbiter), and its effect on the
-dispatch rows is seen by that cycle's CTA issue. Commands go to each predictor when it is ready.
+lowest SM first: the model's stand-in for the one-per-cycle arbiter of our cycle contract), and its
+effect on the dispatch rows is seen by that cycle's CTA issue. Commands go to each predictor when it
+is ready.
 
 The controller runs either as the method-level twin (the default, fast: each event applied at
 once) or, when the run's provider replaces ``kernel_sched`` at ``gpu``, as that block behind its
@@ -106,7 +107,7 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
 
     def __init__(self, cfg, hysteresis: float = 0.0, backfill: bool = True,
                  sample_sm: int | None = 0, sample_size: int = 1, resident: str = "cap"):
-        """Knobs ([SRTF §3], defaults the spec's): ``hysteresis`` h, ``sample_sm`` (None: the
+        """Knobs ([SRTF], defaults the spec's): ``hysteresis`` h, ``sample_sm`` (None: the
         first SM with a free slot that fits the sample), ``sample_size`` (records from the
         sampling SM before a decision), ``resident`` ("cap": Eq. 2 divides by min(R, cap); "R":
         by R, the document's form). The blocks come from the run's provider in ``attach``:
@@ -307,24 +308,24 @@ class SrtfKernelScheduler(FIFOKernelScheduler):
 
 
 class MPMaxKernelScheduler(SrtfKernelScheduler):
-    """Just-in-time MPMax ([SRTF §2.6]): every running kernel allowed, capped to leave room for
+    """Just-in-time MPMax ([SRTF MPMax]): every running kernel allowed, capped to leave room for
     one block of a composite co-runner; arrival order."""
     policy = controller_policy = "mpmax"
 
 
 class SpecFifoKernelScheduler(SrtfKernelScheduler):
-    """The spec's FIFO ([SRTF §2.5]) through ``kernel_sched``: the oldest kernel with
+    """The spec's FIFO ([SRTF FIFO]) through ``kernel_sched``: the oldest kernel with
     undispatched blocks, cap R_k."""
     policy, controller_policy = "srtf_fifo", "fifo"
 
 
 class AdaptiveKernelScheduler(SrtfKernelScheduler):
-    """SRTF/Adaptive ([SRTF §2.8]): SRTF plus a sharing mode when SRTF would be unfair."""
+    """SRTF/Adaptive ([SRTF SRTF/Adaptive]): SRTF plus a sharing mode when SRTF would be unfair."""
     policy = controller_policy = "adaptive"
 
 
 class ZeroSamplingKernelScheduler(SrtfKernelScheduler):
-    """Zero-sampling SRTF ([SRTF §2.9]): remaining times known from arrival, from each kernel's
+    """Zero-sampling SRTF ([SRTF zero-sampling]): remaining times known from arrival, from each kernel's
     standalone runtime T^SP (``standalone``: kernel name → cycles, or a multiprogram member's
     name → its T^SP, which stands for each of its kernels), scaled by its unfinished blocks;
     isolates the hand-off delay. Not in the name registry: it needs T^SP, which the
@@ -377,6 +378,6 @@ def _with_knobs(cls):
 
 
 SRTF_FAMILIES = {
-    name: Family(name, _with_knobs(cls), f"{name} with its [SRTF §3] knobs (plain {name}: all "
+    name: Family(name, _with_knobs(cls), f"{name} with its [SRTF] knobs (plain {name}: all "
                  "defaults)", args=_KNOBS)
     for name, cls in (("srtf", SrtfKernelScheduler), ("adaptive", AdaptiveKernelScheduler))}

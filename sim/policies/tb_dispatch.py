@@ -1,5 +1,5 @@
-"""The thread-block dispatcher contract ``tb_dispatch`` ([SRTF §2.4]), common to all kernel
-schedulers.
+"""The thread-block dispatcher contract ``tb_dispatch`` (our cycle contract for [SRTF]), common to
+all kernel schedulers.
 
 A kernel scheduler steers dispatch only through three things per SM ``s`` and kernel ``k``:
 

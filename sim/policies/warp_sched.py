@@ -1,5 +1,5 @@
 """Warp-scheduler registry: the policy families behind ``sm.warp_sched`` / ``--warp-scheduler``
-([GPGPU-Sim §1.1-§1.3]). Each family makes one twin per sub-core (``make(n_slots, args)``);
+([GPGPU-Sim shader.cc]). Each family makes one twin per sub-core (``make(n_slots, args)``);
 ``every_cycle`` marks a policy whose state moves every cycle (hdl/params/warp_sched.py); ``rtl``
 names the ``warp_sched`` block policy that implements it in hardware (None: model only).
 
@@ -31,13 +31,13 @@ def _owl(policy: str):
 
 
 _OWL_ARGS = (Arg("g_size", lo=1, hi=MAX_G_SIZE, default=G_SIZE_DEFAULT,
-                 doc="minimum warps per group ([OWL §12] A1; TL: warps per fetch group)"),
+                 doc="minimum warps per group ([OWL §4.1, §5.2]; TL: warps per fetch group)"),
              Arg("G", lo=2, hi=MAX_G, default=G_DEFAULT,
                  doc="group registers: CTAs beyond G groups join the last (hdl/params/owl.py)"))
 
 
 def _queues(policy: str, doc: str) -> Family:
-    """A two-level ready/active/pending-queue family ([THESIS §1.8]): ``NAME[:<N>]``."""
+    """A two-level ready/active/pending-queue family ([THESIS §3.4.2.2]): ``NAME[:<N>]``."""
     return Family(policy, lambda n_slots, a: TwoLevelQueuesTwin(n_slots, min(a["N"], n_slots),
                                                                 policy), doc,
                   args=(Arg("N", lo=1, default=6,
@@ -54,7 +54,7 @@ WARP_SCHEDULERS: dict[str, Family] = {f.name: f for f in (
     Family("old", _arbiter("old"), "oldest first (GTO's age order without the greedy warp)",
            extra={"rtl": "old"}),
     Family("two_level_active", lambda n_slots, a: TwoLevelActiveTwin(n_slots, a["N"]),
-           "GPGPU-Sim's two-level active scheduler: N active warps, a pending FIFO (§1.3)",
+           "GPGPU-Sim's two-level active scheduler: N active warps, a pending FIFO ([GPGPU-Sim two_level_active_scheduler])",
            args=(Arg("N", lo=1, doc="active warps per scheduler (<= its warp slots)"),
                  Arg("inner", words=("lrr",), aliases={"0": "lrr"}, default="lrr",
                      doc="inner level: lrr (GPGPU-Sim 0); the only one GPGPU-Sim implements"),
@@ -63,27 +63,28 @@ WARP_SCHEDULERS: dict[str, Family] = {f.name: f for f in (
            extra={"rtl": "two_level", "every_cycle": True}),
     *(Family(name, _owl(name), doc, args=_OWL_ARGS, extra={"rtl": name}) for name, doc in (
         ("owl_cta", "OWL CTA-aware: groups along CTA boundaries, sticky group, RR in and across "
-                    "groups ([OWL §4])"),
-        ("owl_locality", "OWL CTA-aware-Locality: strict group priority g_pri = g ([OWL §5])"),
-        ("owl_blp", "OWL CTA-aware-Locality-BLP: g_pri = (g - SM id) mod g_core ([OWL §6])"),
+                    "groups ([OWL §4.1])"),
+        ("owl_locality", "OWL CTA-aware-Locality: strict group priority g_pri = g ([OWL §4.2])"),
+        ("owl_blp", "OWL CTA-aware-Locality-BLP: g_pri = (g - SM id) mod g_core ([OWL §4.3])"),
         ("tl_narasiman", "two-level of Narasiman et al. [44]: groups of g_size warp slots, "
-                         "sticky, RR ([OWL §3.2])"))),
+                         "sticky, RR ([OWL §3])"))),
     Family("phase", lambda n_slots, a: PhaseAwareSelectTwin(n_slots),
            "phase-aware: smallest phase distance of the next instruction, ties by age "
-           "([THESIS §1.7])", extra={"rtl": "phase", "phase_inputs": True}),
+           "([THESIS §3.4.2.2])", extra={"rtl": "phase", "phase_inputs": True}),
     _queues("tlrr", "two-level RR: ready/active/pending queues, FIFO active queue, RR inside "
-            "the ready queue ([THESIS §1.8])"),
+            "the ready queue ([THESIS §3.4.2.2])"),
     _queues("tlgto", "two-level GTO: active queue by age, GTO inside the ready queue "
-            "([THESIS §1.8])"),
+            "([THESIS §3.4.2.2])"),
     _queues("tlphase", "two-level phase-aware: active queue by the length of the phase each "
-            "warp resumes in, ties by age; GTO inside ([THESIS §1.8, §9.1])"),
+            "warp resumes in, ties by age; GTO inside ([THESIS §3.4.2.2], with our choices "
+            "where it is silent)"),
     *(Family(name, _owl(name), doc, args=_OWL_ARGS, extra={"rtl": name}) for name, doc in (
-        ("owl_locality_rot", "owl_locality with [OWL §12] A3 (b): a rotating head group; refilled "
-                             "CTAs join the lowest-priority group (ablation)"),
-        ("owl_blp_rot", "owl_blp with [OWL §12] A3 (b): the head starts at SM id mod g_core and "
-                        "rotates; refilled CTAs join the lowest-priority group (ablation)"))),
+        ("owl_locality_rot", "owl_locality with the rotating head of [OWL §4.2, Fig. 4B]: "
+                             "a rotating head group; refilled CTAs join the lowest-priority group (ablation)"),
+        ("owl_blp_rot", "owl_blp with the rotating head of [OWL §4.2, Fig. 4B]: the head "
+                        "starts at SM id mod g_core and rotates; refilled CTAs join the lowest-priority group (ablation)"))),
     _queues("tlphase_rr", "two-level phase-aware with RR inside the ready queue: active queue "
-            "as tlphase, loose round-robin issue ([THESIS §9.1]'s alternative)"),
+            "as tlphase, loose round-robin issue (our alternative where [THESIS] is silent)"),
 )}
 WARP_SCHEDULERS.update(discovered_families("warp_scheduler"))
 MAX_SLOTS = 64      # warp slots per scheduler the twins and the RTL take (hdl/params/warp_sched.py)
@@ -138,7 +139,8 @@ def check_warp_scheduler(policy: str, slots_per_scheduler: int) -> None:
     if n is not None and ":" in policy and n > max(2, slots_per_scheduler):
         raise ConfigError("sm.warp_sched", policy,
                           f"<N> = {n} exceeds the {slots_per_scheduler} warp slots of a scheduler "
-                          f"(sm.warps_per_sm / sm.subcores; [GPGPU-Sim §1.3])")
+                          f"(sm.warps_per_sm / sm.subcores; "
+                          f"[GPGPU-Sim two_level_active_scheduler])")
 
 
 def check_config(cfg) -> None:

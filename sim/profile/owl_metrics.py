@@ -1,4 +1,4 @@
-"""OWL's core and DRAM metrics ([OWL §10]): CINV, MemoryBlockCycles, NoWarpCycles and the
+"""OWL's core and DRAM metrics ([OWL]): CINV, MemoryBlockCycles, NoWarpCycles and the
 row-buffer locality per bank, attached with ``--profile owl`` (off by default: the statistics of
 a run without it are unchanged, and the model pays nothing for it).
 
@@ -13,13 +13,14 @@ docs/stats.md):
   warps waits on a global load or a fence (wait state ``WS_MEMORY``), and every other live warp
   waits too: on memory, or at ``bar.sync`` (it waits for warps that wait on memory). A ready warp,
   a scoreboard (ALU) wait or an empty instruction buffer means the SM is not memory-blocked.
-  [OWL A5] asks for L2/DRAM waits only; ``WS_MEMORY`` also covers the few cycles of an L1 hit
-  (4 on ``owl``), so short L1-hit waits count too.
+  The paper's MemoryBlockCycles ([OWL Fig. 3]) counts L2/DRAM waits only; ``WS_MEMORY`` also covers
+  the few cycles of an L1 hit (4 on ``owl``), so short L1-hit waits count too.
 - **memory-stalled** (a broader MemoryBlockCycles): as memory-blocked, but a ready warp whose
   head needs the LD/ST unit while that unit is busy (holding an earlier access for
   ``units.ldst_ii``, or an access the memory system refused: MSHRs full, queue back-pressure)
-  also counts as waiting, and no WS_MEMORY warp is needed. [OWL A5] leaves such structural
-  stalls out of MemoryBlockCycles; this counter keeps them apart so both readings are there.
+  also counts as waiting, and no WS_MEMORY warp is needed. [OWL Fig. 3]'s definition leaves such
+  structural stalls out of MemoryBlockCycles; this counter keeps them apart so both readings are
+there.
 - **no-warp** (NoWarpCycles): the SM holds no CTA. Over the run, i.e. until the last kernel
   finishes; for a one-kernel run that is the paper's "before the kernel has finished".
 
@@ -33,7 +34,7 @@ In a skipped span the active cycles are those before the latest ``next_issue``.
 
 Row-buffer locality per bank (``dram_access``, called by ``sim.memory.dram`` for every column
 access it issues): demand hits / demand accesses per (channel, bank), and the same counting
-prefetches ([OWL §10] RBL "averaged over all banks"; ``dram.row_hit_rate`` is the aggregate).
+prefetches ([OWL §4.3] RBL "averaged over all banks"; ``dram.row_hit_rate`` is the aggregate).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Warp-state profiler ([THESIS §4.2, §5.3] of the thesis): every resident warp is in exactly one
+"""Warp-state profiler ([THESIS §5.3]): every resident warp is in exactly one
 of 8 states each cycle, plus the ALU and MEM load; per kernel and per SM, and as a time series.
 
 States, derived from the warp's wait state (sim/warp.py) at the issue stage of the cycle (after
@@ -31,7 +31,7 @@ profiler attached, ``on_memory_complete`` charges before a quiet completion too 
 The time series has at most ``MAX_BINS`` bins; the bin width doubles (pairs merge) as the run
 grows, so any run length fits.
 
-Runtime decomposition ([THESIS §1.11], per SM, all kernels together): a cycle is *compute* when
+Runtime decomposition ([THESIS §3.5], per SM, all kernels together): a cycle is *compute* when
 the SM's ALU load is > 0, *memory* when its MEM load is > 0, *overlap* when both, *idle* when
 neither; runtime = idle + compute + memory − overlap. Each charged span has constant loads, so
 it is counted once per span; cycles never charged (no CTA resident) are idle.
@@ -46,7 +46,7 @@ STATES = ("ib_empty", "alu_scoreboard", "mem_scoreboard", "alu_stall", "mem_stal
 IB_EMPTY, ALU_SB, MEM_SB, ALU_STALL, MEM_STALL, CAN_ALU, CAN_MEM, COMPLETED = range(8)
 ALU_LOAD, MEM_LOAD = 8, 9          # the two load columns after the states
 COLUMNS = STATES + ("alu_load", "mem_load")
-DECOMPOSITION = ("idle", "compute", "memory", "overlap")   # [THESIS §1.11], cycles per SM
+DECOMPOSITION = ("idle", "compute", "memory", "overlap")   # [THESIS §3.5], cycles per SM
 MAX_BINS = 256
 FIRST_BIN = 16                      # cycles per bin at the start
 

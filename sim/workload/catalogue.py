@@ -1,7 +1,7 @@
 """The workload catalogue: named synthetic workloads mimicking the benchmarks the specs use.
 
 ``get_workload(name, seed, scale)`` builds one; ``catalogue()`` lists name → description. Besides
-the listed names, ``add_<x>_loops`` and ``stream_<x>_words`` accept any x ≥ 1 ([THESIS §4.3]).
+the listed names, ``add_<x>_loops`` and ``stream_<x>_words`` accept any x ≥ 1 ([THESIS §5.3.1]).
 ``scale`` multiplies grid sizes and main loop trip counts (0 < scale; < 1 for quick runs).
 """
 
@@ -38,7 +38,7 @@ _ENTRIES: dict[str, Entry] = {
                     "warps' lines exceed a 16 KB L1, a few warps' fit: GTO beats LRR",
                     rc.cache_gto),
     "compute_only": _e("FFMA/SFU microbenchmark", "no memory; ILP≈4, 10 % SFU", rc.compute_only),
-    # [SOCGPU §7] archetypes
+    # [SOCGPU] archetypes
     "gemm_like": _e("DeepBench gemm", "tiled: LDG→STS, BAR, 128 unrolled FFMA/LDS, BAR; high ILP, "
                     "64-reg pool, A rows shared by 4 CTAs", rc.gemm_like),
     "conv_like": _e("DeepBench conv", "implicit GEMM: halo tiles shared with neighbour CTAs, "
@@ -51,7 +51,7 @@ _ENTRIES: dict[str, Entry] = {
                      "dependent LDG gathers, divergent stores", rc.graph_like),
     "mixed_like": _e("Rodinia kmeans/gaussian/lavaMD/hybridsort", "streaming kernel, 6 tiny "
                      "kernels, compute+smem kernel, divergent atomics", rc.mixed_like),
-    # [THESIS §1.10]/§10.2 phase kernels
+    # [THESIS Table 3.2, Table 3.3] phase kernels (ours)
     "bp_k2_like": _e("Rodinia backprop K2 (ch.3 type A)", "5 phases, shortest (14 cyc) first, "
                      "then a 99-cycle one: GTO beats RR",
                      lambda c: pk.phase_kernel(c, "bpnn_adjust_weights", [14, 99, 60, 40, 30],
@@ -77,9 +77,10 @@ _ENTRIES: dict[str, Entry] = {
                          "CTAs: RR beats GTO",
                          lambda c: pk.phase_kernel(c, "heartwall", pk.heartwall_cycles(c.seed),
                                                    ctas=56)),
-    # [THESIS §1.10] Tables 3.2/3.3: the remaining ch.3 kernels (phase lists: the tables'
-    # count, longest and shortest; the middle phases and the order are our choice, short phase
-    # first for the type A kernels whose shortest phase is at the start, §1.10)
+    # [THESIS Table 3.2, Table 3.3]: the remaining ch.3 kernels (phase lists: the
+    # tables' count, longest and shortest; the middle phases and the order are our choice, short
+    # phase first for the type A kernels whose shortest phase is at the start,
+    # [THESIS Table 3.2, Table 3.3])
     "bp_k1_like": _e("Rodinia backprop K1 (ch.3 tail effect)", "5 phases, 206 longest, ending "
                      "in a 26-cycle phase; 6 CTAs/core",
                      lambda c: pk.phase_kernel(c, "bpnn_layerforward", [120, 206, 60, 40, 26],
@@ -98,14 +99,14 @@ _ENTRIES: dict[str, Entry] = {
     "mco_like": _e("SDK MonteCarlo (ch.3 type A)", "2 phases, 38 then 284; 5 CTAs/core",
                    lambda c: pk.phase_kernel(c, "MonteCarloOneBlockPerOption", [38, 284],
                                              regs=24)),
-    # ch.3 type B stand-ins whose CTAs run out of step ([THESIS §1.5]): CFD's and heartwall's
+    # ch.3 type B stand-ins whose CTAs run out of step ([THESIS §3.3.2]): CFD's and heartwall's
     # phases with a loop of per-CTA trip count (docs/mechanisms/phase-aware.md)
     "cfd_stagger_like": _e("Rodinia CFD, CTAs out of step (ch.3 type B)", "CFD's 9 phases, 3 of "
                            "them in a loop of 2 trips × a per-CTA lognormal factor; 3 CTAs × 6 warps",
                            lambda c: pk.staggered_phase_kernel(
                                c, "cuda_compute_flux", [290, 150], [985, 200, 350],
                                [120, 300, 130, 86], trips=2, spread=0.8, threads=192, ctas=90, loads=4, regs=56)),
-    # [THESIS §3.6] ONAC
+    # [THESIS Table 4.4] ONAC
     "onac_tp_like": _e("SDK transpose (ONAC type A, N_opt≈8)", "bandwidth bound, r=6 ALU per "
                        "128-B load", lambda c: pk.onac(c, "transpose", 6, 4)),
     "onac_bp_k2_like": _e("Rodinia backprop K2 (ONAC type A, N_opt≈12)", "r=10 ALU per load",
@@ -115,7 +116,7 @@ _ENTRIES: dict[str, Entry] = {
     "onac_compute": _e("Rodinia hotspot/pathfinder (ONAC type B)", "compute bound: r=48, "
                        "15 % SFU; scales to all cores",
                        lambda c: pk.onac(c, "hotspot", 48, 1, 0.15)),
-    # [THESIS §2.8] Perf-Sat
+    # [THESIS Table 4.2] Perf-Sat
     "perfsat_c_strong": _e("Rodinia b+tree / SRAD-6 (C-strong)", "dependent-load chains, low "
                            "bandwidth: more CTAs always help", pk.perfsat_c_strong),
     "perfsat_c_weak": _e("Rodinia pathfinder / BP-2 (C-weak)", "coalesced loads with 16 ALU "
@@ -124,7 +125,7 @@ _ENTRIES: dict[str, Entry] = {
                       "plus a fresh line: > 3 CTAs overflow a 16 KB L1", pk.perfsat_mem),
     "perfsat_gaussian": _e("Rodinia gaussian (MEM)", "16-thread CTAs: the CTA-slot limit binds",
                            pk.perfsat_gaussian),
-    # [THESIS §4.3] ch.5 pairs
+    # [THESIS §5.3.1] ch.5 pairs
     "add_10_loops": _e("thesis ch.5 add_x_loops, x=10", "compute-intensive loop after 2 loads",
                        lambda c: pk.add_x_loops(c, 10)),
     "add_20_loops": _e("thesis ch.5 add_x_loops, x=20", "compute-intensive loop after 2 loads",
@@ -133,7 +134,7 @@ _ENTRIES: dict[str, Entry] = {
                                "loads + stores per thread", (lambda x: lambda c:
                                                              pk.stream_x_words(c, x))(x))
        for x in (1, 2, 3, 4)},
-    # [IKRA §7.2]
+    # [IKRA]
     "ikra_gpu_small": _e("IKRA GPU-small", "12 TBs × 8 KB in-place load-add-store, 16 launches",
                          lambda c: pk.ikra_micro(c, 12)),
     "ikra_gpu_medium": _e("IKRA GPU-medium", "24 TBs (192 KB), 16 launches",
@@ -162,7 +163,7 @@ _ENTRIES: dict[str, Entry] = {
     "ikra_graph_coloring_banded": _e("Pannotia coloring on olesnik0 (IKRA irregular)", "banded "
                                      "(balanced) degrees, 345 TBs",
                                      lambda c: pk.ikra_graph_coloring(c, "banded", 345)),
-    # [OWL §13.2]
+    # OWL archetypes (ours, toward [OWL Table 4])
     "owl_t_reuse": _e("MapReduce PVC/IIX (OWL T-REUSE)", "6-warp CTAs, private 8 KB tile re-read 3×: "
                       "5 CTAs per core overflow L1, 2–3 fit; each DRAM row shared by 2 CTAs "
                       "(~31 % consecutive)", rc.owl_reuse),
@@ -179,9 +180,9 @@ _ENTRIES: dict[str, Entry] = {
                       "16 KB smem)", rc.owl_small),
     "owl_t_compute": _e("Type-2 apps, e.g. MM/CP (OWL T-COMPUTE)", "PMEM < 1.4×: 40 ALU per "
                         "load", rc.owl_compute),
-    # [SOCGPU §7] suite (sim/workload/socgpu_suite.py)
+    # [SOCGPU] suite (sim/workload/socgpu_suite.py)
     **{name: _e(*entry) for name, entry in SOCGPU_SUITE.items()},
-    # [SRTF §7.2] ERCBench kernels (sim/workload/ercbench.py)
+    # [SRTF ERCBench] ERCBench kernels (sim/workload/ercbench.py)
     **{name: _e(*entry) for name, entry in ercb_entries().items()},
 }
 ENTRIES = MappingProxyType(_ENTRIES)

@@ -1,9 +1,9 @@
-"""The eight ERCBench-like kernels of the SRTF study ([SRTF §7.2–§7.3]), one kernel each.
+"""The eight ERCBench-like kernels of the SRTF study ([SRTF ERCBench]), one kernel each.
 
 Each kernel has a record (``ERCB``): the table's geometry (threads per block, blocks, the
 residency R it must reach on ``gtx480``), the standalone cycles and mean block time the
 document measured, the per-block time spread (%RSD) and the co-runner sensitivity (``knee``:
-block time is flat below ``knee`` resident blocks and grows linearly above, §7.3's t(r)).
+block time is flat below ``knee`` resident blocks and grows linearly above, our t(r)).
 
 Two builds from one record:
 
@@ -14,7 +14,7 @@ Two builds from one record:
   blocklevel.py): ``t_R`` (mean block time at residency R, × scale), ``rsd``, ``knee``, ``cap``
   (heavy tail cap), ``first`` (startup stretch of an SM's first block).
 
-Footprints that reproduce R (§7.3, derived): AES 256 threads (8 warps); NLM2, JPEG, SAD
+Footprints that reproduce R (our choice, derived): AES 256 threads (8 warps); NLM2, JPEG, SAD
 (61 threads padded to 64) and SHA1 2 warps, slot-limited; RayTracing 128 threads with 44
 registers per thread (5 blocks = 28,160 registers fit, 6 do not).
 """
@@ -28,14 +28,14 @@ from .kernel import Kernel, Op
 from .patterns import Stream
 from .synthetic import Block, Ins, KernelSpec, Loop, Mix, Regs, Work
 
-KNEE = 4                 # §7.3: throughput saturates at 4 resident blocks
-FIRST_BLOCK = (0.10, 0.30)   # §7.3: an SM's first block runs 10–30 % longer (startup)
+KNEE = 4                 # our choice: throughput saturates at 4 resident blocks
+FIRST_BLOCK = (0.10, 0.30)   # our choice: an SM's first block runs 10–30 % longer (startup)
 CYCLES_PER_TRIP = 19     # rough cycles of one loop iteration per resident warp (sizing only)
 
 
 @dataclass(frozen=True)
 class ErcbRecord:
-    """One row of [SRTF §7.2] plus the §7.3 knobs."""
+    """One row of [SRTF ERCBench] plus the knobs we chose."""
     name: str                 # catalogue / kernel name
     mimics: str               # "AES-d (aesDecrypt128)"
     R: int                    # residency on gtx480
@@ -118,6 +118,6 @@ def catalogue_entries() -> dict[str, tuple]:
     for r in _RECORDS:
         traits = (f"R={r.R}, {r.threads} threads × {r.blocks} blocks, block time {r.block_time:,} "
                   f"cycles (%RSD {r.rsd}), {r.character}")
-        out[r.name] = (f"ERCBench {r.mimics} ([SRTF §7.2])", traits,
+        out[r.name] = (f"ERCBench {r.mimics} ([SRTF ERCBench])", traits,
                        (lambda n: lambda c: build(n, c))(r.name))
     return out

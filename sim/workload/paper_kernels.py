@@ -1,9 +1,10 @@
-"""Catalogue recipes, part 2: thesis kernels (phase kernels [THESIS §1.10]/§10.2, ONAC §3.6,
-Perf-Sat §2.8, ch.5 micro-benchmarks §4.3) and IKRA workloads ([IKRA §7.2]).
+"""Catalogue recipes, part 2: thesis kernels (phase kernels [THESIS Table 3.2, Table 3.3],
+ONAC [THESIS Table 4.4], Perf-Sat [THESIS Table 4.2], ch.5 micro-benchmarks [THESIS §5.3.1]) and
+IKRA workloads ([IKRA]).
 
-Phase lengths in the thesis are summed latencies in cycles (§1.3); we turn a phase of L cycles
-into ⌈L/4⌉ ALU instructions (choice: a dependent ALU op costs ~4 issue cycles of latency on the
-Fermi-class presets; the latency table is unspecified, thesis §9.1).
+Phase lengths in the thesis are summed latencies in cycles ([THESIS §3.3.2]); we turn a phase of L
+cycles into ⌈L/4⌉ ALU instructions (choice: a dependent ALU op costs ~4 issue cycles of latency on
+the Fermi-class presets; the latency table is unspecified in [THESIS]).
 """
 
 from __future__ import annotations
@@ -30,9 +31,9 @@ def _phases(c: Ctx, cycles: list[int], loads: int) -> tuple:
 def phase_kernel(c: Ctx, name: str, cycles: list[int], threads: int = 256, ctas: int = 180,
                  loads: int = 2, loop: tuple[int, list[int]] | None = None,
                  regs: int = 32) -> list[Kernel]:
-    """[THESIS §10.2]: a list of phases; ``loop`` = (trips, cycles) adds a branch-back section
-    of short phases (B+Tree-like) after the first phase. ``regs``: registers per thread (with
-    ``threads``, the CTAs per core of Tables 3.2/3.3 on the ``thesis_ch3`` preset)."""
+    """A synthetic kernel for [THESIS] (ours): a list of phases; ``loop`` = (trips, cycles) adds a
+    branch-back section of short phases (B+Tree-like) after the first phase. ``regs``: registers per
+    thread (with ``threads``, the CTAs per core of Tables 3.2/3.3 on the ``thesis_ch3`` preset)."""
     if loop is None:
         return _fitted_phase_kernel(c, name, cycles, threads, ctas, loads, regs)
     body = [Ins(Op.ALU, 4, dep="free")] + list(_phases(c, cycles[:1], loads))
@@ -64,14 +65,15 @@ def _fitted_phase_kernel(c: Ctx, name: str, cycles: list[int], threads: int, cta
 
 
 def heartwall_cycles(seed: int) -> list[int]:
-    """45 phases of 41–212 cycles, many above 100 ([THESIS §1.10]), fixed by the seed."""
+    """45 phases of 41–212 cycles, many above 100 ([THESIS Table 3.2, Table 3.3]), fixed by the
+    seed."""
     rng = random.Random(mix_seed(seed, 45))
     return [rng.randint(41, 212) for _ in range(45)]
 
 
 def onac(c: Ctx, name: str, r: int, trips: int, sfu: float = 0.0) -> list[Kernel]:
-    """[THESIS §10.2] ONAC: r non-memory instructions per coalesced 128-B load, unrolled ×4
-    (loop overhead of 3 instructions per 4 loads counts as ~1 of the r)."""
+    """A synthetic ONAC kernel for [THESIS §4.4] (ours): r non-memory instructions per coalesced
+    128-B load, unrolled ×4 (loop overhead of 3 instructions per 4 loads counts as ~1 of the r)."""
     alu = Block(max(1, r - 1), Mix(alu=1.0 - sfu, sfu=sfu))
     body = (Ins(Op.ALU, 4, dep="free"),
             Loop(tuple(x for _ in range(4) for x in (Ins(Op.LDG, 1, Stream(c.region())), alu)),
@@ -81,8 +83,8 @@ def onac(c: Ctx, name: str, r: int, trips: int, sfu: float = 0.0) -> list[Kernel
 
 
 def perfsat_c_strong(c: Ctx) -> list[Kernel]:
-    """C-strong ([THESIS §2.2], B+tree / SRAD-6): memory latency still exposed at N_max, so
-    performance rises up to it. §10.2: "low bandwidth demand, long dependent-load latency
+    """C-strong ([THESIS §4.3.1.2], B+tree / SRAD-6): memory latency still exposed at N_max, so
+    performance rises up to it. Our reproduction plan: "low bandwidth demand, long dependent-load latency
     chains". Each warp load reads one 32-B sector of an 8 MB region (the next node's keys), its
     address from the previous load. The earlier recipe read 4 lines per warp access: 4 MSHRs a
     warp, so 8 warps filled the L1's 32 and from 2 CTAs on the LD/ST unit waited on MSHRs (79 %
@@ -104,10 +106,10 @@ def perfsat_c_weak(c: Ctx) -> list[Kernel]:
 
 
 def perfsat_mem(c: Ctx) -> list[Kernel]:
-    """MEM ([THESIS §2.2], LUD/CFD): performance drops past the optimum because L1D contention
-    raises the miss rate. §10.2's recipe: a 4–6 KB working set per CTA, re-used across
-    iterations, so that more CTAs overflow the 16 KB L1D and the extra misses exhaust MSHRs and
-    bandwidth. Here each warp owns five 128-B lines of its CTA's 5 KB tile and reads them twice
+    """MEM ([THESIS §4.3.1.2], LUD/CFD): performance drops past the optimum because L1D contention
+    raises the miss rate. Our reproduction plan's recipe: a 4–6 KB working set per CTA, re-used
+    across iterations, so that more CTAs overflow the 16 KB L1D and the extra misses exhaust MSHRs
+    and bandwidth. Here each warp owns five 128-B lines of its CTA's 5 KB tile and reads them twice
     per iteration for 6 iterations; ≤ 3 CTAs' tiles fit the L1, more evict each other.
 
     Each iteration the CTA also reads one new 128-B line (fresh input, as LUD's and CFD's row
@@ -142,12 +144,12 @@ CH5_REGS = 16          # registers per thread: 8 CTAs of 256 threads in a 32 K r
 
 
 def add_x_loops(c: Ctx, x: int) -> list[Kernel]:
-    """[THESIS §4.3]: ~6 index ALU, 2 FP32 loads, x iterations of {2 FMUL + the rest of the
+    """[THESIS §5.3.1]: ~6 index ALU, 2 FP32 loads, x iterations of {2 FMUL + the rest of the
     iteration's ALU work + loop overhead}, FADD, store. The iteration is calibrated to
     ``ADD_ITERATION`` warp instructions: the thesis's ≈13.2 k chip-cycles per unit of x at 16
-    cores and 1 IPC per core over 5,120 warps [THESIS §10.2] (choice: the FMULs plus
-    independent filler ALU; the text does not list the loop's other instructions). 640 CTAs of
-    256 threads at ``CH5_REGS`` registers, so 8 CTAs = 64 warps fit a core (Fig 5.3)."""
+    cores and 1 IPC per core over 5,120 warps (our reproduction plan for [THESIS §5.3.1]; choice:
+    the FMULs plus independent filler ALU; the text does not list the loop's other instructions).
+    640 CTAs of 256 threads at ``CH5_REGS`` registers, so 8 CTAs = 64 warps fit a core (Fig 5.3)."""
     filler = ADD_ITERATION - 2 - 3                       # 3 = counter, compare, branch
     body = (Ins(Op.ALU, 6, dep="free"), Ins(Op.LDG, 1, Stream(c.region())),
             Ins(Op.LDG, 1, Stream(c.region())),
@@ -158,7 +160,7 @@ def add_x_loops(c: Ctx, x: int) -> list[Kernel]:
 
 
 def stream_x_words(c: Ctx, x: int) -> list[Kernel]:
-    """[THESIS §4.3]: index ALU, then x coalesced 4-B loads and x stores per thread; 640 CTAs
+    """[THESIS §5.3.1]: index ALU, then x coalesced 4-B loads and x stores per thread; 640 CTAs
     of 256 threads at ``CH5_REGS`` registers (8 CTAs per core, Fig 5.3)."""
     body = (Ins(Op.ALU, 4, dep="free"),
             *(Ins(Op.LDG, 1, Stream(c.region())) for _ in range(x)),
@@ -167,7 +169,7 @@ def stream_x_words(c: Ctx, x: int) -> list[Kernel]:
                                 regs_per_thread=CH5_REGS))]
 
 
-# -- IKRA ([IKRA §7.2]) -------------------------------------------------------------------------
+# -- IKRA ([IKRA]) -------------------------------------------------------------------------
 
 def ikra_micro(c: Ctx, tbs: int, launches: int = 16, steal: bool = False) -> list[Kernel]:
     """Each thread does load–add–store in place on words j of ``b·8 KB + (j·256 + t)·4``;
@@ -185,7 +187,7 @@ def ikra_micro(c: Ctx, tbs: int, launches: int = 16, steal: bool = False) -> lis
 
 def _iterative(c: Ctx, name: str, iters: int, ctas: int, make_body, readonly=(),
                smem_per_cta: int = 0) -> list[Kernel]:
-    """Host loop: kernel i reads buffer i % 2 and writes the other ([IKRA §7.2])."""
+    """Host loop: kernel i reads buffer i % 2 and writes the other ([IKRA])."""
     bufs = (c.region(), c.region())
     return [c.kernel(KernelSpec(f"{name}_{i}", ctas, 256,
                                 make_body(bufs[i % 2], bufs[1 - i % 2], i),
@@ -195,7 +197,7 @@ def _iterative(c: Ctx, name: str, iters: int, ctas: int, make_body, readonly=(),
 
 def tile_ghost(c: Ctx, tile: int = 4096, ghost: int = 256, iters: int = 8, ctas: int = 64,
                alu: int = 8) -> list[Kernel]:
-    """[IKRA §7.2] generator: TB b reads in[b·T − h, (b+1)·T + h) and writes out[b·T, (b+1)·T)
+    """[IKRA] generator: TB b reads in[b·T − h, (b+1)·T + h) and writes out[b·T, (b+1)·T)
     (T = ``tile``, h = ``ghost`` bytes), ``alu`` ops per element; the host swaps the buffers."""
     per_access = 8 * 128                             # 8 warps × one 128-B line each
 
@@ -306,7 +308,7 @@ def ikra_graph_coloring(c: Ctx, dist: str = "powerlaw", ctas: int = 66) -> list[
 def staggered_phase_kernel(c: Ctx, name: str, head: list[int], body: list[int], tail: list[int],
                            trips: int, spread: float, threads: int = 256, ctas: int = 180,
                            loads: int = 2, regs: int = 32) -> list[Kernel]:
-    """A phase kernel whose CTAs sit in different phases at once ([THESIS §1.5]: B+Tree's warps
+    """A phase kernel whose CTAs sit in different phases at once ([THESIS §3.3.2]: B+Tree's warps
     "branch back", CFD's 38 waves of CTAs start at scattered times): ``head`` phases, then the
     ``body`` phases in a loop of ``trips`` iterations × a per-CTA factor (lognormal, σ =
     ``spread``, mean 1: ``Work("data")``), then ``tail``. Unequal CTA times make the CTAs of a

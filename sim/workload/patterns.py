@@ -6,10 +6,10 @@ A pattern is a frozen description; ``bind(...)`` turns it into a fast function
 the k-th dynamic execution of one static memory instruction by one warp. Everything a pattern
 needs comes from its arguments, so a warp's addresses depend only on (kernel seed, CTA, warp).
 
-Knobs mapped from the specs: coalescing = distinct cache lines per warp access (1–32, [OWL]
-§13.2, [SOCGPU §7]); per-unit footprint and passes over a tile (intra-CTA reuse, T-REUSE);
-sharing of one tile by a group of s adjacent CTAs ([OWL §13.2] "CTA c reads rows shared by CTAs
-⌊c/s⌋·s … +s−1"); ghost width h around a tile of T bytes ([IKRA §7.2]).
+Knobs of our workload generator: coalescing = distinct cache lines per warp access (1–32); per-unit
+footprint and passes over a tile (intra-CTA reuse, T-REUSE); sharing of one tile by a group of s
+adjacent CTAs (our T-STREAM-SHARED archetype for [OWL Table 4]: CTA c reads rows shared by CTAs
+⌊c/s⌋·s … +s−1); ghost width h around a tile of T bytes ([IKRA] ghost-zone dependencies).
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ class Stream:
     Defaults give fully coalesced streaming with no reuse. ``group`` = s CTAs sharing a tile;
     ``unit_stride`` < footprint with ``halo`` ≠ 0 shifts the tile into a neighbour's (ghost
     zones, stencil neighbours). ``split``: the s CTAs of a group read disjoint lines of the same
-    group tile (DRAM-row sharing without line reuse, [OWL §2.5]) instead of the same lines.
+    group tile (DRAM-row sharing without line reuse, [OWL §2.1, Fig. 1]) instead of the same lines.
     ``unit_tiles`` > 0: unit u's tiles are contiguous (u·unit_tiles + t) instead of grid-stride,
     so each unit keeps to its own rows (T-STREAM-PRIVATE).
     """
@@ -209,12 +209,12 @@ class Shared:
 
 @dataclass(frozen=True)
 class Window:
-    """2-D windows over an image of ``width`` blocks per row (SAD-like, [OWL §13.2] T-MIXED):
-    CTA c is block (x, y) = (c mod width, c div width); warp w reads image row y·wpc + w + dy·wpc
-    at column block x + dx for dy < ``reach_y``, dx < ``reach_x`` (each access ``passes`` times),
-    then moves to the next frame. One image row is ``width`` × 128 B × ``lines`` bytes, so with
-    a 2 KB DRAM row and width = 16 a row is shared by the 16 CTAs of a grid row, and with
-    ``reach_y`` = 2 by the next grid row's 16 as well (its window overlaps: L2 reuse)."""
+    """2-D windows over an image of ``width`` blocks per row (SAD-like, our T-MIXED archetype for
+    [OWL Table 4]): CTA c is block (x, y) = (c mod width, c div width); warp w reads image row y·wpc
+    + w + dy·wpc at column block x + dx for dy < ``reach_y``, dx < ``reach_x`` (each access
+    ``passes`` times), then moves to the next frame. One image row is ``width`` × 128 B × ``lines``
+    bytes, so with a 2 KB DRAM row and width = 16 a row is shared by the 16 CTAs of a grid row, and
+    with ``reach_y`` = 2 by the next grid row's 16 as well (its window overlaps: L2 reuse)."""
     region: int
     width: int = 16
     reach_x: int = 1
@@ -246,9 +246,9 @@ class Window:
 @dataclass(frozen=True)
 class PairedTiles:
     """Private per-CTA tiles laid out in ``piece``-byte pieces that share DRAM rows with a
-    partner CTA's tile (T-REUSE, [OWL §13.2] "low sharing (~36 %), CTAs/Row ≈ 2"). CTA c walks
-    its ``footprint``-byte tile like ``Stream`` (warp w starts ``warp_offset``·w bytes in,
-    ``step`` bytes per access, ``passes`` passes, then the next tile). Its first ``near``
+    partner CTA's tile (our T-REUSE archetype: low sharing (~36 %), CTAs/Row ≈ 2 as in [OWL Table
+    4]). CTA c walks its ``footprint``-byte tile like ``Stream`` (warp w starts ``warp_offset``·w
+    bytes in, ``step`` bytes per access, ``passes`` passes, then the next tile). Its first ``near``
     pieces alternate with those of its consecutive neighbour c xor 1, the rest with those of
     CTA c ± ⌈n/2⌉ (a far partner), so with ``piece`` = half a DRAM row every row is read by
     two CTAs and a fraction ≈ near / pieces of the rows by consecutive ones. Which half of the

@@ -1,4 +1,4 @@
-"""Phase analysis of a kernel's static code ([THESIS §1.2-§1.4], choices §9.1).
+"""Phase analysis of a kernel's static code ([THESIS §3.3.1–§3.4.2.1], with our choices where it is silent).
 
 The pass sees a kernel as the compiler would: its static instructions in PC order. They are
 read *by PC* from the kernel's warp streams, so catalogue programs and Accel-Sim traces go
@@ -7,24 +7,25 @@ the trace holds, so branch targets are exact); a catalogue kernel gives the inst
 first CTA's warps and the first warp of a few other CTAs execute (a path no sampled warp takes
 is absent; such a pc gets the unknown distance at run time, see ``distance_of``).
 
-Forward pass (§1.4): every basic block starts a new phase; inside a block, the first
+Forward pass ([THESIS §3.4.2.1]): every basic block starts a new phase; inside a block, the first
 instruction that reads a register written by a long-latency instruction *of the current phase*
 starts a new one (and clears the set). Long-latency instructions (footnote 1): loads, stores,
 branches, barriers; only loads (LDG, ATOM) write registers, so only they fill the set. Shared-
-memory loads are not long-latency here (the GPU model's long-op check of [GPGPU-Sim §1.3] and
-the two-level demotion trigger of §9.1 count global loads and atomics only).
+memory loads are not long-latency here (the GPU model's long-op check of [GPGPU-Sim
+two_level_active_scheduler] and the two-level demotion trigger we chose count global loads and
+atomics only).
 
 Backward pass: the phase distance of an instruction is the summed cost from it to the end of
 its phase; the phase length is the distance of its first instruction.
 
-Costs (§9.1's suggested table; choices recorded here): ALU 4, SFU 20, FP64 8, DIV 39 (fp
+Costs (our suggested table; choices recorded here): ALU 4, SFU 20, FP64 8, DIV 39 (fp
 divide), shared-memory load 20; a long-latency instruction, a shared store and a fence cost
 their issue slot only (2 cycles: one issue every 2 cycles, Table 3.1); NOP and EXIT cost 0.
 With these, the hand-worked vector-add example (tests/workload/test_phases.py) has the phase
 lengths 18 and 10 of the thesis's Fig 3.2.
 
-Hint encoding (§1.4, §1.14, §9.1): a 9-bit distance field saturating at 511
-(``DIST_BITS``); ``code_size_overhead`` prices single-level hints (a field per instruction,
+Hint encoding ([THESIS §3.4.2.1], [THESIS ch. 3], our choice): a 9-bit distance field saturating at
+511 (``DIST_BITS``); ``code_size_overhead`` prices single-level hints (a field per instruction,
 plus an extension field per instruction whose distance exceeds 511) and two-level hints (one
 length field per phase) against 8-byte instructions.
 """
@@ -38,7 +39,7 @@ from .kernel import Instr, Kernel, Op
 
 DIST_BITS = 9
 DIST_MAX = (1 << DIST_BITS) - 1
-INSTR_BITS = 64                       # 8-byte instructions (§1.4)
+INSTR_BITS = 64                       # 8-byte instructions ([THESIS §3.4.2.1])
 ISSUE_COST = 2                        # one issue every 2 cycles per scheduler (Table 3.1)
 COST = {Op.ALU: 4, Op.SFU: 20, Op.FP64: 8, Op.DIV: 39, Op.LDS: 20, Op.LDG: ISSUE_COST,
         Op.STG: ISSUE_COST, Op.STS: ISSUE_COST, Op.ATOM: ISSUE_COST, Op.BRA: ISSUE_COST,
@@ -71,8 +72,8 @@ class PhaseInfo:
 
 
 def analyse(code: Iterable[Instr]) -> PhaseInfo:
-    """Both passes of §1.4 over static instructions (any order; one per pc, sorted here).
-    Block leaders: the first pc, every branch target, every instruction after a branch."""
+    """Both passes of [THESIS §3.4.2.1] over static instructions (any order; one per pc, sorted
+    here). Block leaders: the first pc, every branch target, every instruction after a branch."""
     by_pc: dict[int, Instr] = {}
     targets: set[int] = set()
     for ins in code:
@@ -143,7 +144,7 @@ def kernel_phases(kernel: Kernel) -> PhaseInfo:
 
 
 def code_size_overhead(info: PhaseInfo) -> dict[str, float]:
-    """Static code-size overhead of the hints in % of the code (§1.14, §9.1)."""
+    """Static code-size overhead of the hints in % of the code ([THESIS ch. 3], our choice)."""
     n = len(info.pcs)
     if not n:
         return {"single_byte": 0.0, "single_9bit": 0.0, "two_level_9bit": 0.0}
@@ -162,7 +163,7 @@ def code_size_overhead(info: PhaseInfo) -> dict[str, float]:
 def distance_of(w) -> int:
     """Phase distance of warp ``w``'s next instruction, saturated to the 9-bit field. A warp
     with an empty instruction buffer: a new warp (no instruction issued) gets its entry's
-    distance (the length of phase 1, §9.1); otherwise, and for a pc the pass never saw, the
+    distance (the length of phase 1, our choice); otherwise, and for a pc the pass never saw, the
     field's maximum (the farthest from a phase boundary)."""
     info = w.cta.run.kernel.meta.get("phase_table")
     if info is None:

@@ -1,6 +1,6 @@
-"""Catalogue recipes, part 1: the required basics, SOCGPU archetypes ([SOCGPU §7]) and OWL
-archetypes ([OWL §13.2]). Sizes are our choices, kept so a default run on gtx480 stays below
-~2 M warp instructions; ``scale`` multiplies grids and main loop trip counts.
+"""Catalogue recipes, part 1: the required basics, SOCGPU archetypes ([SOCGPU]) and OWL
+archetypes (ours, tuned toward [OWL Table 2, Table 4]). Sizes are our choices, kept so a default run
+on gtx480 stays below ~2 M warp instructions; ``scale`` multiplies grids and main loop trip counts.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def compute_only(c: Ctx) -> list[Kernel]:
                                 regs=Regs(pool=32, raw_mean=4.0)))]
 
 
-# -- SOCGPU archetypes ([SOCGPU §7]) -----------------------------------------------------------
+# -- SOCGPU archetypes ([SOCGPU]) -----------------------------------------------------------
 
 def gemm_like(c: Ctx) -> list[Kernel]:
     a = Stream(c.region(), unit="group", group=4)      # A rows shared by 4 CTAs of a row
@@ -161,14 +161,14 @@ def mixed_like(c: Ctx) -> list[Kernel]:
     return ks
 
 
-# -- OWL archetypes ([OWL §13.2]) --------------------------------------------------------------
+# -- OWL archetypes (ours, toward [OWL Table 4]) --------------------------------------------------
 
 def owl_reuse(c: Ctx) -> list[Kernel]:
     """T-REUSE: 6-warp CTAs, each re-reading a private 8 KB tile 3 times (all warps read all of
     it). A core holds 5 CTAs (30 of 32 warps): 40 KB overflow the 32 KB L1, a CTA-aware group of
     2–3 CTAs (16–24 KB) fits; 8-warp TL groups straddle CTAs. The tile lies in 1 KB pieces that
     share each 2 KB DRAM row with one partner CTA: 2 of its 8 pieces with the consecutive CTA,
-    the rest with a far one (Table 4's "low sharing, CTAs/Row ≈ 2", [OWL §13.2]). ``scale`` ≥
+    the rest with a far one ([OWL Table 4]: low sharing, CTAs/Row ≈ 2). ``scale`` ≥
     0.1 shrinks the grid only (the passes over the tile are the archetype); below, for smoke
     tests, the passes too."""
     tile, warps = 8192, 6
@@ -186,9 +186,9 @@ def owl_reuse(c: Ctx) -> list[Kernel]:
 def owl_stream(c: Ctx, group: int, private: bool) -> list[Kernel]:
     """T-STREAM-SHARED: the ``group`` consecutive CTAs of a grid row read disjoint 128 B
     pieces of the same image rows (``group`` × 128 B each; two of them fill a 2 KB DRAM row on
-    the owl map, so a DRAM row is shared by exactly those ``group`` CTAs, [OWL §13.2]), no line
-    reuse. T-STREAM-PRIVATE: each CTA its own rows (``scale`` shrinks the grid only, so the rows
-    each CTA touches stay as they are)."""
+    the owl map, so a DRAM row is shared by exactly those ``group`` CTAs, as in [OWL Table 4]), no
+    line reuse. T-STREAM-PRIVATE: each CTA its own rows (``scale`` shrinks the grid only, so the
+    rows each CTA touches stay as they are)."""
     trips = 16
     if private:
         ld: Stream | Window = Stream(c.region(), unit_tiles=trips)

@@ -1,12 +1,12 @@
-"""Consecutive-CTA row sharing and CTAs per row ([OWL §10], Table 4) of a workload's global
+"""Consecutive-CTA row sharing and CTAs per row ([OWL Table 4]) of a workload's global
 memory accesses under a DRAM address map.
 
 For each kernel, every DRAM row (channel, bank, row) collects the set S of CTAs whose global
 loads, stores or atomics touch it. A row scores |{c in S : c-1 in S or c+1 in S}| / |S| (0 for a
-row of one CTA, [OWL §10] [S]); ``cons_cta_row_sharing`` is the mean score over all rows touched,
-``ctas_per_row`` the mean |S|. These are properties of the kernel's data layout, profiled from
-the addresses the CTAs issue (the spec's "computed from the trace"), before any cache filters
-them: the model's DRAM requests carry no CTA id.
+row of one CTA: our formula for [OWL Table 4]'s rows); ``cons_cta_row_sharing`` is the mean score
+over all rows touched, ``ctas_per_row`` the mean |S|. These are properties of the kernel's data
+layout, profiled from the addresses the CTAs issue (computed from the trace), before any cache
+filters them: the model's DRAM requests carry no CTA id.
 """
 
 from __future__ import annotations

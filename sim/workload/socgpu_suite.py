@@ -1,32 +1,28 @@
-"""SOCGPU suite ([SOCGPU §7]): synthetic stand-ins for the paper's 14 Rodinia 3.1 and 8 DeepBench
-applications, one entry per application type, built from the §7 generator knobs.
+"""SOCGPU suite ([SOCGPU]): synthetic stand-ins for the paper's 14 Rodinia 3.1 and 8 DeepBench
+applications, one entry per application type, built from the [SOCGPU] generator knobs.
 
-What separates the two groups ([SOCGPU §7] "traits to reproduce", our sizes and values):
+What separates the two groups ([SOCGPU] "traits to reproduce", our sizes and values):
 
 - DeepBench (``sg_gemm_*``, ``sg_conv_*``, ``sg_lstm_*``, ``sg_gru_*``): long unrolled FFMA/LDS
   blocks with one loop branch per 100+ instructions and a BAR per tile (< 2 % serial), heavy
   register use (96–128 registers/thread: few warps per SM, i.e. low TLP); the RNNs are sequences
   of GEMV kernels that stream weights (memory/latency bound). *train* variants have bigger grids
   and more tiles than *inf* ones.
-  gemm/conv model §7's "high intra-warp ILP; heavy register reuse" (register tiling: values
+  gemm/conv model [SOCGPU]'s "high intra-warp ILP; heavy register reuse" (register tiling: values
   loaded once, read by many FFMAs into independent accumulators) with a RAW distance of mean 8
-  = 2 issue slots × the 4-cycle FP32 latency of §3 (an in-order dual-issue pipe stalls on a
-  dependence closer than that) and a register pool of ``regs_per_thread − 8`` (8 left for
-  addresses, counters, predicates), so the software-prefetched tile registers are not recycled
+  = 2 issue slots × the 4-cycle FP32 latency of our parameter list (an in-order dual-issue pipe
+  stalls on a dependence closer than that) and a register pool of ``regs_per_thread − 8`` (8 left
+  for addresses, counters, predicates), so the software-prefetched tile registers are not recycled
   inside the FFMA block they are meant to fly under.
 - Rodinia (``sg_<app>``): short basic blocks (4–12), frequent BAR and loop branches, divergent
   ``If``s, 8–25 % serial instructions, short RAW distances over small pools (10–16), 32
   registers per thread (full occupancy when the grid allows).
 - Loads: affine accesses (stencil neighbours, streamed records, weights, tiles) are independent
   of each other's data (``_affine``); only the graph stand-ins (bfs, b+tree) chain a load's
-  address on an earlier load's value (§7 "dependent LDG chains").
+  address on an earlier load's value ([SOCGPU] "dependent LDG chains").
 
-Changes for issue 7 (reproduction fidelity), each from the §7 traits: DeepBench gemm/conv had a
-RAW distance of mean 2–2.5 (geometric) and a 24–32-register pool, which gave them *less*
-window ILP than the Rodinia stand-ins (3.8–5.7 % of instructions independent of the 7 before
-them, vs 8–17 %) and recycled the in-flight prefetch registers (a WAW wait on the load ~30
-instructions after it); multi-load ``Ins`` groups used the default ``dep='chain'``, which turned
-every stencil, streaming and GEMV load pair into a pointer chase.
+Why DeepBench's RAW distance and pools are what they are (issue 7):
+docs/mechanisms/socgpu.md, "The stand-ins' instruction-level parallelism".
 
 All default-off additions: existing catalogue entries are untouched. ``scale`` multiplies grids
 and main loop trips; at 1.0 each runs in a few seconds on a 5-SM slice of ``gp102``.

@@ -8,14 +8,14 @@ Only addresses, active masks and trip counts vary per warp, drawn from a generat
 
 Contract with the GPU model: yielded ``Instr`` objects may be shared between warps and must be
 treated as read-only. ``next_pc`` is always the pc of the warp's next dynamic instruction (the
-fall-through pc+8 except after a taken or divergent branch), as in a trace ([SOCGPU §2.7]).
+fall-through pc+8 except after a taken or divergent branch), as in a trace ([SOCGPU]).
 BAR only appears where every warp of a CTA executes it equally often (CTA-uniform loop trip
 counts, never inside ``If`` or per-lane loops): checked when the kernel is built.
 
-Knobs ([SOCGPU §7], [OWL §13.2], [THESIS §10.2], [IKRA §7.2]): instruction mix, RAW
-distance and register pool (``Regs``), memory patterns (``patterns``), phases (k loads, c ALU,
-first consumer), barriers, divergence (``If``), predication (``Block.pred``), per-CTA work
-variation (``Work``) and per-thread work (``LaneWork``, e.g. graph degrees).
+Knobs (our reproduction plans for [SOCGPU], [OWL Table 3, Table 4], [THESIS] and [IKRA]):
+instruction mix, RAW distance and register pool (``Regs``), memory patterns (``patterns``), phases
+(k loads, c ALU, first consumer), barriers, divergence (``If``), predication (``Block.pred``),
+per-CTA work variation (``Work``) and per-thread work (``LaneWork``, e.g. graph degrees).
 """
 
 from __future__ import annotations
@@ -68,7 +68,8 @@ class Regs:
 class Work:
     """Per-CTA trip-count factor for ``Loop(scaled=True)``: 'uniform' (1), 'skewed' (rises
     linearly from 1 at CTA 0 to ``spread`` at the last CTA; IKRA work stealing), 'data'
-    (lognormal, σ = ``spread``, mean 1, capped at 4×; data-dependent CTA time, [SRTF §7.3])."""
+    (lognormal, σ = ``spread``, mean 1, capped at 4×; data-dependent CTA time, our choice where
+    [SRTF] is silent)."""
     kind: str = "uniform"
     spread: float = 1.0
 
@@ -130,7 +131,7 @@ class Ins:
 
 @dataclass(frozen=True)
 class Phase:
-    """[THESIS §1.2]/§10.2: ``loads`` initial loads, ``alu`` ALU ops that use only older values,
+    """[THESIS §3.3.1] and our reproduction plan: ``loads`` initial loads, ``alu`` ALU ops that use only older values,
     then the first consumer of this phase's loads (which starts the next phase)."""
     loads: int
     alu: int

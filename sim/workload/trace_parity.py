@@ -161,7 +161,7 @@ class ParityConfig:
 PARITY = {
     "titanx": ParityConfig("titanx", "parity_sm6_titanx.json", "pascal", "SM6_TITANX"),
     "qv100": ParityConfig("qv100", "parity_sm7_qv100.json", "volta", "SM7_QV100"),
-    # SM6_TITANX with [SOCGPU §3]'s changes (data/accelsim/configs/gp102.json)
+    # SM6_TITANX with [SOCGPU]'s changes (data/accelsim/configs/gp102.json)
     "gp102": ParityConfig("gp102", "parity_gp102.json", "pascal", "gp102"),
 }
 

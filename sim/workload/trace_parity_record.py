@@ -1,5 +1,5 @@
 """Record Accel-Sim's numbers for a parity configuration whose Accel-Sim config is not one it
-ships: gp102's counterpart (SM6_TITANX with [SOCGPU §3]'s changes, data/accelsim/configs/gp102.json).
+ships: gp102's counterpart (SM6_TITANX with [SOCGPU]'s changes, data/accelsim/configs/gp102.json).
 Development only: it needs the peer kit's Accel-Sim build; CI reads the recorded data.
 
     python -m sim.workload.trace_parity_record write-config gp102 DIR

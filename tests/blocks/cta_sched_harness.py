@@ -1,5 +1,6 @@
 """Drivers for cta_sched checks: RTL-in-the-loop (Amaranth simulator) and twin-only runs, both with
-the §8 property checker (used by tests/blocks/test_cta_sched*.py and debugging sessions)."""
+the property checker of our test plan (used by tests/blocks/test_cta_sched*.py and debugging
+sessions)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from sim.blocks.ikra.checker import CtaSchedChecker
 def run_rtl_checked(p: int, id_w: int, qdepth: int, policy: str, cycles: int, seed: int,
                     twin: CtaSchedTwin | None = None, max_n: int = 3000,
                     victim_first: str = "right") -> CtaSchedTwin:
-    """Amaranth-simulator lockstep (RTL vs twin) with the §8 checker run on the RTL's outputs."""
+    """Amaranth-simulator lockstep (RTL vs twin) with the checker of our test plan run on the RTL's
+    outputs."""
     sh = IkraShape(p, id_w, qdepth, policy, victim_first)
     dut = CtaSched(p, id_w, qdepth, policy, victim_first)
     twin = twin if twin is not None else CtaSchedTwin(p, id_w, qdepth, policy,

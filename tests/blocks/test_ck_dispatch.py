@@ -1,4 +1,4 @@
-"""ck_dispatch (hdl/ck_dispatch.py, sim/blocks/ck_dispatch.py; [THESIS §4.4-§4.5]): the three
+"""ck_dispatch (hdl/ck_dispatch.py, sim/blocks/ck_dispatch.py; [THESIS §5.4]): the three
 policies on hand-made sequences, the two properties over random traffic, the RTL in random
 lockstep with the twin, and a mutant of each caught."""
 

@@ -1,5 +1,5 @@
 """CoreSampler (hdl/core_sampler.py vs sim/blocks/core_sampler.py): lockstep, window length,
-and the pause property (never acknowledged with instructions in flight, [THESIS §3.3])."""
+and the pause property (never acknowledged with instructions in flight, [THESIS §4.4.2.3])."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def window_inputs(k: int, limit: int, gap: int, drain: int) -> list[dict]:
 
 @pytest.mark.parametrize("k, limit, gap", [(4, 2, 3), (4, 8, 5), (1, 3, 2)])
 def test_window_is_k_times_limit_cta_completions(k, limit, gap):
-    """§9.3: the window ends at the K × limit-th CTA completion: K·limit·gap cycles here."""
+    """Our choice: the window ends at the K × limit-th CTA completion: K·limit·gap cycles here."""
     params = {"K": k}
     spec = get_block("core_sampler")
     seq = window_inputs(k, limit, gap, drain=5)

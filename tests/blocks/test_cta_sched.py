@@ -1,4 +1,4 @@
-"""cta_sched ([IKRA §2, §8]): directed cases on RTL and twin, RTL-vs-twin lockstep in the
+"""cta_sched (our test plan for [IKRA]): directed cases on RTL and twin, RTL-vs-twin lockstep in the
 Amaranth simulator with the property checker on the RTL's outputs, and twin property runs."""
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ def both(params: dict, inputs: list[dict]) -> list[tuple[dict, dict]]:
 
 @pytest.mark.parametrize("policy", POLICIES)
 def test_first_offer_after_exactly_id_w_plus_2_cycles(policy):
-    """§2.5: handshake in cycle 0, ID_W + 2 init cycles, first offer in cycle ID_W + 3."""
+    """Our cycle contract: handshake in cycle 0, ID_W + 2 init cycles, first offer in cycle ID_W +
+    3."""
     p, idw = 3, 8
     params = {"C": p, "ID_W": idw, "QDEPTH": 4, "policy": policy, "check": 0}
     inputs = [{"launch_valid": 1 if c == 0 else 0, "grid_x": 5, "grid_y": 2, "grid_z": 1,
@@ -51,7 +52,8 @@ def test_first_offers_are_the_section_2_2_chunks(policy):
 
 def test_rr_deals_in_circular_order_and_kernel_done_pulses():
     """G: the first sweep deals ids 0, 1, 2 to CUs 0, 1, 2; the next kernel starts after the CU
-    that got the last id; kernel_done one cycle after the N-th retirement (§2.3, §2.5)."""
+    that got the last id; kernel_done one cycle after the N-th retirement ([IKRA], our cycle
+    contract)."""
     p, idw = 3, 6
     params = {"C": p, "ID_W": idw, "QDEPTH": 4, "policy": "rr", "check": 0}
     start = idw + 3
@@ -83,7 +85,8 @@ LOCKSTEP += [("steal", p, q, cycles, "left") for p, q, cycles in ((3, 4, 2500), 
 
 @pytest.mark.parametrize("policy,p,qdepth,cycles,first", LOCKSTEP)
 def test_lockstep_rtl_vs_twin_with_properties(policy, p, qdepth, cycles, first):
-    """Amaranth simulator: identical outputs every cycle, §8 properties on the RTL outputs."""
+    """Amaranth simulator: identical outputs every cycle, the properties of our test plan on the RTL
+    outputs."""
     twin = run_rtl_checked(p, 10, qdepth, policy, cycles, seed=p * 7 + qdepth, max_n=120,
                            victim_first=first)
     assert twin.checker.kernel >= 3, "too few kernels to mean anything"
@@ -100,7 +103,7 @@ def test_fig3_cu0_steals_from_its_first_neighbour(first, victim):
     p, idw = 3, 8
     params = {"C": p, "ID_W": idw, "QDEPTH": 4, "policy": "steal", "victim_first": first,
               "check": 1}
-    start = idw + 3                                   # first offer (§2.5)
+    start = idw + 3                                   # first offer (our cycle contract)
     inputs = [{"launch_valid": int(c == 0), "grid_x": 9, "grid_y": 1, "grid_z": 1,
                "slot_free": 0b001 if c >= start else 0} for c in range(start + 5)]
     res = both(params, inputs)
@@ -123,7 +126,8 @@ def test_victim_first_is_checked_with_one_line():
 @pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("p", [1, 2, 3, 15, 16])
 def test_twin_properties_long(policy, p):
-    """Twin-only closed loop, §8 checker every cycle (the twin equals the RTL by lockstep)."""
+    """Twin-only closed loop, our test plan checker every cycle (the twin equals the RTL by
+    lockstep)."""
     twin = CtaSchedTwin(p, 16, 8, policy)
     checker = run_twin_checked(twin, 6000 if p < 15 else 4000, seed=100 + p)
     assert checker.kernel >= 2
@@ -145,7 +149,8 @@ def _cover(twin: CtaSchedTwin) -> list[int]:
 
 @pytest.mark.parametrize("p,qdepth", [(3, 32), (8, 16), (16, 32)])
 def test_steal_disjoint_cover_at_every_launch(p, qdepth):
-    """§2.4 invariant: at every launch, chunks + queues hold each id of [0, N) exactly once."""
+    """[IKRA Steal] invariant: at every launch, chunks + queues hold each id of [0, N) exactly
+    once."""
     launches = []
 
     def at_launch(twin, inputs, out):
@@ -162,7 +167,8 @@ def test_steal_disjoint_cover_at_every_launch(p, qdepth):
 
 
 def test_steal_without_steals_equals_flip():
-    """§8: while S has not stolen since its last re-chunk, it offers exactly what F offers."""
+    """Our test plan: while S has not stolen since its last re-chunk, it offers exactly what F
+    offers."""
     p = 4
     s_twin, f_twin = CtaSchedTwin(p, 16, 8, "steal"), CtaSchedTwin(p, 16, 8, "flip")
     state = {"clean": False, "compared": 0}
@@ -237,7 +243,7 @@ def test_flip_reverses_per_cu_order_on_alternate_launches():
 
 
 def test_overflow_rechunks_and_deep_queue_never_overflows():
-    """§2.4 step 5: overflows happen with QDEPTH 4 (checker verifies the re-chunk); with
+    """[IKRA Steal]: overflows happen with QDEPTH 4 (checker verifies the re-chunk); with
     QDEPTH ≥ max N a queue can never overflow (the cover invariant bounds it)."""
     small = CtaSchedTwin(3, 12, 4, "steal")
     run_twin_checked(small, 10000, seed=3)
@@ -268,8 +274,9 @@ def test_method_api_matches_port_api(policy):
 
 
 def test_steal_extra_latency_delays_stolen_offers_and_keeps_exactly_once():
-    """Twin-only knob (§2.7): a stolen TB appears 1 + latency cycles after the steal; still every
-    id exactly once and kernel_done when all retired (the other checker rules assume latency 0)."""
+    """Twin-only knob (our choice): a stolen TB appears 1 + latency cycles after the steal; still
+    every id exactly once and kernel_done when all retired (the other checker rules assume latency
+    0)."""
     from cosim.stimuli.cta_sched import CtaSchedStimulus
     twin = CtaSchedTwin(4, 12, 16, "steal", steal_extra_latency=3)
     stim = CtaSchedStimulus(4, 12, seed=8, max_n=200)
@@ -295,7 +302,7 @@ def test_steal_extra_latency_delays_stolen_offers_and_keeps_exactly_once():
 
 
 def test_victim_order_neighbours_first_then_ascending():
-    """§2.4 step 2: both neighbours (the chosen one first), then i+2, i+3, … mod P, each other CU
+    """[IKRA Steal]: both neighbours (the chosen one first), then i+2, i+3, … mod P, each other CU
     once; with P = 2 the only victim is the other CU."""
     assert victim_order(0, 5, "right") == [1, 4, 2, 3]
     assert victim_order(0, 5, "left") == [4, 1, 2, 3]

@@ -1,4 +1,4 @@
-"""cta_sched area ([IKRA §4]): Yosys flop counts against the register fields of the design."""
+"""cta_sched area ([IKRA]): Yosys flop counts against the register fields of the design."""
 
 from __future__ import annotations
 
@@ -19,14 +19,15 @@ def _area(policy: str, c: int, id_w: int, qdepth: int) -> dict:
 
 @pytest.mark.parametrize("policy", ["rr", "chunk", "reset", "flip"])
 def test_flops_equal_the_register_fields(policy):
-    """G: counter + last_cu; C/R/F: two ids per CU (§4) plus launch/divider state."""
+    """G: counter + last_cu; C/R/F: two ids per CU (our storage count) plus launch/divider state."""
     res = _area(policy, 3, 8, 4)
     assert res["flops"] == design_bits(policy, 3, 8, 4)["total"]
     assert res["ge"] > 0 and res["um2"] > 0
 
 
 def test_steal_queue_flops_scale_with_qdepth():
-    """Doubling QDEPTH adds QDEPTH × ID_W queue bits and one pointer bit × 3 per CU (§2.4)."""
+    """Doubling QDEPTH adds QDEPTH × ID_W queue bits and one pointer bit × 3 per CU ([IKRA
+    Steal])."""
     c, id_w = 2, 8
     small, big = _area("steal", c, id_w, 4), _area("steal", c, id_w, 8)
     assert big["flops"] - small["flops"] == c * (4 * id_w + 3)

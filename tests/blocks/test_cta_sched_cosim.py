@@ -1,8 +1,9 @@
-"""cta_sched RTL (Verilog from Amaranth) vs twin under cocotb + Verilator ([IKRA §8]).
+"""cta_sched RTL (Verilog from Amaranth) vs twin under cocotb + Verilator (our test plan for
+[IKRA]).
 
-The twin runs with ``check=1``: the §8 property checker sees every cycle's outputs, which the
-lockstep compare has just found equal to the RTL's. The default suite keeps one short run (the
-Verilator build dominates); the 100 000-cycle runs per policy are marked slow.
+The twin runs with ``check=1``: the property checker of our test plan sees every cycle's outputs,
+which the lockstep compare has just found equal to the RTL's. The default suite keeps one short run
+(the Verilator build dominates); the 100 000-cycle runs per policy are marked slow.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
-"""Mutations of the cta_sched twin that the checks must catch ([IKRA §8]).
+"""Mutations of the cta_sched twin that the checks must catch (our test plan for [IKRA]).
 
-Each mutant is a twin subclass. Two nets must each catch it, readably: the §8 property checker
-on a twin-only run, and RTL-vs-twin lockstep in the Amaranth simulator (the RTL is correct).
+Each mutant is a twin subclass. Two nets must each catch it, readably: the property checker of our
+test plan on a twin-only run, and RTL-vs-twin lockstep in the Amaranth simulator (the RTL is
+correct).
 """
 
 from __future__ import annotations

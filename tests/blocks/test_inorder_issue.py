@@ -1,5 +1,5 @@
-"""inorder_issue (baseline, [SOCGPU §2.8, §5]): lockstep, reference scoreboard, CAM room,
-storage."""
+"""inorder_issue (baseline, [SOCGPU baseline] (cycle contract ours)): lockstep, reference
+scoreboard, CAM room, storage."""
 
 from __future__ import annotations
 
@@ -128,7 +128,7 @@ def test_flops_match_storage_formula():
     from synth.area import area
     entry = 1 + 1 + 32 + 32 + 4 * 12 + 2 * 12 + 2            # valid serial pc npc src dst unit
     storage = 2 * entry + 8 * 12 + 16 * 12
-    assert storage == 568                                    # §4
+    assert storage == 568                                    # our storage count
     # npc is stored for the SIMT-stack/flush logic outside the block but never read inside it
     # (the head is always the oldest: no a3 guard), so Yosys removes those 2 x PW flops.
     assert area(SPEC, params(), "sky130hd")["flops"] == storage - 2 * 32

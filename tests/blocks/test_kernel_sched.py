@@ -1,6 +1,7 @@
 """kernel_sched (sim/blocks/kernel_sched.py, hdl/kernel_sched.py): FIFO / MPMax / SRTF / Adaptive /
-zero-sampling decisions on hand-made event sequences ([SRTF §2.5-§2.9, §8]), the tie mutant, and
-the RTL (fifo, srtf) in random lockstep with the port-level twin."""
+zero-sampling decisions on hand-made event sequences ([SRTF FIFO, MPMax, SRTF/Adaptive, SJF]; the
+checks are ours), the tie mutant, and the RTL (fifo, srtf) in random lockstep with the port-level
+twin."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from gpusched.blocks import get_block, parse_params
 from hdl.params.srtf_pred import CTL_CAP, CTL_END, CTL_LAUNCH, CTL_SEED
 from sim.blocks.kernel_sched import KernelSchedTwin
 
-# gtx480 per-SM limits: threads, registers, shared memory, block slots, warps ([SRTF §3])
+# gtx480 per-SM limits: threads, registers, shared memory, block slots, warps ([SRTF])
 GTX480 = (1536, 32768, 49152, 8, 48)
 SLOT_LIMITED = (64, 64 * 8, 0, 1, 2)       # 2-warp blocks: R = 8, bound by the 8 block slots
 
@@ -24,7 +25,7 @@ def test_mpmax_two_slot_limited_kernels_get_cap_7():
     tw.arrive(0, 1000, 8, SLOT_LIMITED)
     assert tw.row(3) == [(0, 8)]                      # alone: no co-runner to leave room for
     tw.arrive(1, 1000, 8, SLOT_LIMITED)
-    assert tw.row(3) == [(0, 7), (1, 7)]              # §2.6 example: 7 of the 8 slots each
+    assert tw.row(3) == [(0, 7), (1, 7)]              # [SRTF MPMax] example: 7 of the 8 slots each
     tw.end(0)
     assert tw.row(3) == [(1, 8)]                      # the reservation is released at the end
 
@@ -85,7 +86,7 @@ def test_srtf_losing_sample_waits_and_sm0_returns_to_run():
 
 
 def tie_keeps_incumbent(cls) -> bool:
-    """Equal remaining times: the running kernel stays ([SRTF §6] item 7)."""
+    """Equal remaining times: the running kernel stays (our choice where [SRTF] is silent)."""
     tw = srtf_pair(cls)
     tw.update(2, 0, rem=700, pred=800, t=100, res=8)
     tw.update(0, 1, rem=700, pred=900, t=300, res=8)
@@ -221,7 +222,7 @@ def test_port_twin_takes_one_event_per_cycle_and_holds_commands():
     assert (o["samp_valid"], o["samp"]) == (1, 1) and o["allow"] == (1 << 1) | (1 << 6)
 
 
-# -- knobs ([SRTF §3]): sample size, free sampling SM -----------------------------------------------
+# -- knobs ([SRTF]): sample size, free sampling SM -----------------------------------------------
 
 def test_sample_size_2_waits_for_a_second_record_from_the_sampling_sm():
     tw = KernelSchedTwin(8, 15, "srtf", GTX480, sample_size=2)
@@ -270,7 +271,7 @@ def test_mpmax_lockstep_catches_a_controller_without_the_reservation():
 
 
 def test_mpmax_rtl_gives_the_section_2_6_example():
-    """Two slot-limited kernels on gtx480 limits: cap 7 each, the older first ([SRTF §2.6])."""
+    """Two slot-limited kernels on gtx480 limits: cap 7 each, the older first ([SRTF MPMax])."""
     from cosim.amaranth_backend import run_sequence
     spec = get_block("kernel_sched")
     p = parse_params(spec, {"K": 2, "NSM": 2, "policy": "mpmax"})
@@ -283,7 +284,7 @@ def test_mpmax_rtl_gives_the_section_2_6_example():
     assert last["first"] == 0b11 and last["prio"] == 0b01        # slot 1 arrived first
 
 
-# -- zero-sampling SRTF in the RTL ([SRTF §2.9]) ----------------------------------------------------
+# -- zero-sampling SRTF in the RTL ([SRTF zero-sampling]) ----------------------------------------------------
 
 class ZeroStale(KernelSchedTwin):
     """Mutant zero-sampling: block ends do not refresh the remaining time (T^SP stays)."""
@@ -327,7 +328,7 @@ def test_zero_sampling_rtl_switches_when_block_ends_make_next_shorter():
 
 def test_a_sample_that_becomes_run_ends_without_a_decision_rtl_and_twin():
     """run (0) ends while 1 is sampled and next() is 1: 1 runs everywhere and the sample ends
-    ([SRTF §2.7] compares a waiting sample with run); RTL and port twin agree cycle by cycle."""
+    ([SRTF] compares a waiting sample with run); RTL and port twin agree cycle by cycle."""
     from cosim.amaranth_backend import run_sequence
     from sim.blocks.kernel_sched import KernelSchedPorts
     spec = get_block("kernel_sched")
@@ -347,7 +348,7 @@ def test_a_sample_that_becomes_run_ends_without_a_decision_rtl_and_twin():
     assert outs[-1]["allow"] == 0b0010_0010
 
 
-# -- Adaptive in the RTL ([SRTF §2.8]) --------------------------------------------------------------
+# -- Adaptive in the RTL ([SRTF SRTF/Adaptive]) -------------------------------------------------
 
 class NoSpreadTest(KernelSchedTwin):
     """Mutant Adaptive: sharing never ends on the spread test (only with a kernel)."""

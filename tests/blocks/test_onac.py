@@ -1,7 +1,8 @@
 """ONAC (hdl/onac.py vs sim/blocks/onac.py): lockstep, secant properties, thesis example, mutant.
 
-Numbers come from the thesis: the Backprop-K2 trace of §3.2 (first estimate 9, then 10, the 4th
-estimate detects 12 = oracle on a 32-core GPU) and the 0.98 × IPC_all acceptance rule (§9.3).
+Numbers come from the thesis: the Backprop-K2 trace of [THESIS §4.4.2] (first estimate 9, then 10,
+the 4th estimate detects 12 = oracle on a 32-core GPU) and the 0.98 × IPC_all acceptance rule (our
+choice).
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from hdl.params.swm import SwmState
 from sim.blocks.onac import OnacTwin
 
 # Backprop-like curve: 1 warp-IPC per core, smooth roof at 9 (knee sharpness 8). Chosen so that
-# the oracle (smallest N with IPC(N) >= 0.98·IPC(32)) is 12, as for BP-K2 in [THESIS §3.1]/§3.6.
+# the oracle (smallest N with IPC(N) >= 0.98·IPC(32)) is 12, as for BP-K2 in [THESIS §4.4.1, Table 4.4].
 BACKPROP = concave_curve(1.0, 9.0, 8.0)
-FRAC = 10                       # default IPC fraction bits (U6.10, [THESIS §3.3] [S])
+FRAC = 10                       # default IPC fraction bits (U6.10, our choice)
 
 
 def ideal_stimulus(m: int, curve, seed: int = 1, **kw) -> SwmStimulus:
@@ -74,10 +75,10 @@ def test_random_stimulus_covers_every_state():
 
 
 def test_backprop_example_twin():
-    """§3.2: IPC_1 line gives 9, then 10, and the 4th estimate detects 12 (= oracle)."""
+    """[THESIS §4.4.2]: IPC_1 line gives 9, then 10, and the 4th estimate detects 12 (= oracle)."""
     twin = OnacTwin(32)
     run_twin(twin, ideal_stimulus(32, BACKPROP))
-    assert twin.estimates[0] == 1                       # one-core sample (§3.3 Init)
+    assert twin.estimates[0] == 1                       # one-core sample ([THESIS §4.4.2.3] Init)
     assert twin.estimates[1:] == [9, 10, 11, 12]
     assert twin.n_opt == 12
     oracle = min(n for n in range(1, 33) if BACKPROP(n) >= 0.98 * BACKPROP(32))
@@ -96,7 +97,8 @@ def test_backprop_example_rtl():
 
 
 def test_type_b_linear_curve_reaches_all_cores():
-    """§3.2 Pathfinder-like (linear) curve: ONAC ends at 32 (N_max accepted without sampling)."""
+    """[THESIS §4.4.2] Pathfinder-like (linear) curve: ONAC ends at 32 (N_max accepted without
+    sampling)."""
     twin = OnacTwin(32)
     run_twin(twin, ideal_stimulus(32, lambda n: 0.9 * n))
     assert twin.n_opt == 32 and twin.estimates[-1] == 32
@@ -114,7 +116,7 @@ def measured_ipc(curve, k: int, m: int, window: int = 100_000) -> int:
 def test_estimates_monotone_bounded_and_meet_threshold(m, trials):
     """On random concave curves (no noise): estimates rise strictly, detection ends within M
     estimates, the chosen N keeps IPC(N) ≥ 0.98·IPC_all on the curve it measured, and it is the
-    smallest such N (the secant under-estimates on a concave curve, [THESIS §3.2])."""
+    smallest such N (the secant under-estimates on a concave curve, [THESIS §4.4.2])."""
     rng = random.Random(7 + m)
     exact = 0
     for trial in range(trials):
@@ -137,7 +139,7 @@ def test_estimates_monotone_bounded_and_meet_threshold(m, trials):
 
 
 def test_non_positive_slope_guard_steps_by_one():
-    """§9.3: IPC_cur ≤ IPC_prev (a flat stretch) makes the next estimate N_cur + 1."""
+    """Our choice: IPC_cur ≤ IPC_prev (a flat stretch) makes the next estimate N_cur + 1."""
     step = lambda n: 2.0 if n < 5 else 8.0      # IPC_1 = 2, flat up to 4 cores, 8 from 5 on
     twin = OnacTwin(8)
     run_twin(twin, ideal_stimulus(8, step))

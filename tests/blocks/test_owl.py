@@ -1,4 +1,4 @@
-"""OWL's warp schedulers ([OWL §4-§6, §13.4] items 1-4) and two-level [44]: Algorithm 1 on the
+"""OWL's warp schedulers ([OWL §4.1–§4.3]) and two-level [44]: Algorithm 1 on the
 twin's arithmetic and on the RTL group formation unit, directed grants on twin and RTL, random
 lockstep with the per-cycle group property, and the BLP mutant caught."""
 
@@ -20,10 +20,11 @@ LOCKSTEP_CYCLES = 5_000    # random-stimulus lockstep here; the 100k-cycle soaks
 SPEC = get_block("warp_sched")
 
 
-# -- 1. group formation (Algorithm 1, §13.4 item 1) -----------------------------------------
+# -- 1. group formation (Algorithm 1, our reproduction plan)
+# -----------------------------------------
 
 def test_algorithm_1_worked_example_and_the_small_kernel_clamp():
-    assert form_groups(10, 2, 5) == (3, [3, 3, 4])          # §4.2: N=10, k=2, g=5
+    assert form_groups(10, 2, 5) == (3, [3, 3, 4])          # our example: N=10, k=2, g=5
     assert [group_of_cta(c, 10, 2, 5) for c in range(10)] == [0, 0, 0, 1, 1, 1, 2, 2, 2, 2]
     for n_ctas, k in ((3, 2), (6, 1), (1, 6)):             # WP-like: N*k = 6 < g_size = 8
         assert len(form_groups(n_ctas, k, 8)[1]) == 1
@@ -86,7 +87,7 @@ def _run_both(policy: str, w: int, inputs: list[dict], g_size: int = 8) -> list:
     return twin_grants
 
 
-# N=10, k=2, g_size=5 (§4.2): groups {warps 0-5}, {6-11}, {12-19}
+# N=10, k=2, g_size=5 (our example): groups {warps 0-5}, {6-11}, {12-19}
 GROUP = [range(0, 6), range(6, 12), range(12, 20)]
 ALL = (1 << 20) - 1
 

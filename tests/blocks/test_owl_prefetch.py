@@ -1,5 +1,5 @@
-"""owl_prefetch (hdl/owl_prefetch.py vs sim/blocks/owl_prefetch.py): random lockstep, the §7.6
-properties on every cycle, directed episodes of [OWL §7.3–§7.4] on twin and RTL, and the mutant
+"""owl_prefetch (hdl/owl_prefetch.py vs sim/blocks/owl_prefetch.py): random lockstep, the
+engine's properties on every cycle, directed episodes of [OWL §4.4] on twin and RTL, and the mutant
 "a prefetcher that ignores pending demands" caught."""
 
 from __future__ import annotations

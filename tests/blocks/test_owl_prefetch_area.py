@@ -1,5 +1,5 @@
-"""owl_prefetch area ([OWL §8]): Yosys flop counts against the state the design declares, and the
-§8 storage (1 bit per line of each bank's open row) inside it."""
+"""owl_prefetch area ([OWL §4.5]): Yosys flop counts against the state the design declares, and the
+[OWL §4.5] storage (1 bit per line of each bank's open row) inside it."""
 
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ def test_flops_equal_the_declared_state(p):
 
 
 def test_paper_storage_is_the_fetched_vectors():
-    """§8: 4 banks × 32 lines = 128 bits per MC, 1 024 for 8 MCs; scheme A needs no counts."""
+    """[OWL §4.5]: 4 banks × 32 lines = 128 bits per MC, 1 024 for 8 MCs; scheme A needs no
+    counts."""
     sh = PrefetchShape()
     assert sh.storage_bits()["fetched"] == sh.paper_bits() == 128 and 8 * sh.paper_bits() == 1024
     assert _flops(SCHEME="a") == sum(sh.storage_bits().values()) - sh.storage_bits()["pf_count"]

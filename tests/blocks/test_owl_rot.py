@@ -1,4 +1,4 @@
-"""[OWL §12] A3 (b), the rotating-head group assignment (``owl_locality_rot``, ``owl_blp_rot``):
+"""[OWL §4.2, Fig. 4B], the rotating-head group assignment (``owl_locality_rot``, ``owl_blp_rot``):
 a refilled CTA joins the lowest-priority group and the head moves on once its group has no live
 warp; directed on twin and RTL against A3 (a), random lockstep, a mutant caught, and GPU runs."""
 

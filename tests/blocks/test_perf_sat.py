@@ -1,6 +1,7 @@
-"""Perf-Sat (hdl/perf_sat.py vs sim/blocks/perf_sat.py): lockstep, limit range, §2.5 example.
+"""Perf-Sat (hdl/perf_sat.py vs sim/blocks/perf_sat.py): lockstep, limit range, [THESIS §4.3.2.2]
+example.
 
-The worked example of [THESIS §2.5]: N_max = 15, N_opt = 12 → start at 8, two samples at 9,
+The worked example of [THESIS §4.3.2.2]: N_max = 15, N_opt = 12 → start at 8, two samples at 9,
 then 10, 11, 12, 13, a second sample at 13, N_opt = 12 after 8 sample periods.
 """
 
@@ -75,7 +76,8 @@ def test_worked_example_twin_and_rtl():
 
 @pytest.mark.parametrize("n_max", [1, 2, 3, 6, 8, 15])
 def test_finds_minimum_of_convex_stall_curve(n_max):
-    """With noise-free convex stall curves the detected limit is the stall minimum (§2.4)."""
+    """With noise-free convex stall curves the detected limit is the stall minimum ([THESIS
+    §4.3.2.1])."""
     for n_opt in range(1, n_max + 1):
         twin = PerfSatTwin()
         run_twin(twin, ConvexStallSM(n_max, n_opt))
@@ -100,8 +102,8 @@ def test_limit_always_in_range_under_random_stimulus():
 
 
 def test_toggle_fallback_stops_at_n0_plus_1():
-    """§2.5 Phase 2: flat stalls never confirm a direction; the 4th WI↔WD flip stops at the
-    conservative ⌈N_max/2⌉ + 1."""
+    """[THESIS §4.3.2.2] Phase 2: flat stalls never confirm a direction; the 4th WI↔WD flip stops at
+    the conservative ⌈N_max/2⌉ + 1."""
     class FlatStalls(ConvexStallSM):
         def next(self, prev_out):
             return super().next(prev_out) | {"stalls": 1}

@@ -1,4 +1,4 @@
-"""Phase-aware warp schedulers ([THESIS §1.7-§1.8]): the single-level select and the two-level
+"""Phase-aware warp schedulers ([THESIS §3.4.2.2]): the single-level select and the two-level
 ready/active/pending queues (tlrr, tlgto, tlphase) — directed rules on twin and RTL, random
 lockstep with the twin as scoreboard, mutants the lockstep must catch."""
 
@@ -170,7 +170,7 @@ def test_random_lockstep_soak_100k_cycles(policy, w, n):
 def test_inside_the_ready_queue_gto_or_round_robin(policy, expect):
     """W = 4, N = 4, all warps always ready: after start-up (all released, then one promotion a
     cycle) tlphase keeps issuing the greedy warp, tlphase_rr rotates over the ready queue
-    ([THESIS §9.1]: GTO or RR inside)."""
+    (our choice where [THESIS] is silent: GTO or RR inside)."""
     inputs = [_q(ready=0)] * 6 + [_q(ready=0b1111)] * 6
     twin, rtl = _both({"W": 4, "policy": policy, "N": 4}, inputs, TwoLevelQueuesTwin(4, 4, policy))
     assert twin == rtl

@@ -1,6 +1,6 @@
-"""Seq-Det (hdl/seq_det.py vs sim/blocks/seq_det.py): lockstep and the §3.4 rule.
+"""Seq-Det (hdl/seq_det.py vs sim/blocks/seq_det.py): lockstep and the [THESIS §4.4] rule.
 
-Expected values follow [THESIS §3.4]: sample at 32, then 31, 30, ...; stop at the first sample
+Expected values follow [THESIS §4.4]: sample at 32, then 31, 30, ...; stop at the first sample
 below 0.98·IPC_all with N_opt = N + 1; a type B kernel takes one sample at 31 cores and returns
 to 32.
 """
@@ -47,7 +47,8 @@ def test_lockstep_amaranth(params, seed, cycles):
 
 def test_backprop_sequential_walk():
     """Seq-Det samples 32, 31, ..., 11 on the Backprop curve: 11 is the first below the threshold,
-    so N_opt = 12 (= ONAC's answer), after 22 samples against ONAC's 6 (§3.4 drawback 1)."""
+    so N_opt = 12 (= ONAC's answer), after 22 samples against ONAC's 6 ([THESIS §4.4] drawback
+    1)."""
     twin = SeqDetTwin(32)
     run_twin(twin, ideal_stimulus(32, BACKPROP))
     assert twin.n_opt == 12

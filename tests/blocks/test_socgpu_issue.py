@@ -1,6 +1,7 @@
 """socgpu_issue: directed cases on RTL and twin, properties, lockstep, mutations, storage.
 
-[SOCGPU §2.3] (illustration), §2.5 (cycle contract), §2.6 (dual issue), §4 (storage), §8.
+[SOCGPU dependence matrix, local policy, dual issue, area]; the cycle contract and the checks are
+ours.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ def params(**kv) -> dict:
     return parse_params(SPEC, kv)
 
 
-# ---- directed: the §2.3 illustration, run on the twin and on the RTL ----
+# ---- directed: the [SOCGPU dependence matrix] illustration, run on the twin and on the RTL ----
 
 def _ins(*instrs) -> dict:
     """Flat insert-port inputs for up to two (pc, dst regs, src regs, unit) tuples."""
@@ -77,7 +78,7 @@ def test_illustration_rtl():
     _check_sequence(run_sequence(SPEC, params(N=4), [inp for inp, _ in ILLUSTRATION]))
 
 
-# ---- a3: only the oldest pending entry may cross the reconvergence PC (§2.4) ----
+# ---- a3: only the oldest pending entry may cross the reconvergence PC ([SOCGPU local policy]) ----
 
 A3 = [  # A (pc 0x00, npc 0x08) → entry 0, B (pc 0x08, npc 0x10) → entry 1; independent, SP/MEM
     (_ins((0x00, [20], [], SP), (0x08, [21], [], MEM)), {"cand_valid": 0}),
@@ -98,7 +99,7 @@ def test_a3_guard_twin_and_rtl():
         assert {k: r[k] for k in want} == want, f"rtl cycle {cyc}: {r}"
 
 
-# ---- throughput (§8) ----
+# ---- throughput (our test plan) ----
 
 def _run_stream(block, make_instr, cycles: int, latency: int, dual: bool, socgpu: bool) -> int:
     """Always-granting picker, fixed WB latency; returns the number of issued instructions."""
@@ -152,7 +153,7 @@ def _property_run(twin, prm: dict, cycles: int, seed: int, invariant: bool = Tru
         if invariant:
             bad = twin.dm_invariant_violation()
             if bad:
-                chk.fail(f"§2.3 invariant: {bad}")
+                chk.fail(f"[SOCGPU dependence matrix] invariant: {bad}")
     assert chk.balance() is None, chk.balance()
     return chk
 
@@ -185,8 +186,8 @@ def test_lfsr_is_maximal_length():
 # ---- lockstep RTL vs twin in Amaranth's simulator, with the properties on the outputs ----
 
 class CheckedTwin:
-    """Twin wrapper: checks §8 properties and the DM invariant on every cycle's outputs (equal
-    to the RTL's, since the lockstep stops at the first difference)."""
+    """Twin wrapper: checks the properties of our test plan and the DM invariant on every cycle's
+    outputs (equal to the RTL's, since the lockstep stops at the first difference)."""
 
     def __init__(self, prm: dict, twin=None):
         self.twin = twin or SocgpuIssueTwin(**prm)
@@ -197,7 +198,7 @@ class CheckedTwin:
         self.chk.check(inputs, out)
         bad = self.twin.dm_invariant_violation() if self.twin.n <= 8 else None
         if bad:
-            self.chk.fail(f"§2.3 invariant: {bad}")
+            self.chk.fail(f"[SOCGPU dependence matrix] invariant: {bad}")
         return out
 
 
@@ -258,7 +259,7 @@ def test_mutant_caught_by_lockstep(cls):
     assert "mismatch at cycle" in str(e.value) and "seed=5" in str(e.value)
 
 
-# ---- storage: Yosys flops against the §4 analytic count ----
+# ---- storage: Yosys flops against the analytic count ----
 
 @pytest.mark.synth
 @pytest.mark.parametrize("policy,extra", [
@@ -270,6 +271,6 @@ def test_flops_match_storage_formula(policy, extra):
     n = 2
     entry = 1 + 1 + 1 + 32 + 32 + 4 * 12 + 2 * 12 + 2      # valid issued serial pc npc src dst unit
     storage = n * entry + 2 * n * (n - 1)                     # + DM + AGE
-    assert storage == 286                                     # §4 table, N = 2
+    assert storage == 286                                     # our storage count, N = 2
     res = area(SPEC, params(N=n, policy=policy), "sky130hd")
     assert res["flops"] == storage + extra, res               # + rdy_cnt (4/entry) or LFSR (16)

@@ -1,5 +1,5 @@
 """srtf_pred (hdl/srtf_pred.py vs sim/blocks/srtf_pred.py): random lockstep, Eq. 2 on hand-computed
-cases, the §8 predictor properties, and the mutants the lockstep must catch."""
+cases, the predictor properties of our test plan, and the mutants the lockstep must catch."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ class ResidentIsR(SrtfPredTwin):
 
 
 class ResampleEveryEnd(SrtfPredTwin):
-    """Mutant (§8): t re-sampled at every block end, not only after a slice boundary."""
+    """Mutant (our test plan): t re-sampled at every block end, not only after a slice boundary."""
 
     def sample_t(self, k, dur):
         return dur
@@ -82,7 +82,7 @@ def updates(outs):
     return [(c, o) for c, o in enumerate(outs) if o["upd_valid"]]
 
 
-LAT = PredShape().pred_lat      # 66 = 1 + 16 + 48 + 1 ([SRTF §2.10])
+LAT = PredShape().pred_lat      # 66 = 1 + 16 + 48 + 1 (our cycle contract for [SRTF])
 
 
 def test_first_block_end_gives_eq2_after_pred_lat():
@@ -217,7 +217,7 @@ def test_skip_equals_stepping_quiet_cycles():
 
 
 def test_resident_variant_r_divides_by_r_after_a_cap():
-    """[SRTF §3] knob: the document's Resident = R (SrtfPredFixedR) ignores CAP in Eq. 2."""
+    """[SRTF] knob: the document's Resident = R (SrtfPredFixedR) ignores CAP in Eq. 2."""
     from sim.blocks.srtf_pred import SrtfPredFixedR
     ev = {0: cmd(CTL_LAUNCH, 0, total=10, res=4), 1: start(0, 0), 80: cmd(CTL_CAP, 0, res=2),
           101: {"blk_end": 1}}

@@ -1,5 +1,5 @@
-"""srtf_pred area ([SRTF §4]): Yosys flop counts against the register fields of the design, and
-their scaling with the number of kernel slots K."""
+"""srtf_pred area (our estimate; [SRTF] gives no area): Yosys flop counts against the register
+fields of the design, and their scaling with the number of kernel slots K."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ LOCKSTEP_CYCLES = 5_000    # random-stimulus lockstep here; the 100k-cycle soaks
 
 SPEC = get_block("warp_sched")
 
-# (ready, launch, expected grant or None) — [GPGPU-Sim §1.2], W = 4.
+# (ready, launch, expected grant or None) — [GPGPU-Sim scheduler_unit::cycle()], W = 4.
 LRR_CASE = [
     (0b1010, 0, 1),   # start-up: walk begins at slot 0 → first ready is 1
     (0b1011, 0, 3),   # after last=1: 2 not ready, 3 is
@@ -129,7 +129,7 @@ def test_bad_parameters_are_rejected():
         parse_params(SPEC, ["M=3"])
 
 
-# -- oldest first and the two-level active scheduler ([GPGPU-Sim §1.1, §1.3]) ------------------
+# -- oldest first and the two-level active scheduler ([GPGPU-Sim two_level_active_scheduler]) --
 
 OLD_CASE = [
     (0b0110, 0, 1),        # oldest ready (lower slot at start-up)
@@ -144,8 +144,9 @@ def _two_level_inputs(ready, valid=0b111111, mem_wait=0, barrier=0):
     return {"ready": ready, "launch": 0, "valid": valid, "mem_wait": mem_wait, "barrier": barrier}
 
 
-# §1.3: active list [a b c d e f] (slots 0..5, N = 6); b issues → [c d e f a b]; then the entry
-# at the same position (d) issues → [e f a b c d]; with every warp ready the list order shows.
+# [GPGPU-Sim two_level_active_scheduler]: active list [a b c d e f] (slots 0..5, N = 6); b issues →
+# [c d e f a b]; then the entry at the same position (d) issues → [e f a b c d]; with every warp
+# ready the list order shows.
 ROTATION_CASE = [(_two_level_inputs(0b000010), 1), (_two_level_inputs(0b001000), 3)] + \
     [(_two_level_inputs(0b111111), g) for g in (4, 5, 0, 1, 2, 3, 4)]
 

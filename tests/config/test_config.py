@@ -23,16 +23,16 @@ def test_presets_are_valid_and_round_trip(name, tmp_path):
 
 
 def test_preset_values_from_specs():
-    g = get_preset("gtx480")      # [SRTF §3]
+    g = get_preset("gtx480")      # [SRTF]
     assert (g.sm.count, g.sm.threads_per_sm, g.sm.regs_per_sm, g.sm.max_ctas_per_sm) == (15, 1536, 32768, 8)
     assert g.l2.slices * g.l2.size_per_slice == 768 * 1024
-    p = get_preset("gp102")       # [SOCGPU §3]
+    p = get_preset("gp102")       # [SOCGPU]
     assert (p.sm.count, p.sm.subcores, p.sm.warps_per_sm, p.core_clock_mhz) == (28, 4, 64, 1480.0)
     assert p.l2.slices * p.l2.size_per_slice == 2816 * 1024  # 2.75 MB
     t = get_preset("thesis")      # [THESIS Table 4.3]: 177.4 GB/s
     gbps = t.dram.channels * t.dram.bus_bytes * t.dram.data_rate * t.dram.clock_mhz / 1000
     assert gbps == pytest.approx(177.4, abs=0.1)
-    k = get_preset("ikra_15cu")   # [IKRA §3]
+    k = get_preset("ikra_15cu")   # [IKRA]
     assert (k.sm.count, k.l1.size_bytes, k.l1.line_bytes, k.l2.slices) == (15, 128 * 1024, 64, 16)
 
 

@@ -2,7 +2,7 @@
 
 The policy (sim/policies/ikra_cta.py) drives an injected block through its ports only
 (``CtaSchedPorts``). First, without any simulator: that port path reproduces the stock twin's
-fast path exactly (the whole stats dict, the §7.1 counters included). Then, with cocotb +
+fast path exactly (the whole stats dict, the scheduler counters included). Then, with cocotb +
 Verilator: a multi-kernel run on ``tiny`` with the RTL alone in the loop gives the twin-only
 stats, lockstep reports no mismatch, and a twin with a one-cycle-longer set-up is caught.
 """
@@ -50,7 +50,8 @@ class PortsOnlyTwin(CtaSchedTwin):
 
 
 class LateInitTwin(CtaSchedTwin):
-    """Mutant: launch set-up one cycle longer than ID_W + 2 (§2.5), so offers start late."""
+    """Mutant: launch set-up one cycle longer than ID_W + 2 (our cycle contract), so offers start
+    late."""
 
     def _launch(self, dims) -> None:
         super()._launch(dims)
@@ -162,8 +163,8 @@ def test_rtl_dispatching_every_cta_gives_the_twin_only_stats(mode, twin_only):
 @needs_verilator
 def test_lockstep_catches_a_twin_with_a_longer_setup():
     """The first launch is taken in block cycle 0; its chunk bounds show from cycle ID_W + 2
-    (set-up cycle 1 at the end of the ID_W divider steps, §2.5) in the RTL, a cycle later in
-    the mutant. Same two instances as above, so the Verilator build is shared."""
+    (set-up cycle 1 at the end of the ID_W divider steps, our cycle contract) in the RTL, a cycle
+    later in the mutant. Same two instances as above, so the Verilator build is shared."""
     kw = kwargs_for(twin=f"{__name__}:late_init_twin")
     with pytest.raises(LockstepMismatch) as err:
         run_in_loop(get_block("cta_sched"), kw["params_list"], "cosim.gpu_scenarios:gpu_cta_sched",

@@ -27,7 +27,7 @@ cosim = pytest.mark.cosim
 needs_verilator = pytest.mark.skipif(not available("verilator"), reason="verilator not installed")
 
 # 8 SMs, half the DRAM clock: the transpose-like kernel saturates at 4 SMs; 1-wave samples,
-# detection after one ramp-up wave (§9.3, as tests/sim/test_onac_policy.py).
+# detection after one ramp-up wave (our choice, as tests/sim/test_onac_policy.py).
 SCALED = {"preset": "thesis", "workload": "onac_tp_like", "scale": 0.5,
           "overrides": ["sm.count=8", "dram.clock_mhz=924"], "waves": 1, "skip_waves": 1}
 THESIS = {"preset": "thesis", "workload": "onac_tp_like", "scale": 1.0, "waves": 1,
@@ -41,7 +41,7 @@ def kwargs_for(block: str, scenario: dict = SCALED, **extra) -> dict:
 
 
 class OnacFirstEstimatePlusOne(OnacTwin):
-    """Mutant: after the all-SM sample ONAC tries 2 SMs instead of 1 (§9.3)."""
+    """Mutant: after the all-SM sample ONAC tries 2 SMs instead of 1 (our choice)."""
 
     def _count_after_init(self) -> int:
         return 2

@@ -121,7 +121,8 @@ def test_port_controller_reproduces_its_decisions_in_the_gpu_model():
 
 
 class RunOnSampleSM:
-    """Mutant controller: SM 0 keeps dispatching ``run`` while it samples ([SRTF §8])."""
+    """Mutant controller: SM 0 keeps dispatching ``run`` while it samples (our test plan for
+    [SRTF])."""
 
     def __new__(cls, *a, **kw):
         from sim.blocks.kernel_sched import KernelSchedTwin
@@ -177,7 +178,7 @@ def test_rtl_mpmax_controller_in_the_loop_equals_the_twins():
 @pytest.mark.slow
 @needs_verilator
 def test_rtl_zero_sampling_controller_in_the_loop_equals_the_twins():
-    """Zero-sampling SRTF ([SRTF §2.9]): T^SP at arrival and every block end through the ports."""
+    """Zero-sampling SRTF ([SRTF zero-sampling]): T^SP at arrival and every block end through the ports."""
     ref = _lockstep_equals_twin("srtf_zero")
     assert ref["switches"] >= 3
 
@@ -186,7 +187,8 @@ def test_rtl_zero_sampling_controller_in_the_loop_equals_the_twins():
 @pytest.mark.slow
 @needs_verilator
 def test_rtl_adaptive_controller_in_the_loop_equals_the_twins():
-    """Adaptive ([SRTF §2.8]): sharing entered and left by the RTL steers the same GPU run."""
+    """Adaptive ([SRTF SRTF/Adaptive]): sharing entered and left by the RTL steers the same GPU
+    run."""
     _lockstep_equals_twin("adaptive")
 
 

@@ -1,4 +1,4 @@
-"""socgpu_issue / inorder_issue RTL vs twin under cocotb + Verilator ([SOCGPU §8]).
+"""socgpu_issue / inorder_issue RTL vs twin under cocotb + Verilator (our test plan for [SOCGPU]).
 
 The default suite runs one short lockstep (N = 2; its Verilator build is cached per hdl
 fingerprint, a cold build costs most of the time); the ≥ 100,000-cycle soaks per

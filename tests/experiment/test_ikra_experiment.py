@@ -63,7 +63,7 @@ def test_legends_and_tables_use_the_papers_names():
 
 
 def test_program_grids_name_the_papers_17_programs_and_check():
-    """§6.2: 8 regular, 4 irregular (each on cond_mat and olesnik0) and 5 non-iterative apps,
+    """[IKRA]: 8 regular, 4 irregular (each on cond_mat and olesnik0) and 5 non-iterative apps,
     every one a suite program whose INFO names ikra with that label."""
     from experiments.ikra import (IRREGULAR_PROGRAMS, NONITERATIVE_PROGRAMS, PROGRAMS,
                                   REGULAR_PROGRAMS)

@@ -29,7 +29,7 @@ def test_grids_hold_controller_runs_and_a_full_oracle_sweep():
 
 
 def test_headline_detectors_skip_the_ramp_up_and_the_spec_default_one_wave():
-    """Headline rows use the ramp-up-matched skip, the spec-default rows §9.3's one wave."""
+    """Headline rows use the ramp-up-matched skip, the spec-default rows one wave."""
     from experiments.onac import ONAC, RAMP_SKIP, SEQ_DET, SPEC_ONAC, SPEC_SEQ_DET
     from gpusched.config import get_preset
     from sim.policies import make_policy

@@ -103,7 +103,7 @@ def test_profiler_metrics_are_exact_or_absent_never_a_proxy():
 
 
 def test_the_stages_run_the_rotating_head_and_slot_static_groups_are_the_ablation():
-    """[OWL §12] A3: +Locality, +BLP and OWL run the rotating head (Fig 4B's rule); the
+    """Group refill: +Locality, +BLP and OWL run the rotating head ([OWL §4.2, Fig. 4B]); the
     slot-static ablations differ from them in the warp scheduler only."""
     assert owl.SCHEMES["locality"] == {"sm.warp_sched": "owl_locality_rot"}
     assert owl.SCHEMES["blp"] == {"sm.warp_sched": "owl_blp_rot"}

@@ -1,5 +1,5 @@
-"""experiments/perfsat.py (+ sim/policies/fixed_limit.py): grids, the §2.8 oracle rule, the
-accuracy / saving formulas on synthetic rows, and the fixed limit on a real run."""
+"""experiments/perfsat.py (+ sim/policies/fixed_limit.py): grids, the [THESIS Table 4.2] oracle
+rule, the accuracy / saving formulas on synthetic rows, and the fixed limit on a real run."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""experiments/phase.py: valid grids, §1.11 scheduler states from a real run, classes and
+"""experiments/phase.py: valid grids, [THESIS §3.5] scheduler states from a real run, classes and
 headline means computed as documented, and a tiny end-to-end report."""
 
 import json
@@ -37,12 +37,12 @@ def test_scheduler_states_partition_the_slots():
     assert s2 > 0 and s4 > 0            # a memory kernel: some operand waits, some issue
     exp = get_experiment("phase", catalogue=True)
     assert exp.metric("idle").value(stats) == pytest.approx(s1 + s2 + s3)
-    # §1.11 loads from the warp-state profiler, per SM: a load kernel has both in flight
+    # [THESIS §3.5] loads from the warp-state profiler, per SM: a load kernel has both in flight
     ws = stats["warp_states"]
     assert exp.metric("mem_load").value(stats) == pytest.approx(
         ws["kernels"][0]["mem_load"] / ws["sms"]) and ws["kernels"][0]["mem_load"] > 0
     assert exp.metric("alu_load").value(stats) > 0
-    # §1.11 runtime decomposition: the four parts partition the run's cycles
+    # [THESIS §3.5] runtime decomposition: the four parts partition the run's cycles
     parts = [exp.metric(f"dec_{p}").value(stats)
              for p in ("compute_only", "memory_only", "overlap", "idle")]
     assert sum(parts) == pytest.approx(100.0) and all(p >= 0 for p in parts)
@@ -183,8 +183,8 @@ def test_program_point_runs_only_its_kernel():
 
 
 def test_thesis_classes_and_agreement():
-    """The thesis's lists (§1.10) drive the 'thesis's kernels' means; agreement counts the
-    kernels our runs put in the same class."""
+    """The thesis's lists ([THESIS Table 3.2, Table 3.3]) drive the 'thesis's kernels' means;
+    agreement counts the kernels our runs put in the same class."""
     from experiments.phase_programs import class_agreement, thesis_classes
     from experiments.phase import class_speedup
     rows = []

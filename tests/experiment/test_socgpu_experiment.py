@@ -20,7 +20,7 @@ def test_grids_check_and_cover_the_headline_variants():
     assert {p.params["variant"] for p in full} == set(VARIANTS)
     assert {"baseline", "socgpu", "socgpu_n2", "socgpu_n16"} <= {p.params["variant"] for p in quick}
     assert all(p.kind == "socgpu" and p.overrides["sm.count"] == 5 for p in full + quick)
-    assert len({p.workload for p in full}) == 18          # 6 DeepBench + 12 Rodinia (§7)
+    assert len({p.workload for p in full}) == 18          # 6 DeepBench + 12 Rodinia ([SOCGPU])
 
 
 def test_sweep_axes_follow_the_spec_order():
@@ -37,7 +37,7 @@ def test_sweep_axes_follow_the_spec_order():
                               "SOC smart"]
     cfg = with_overrides(get_preset("gp102"),
                          [f"{k}={v}" for k, v in VARIANTS["socgpu_w32"].items()])
-    assert cfg.sm.regs_per_sm == 32768 and cfg.sm.warps_per_sm == 32     # §3: regs scaled
+    assert cfg.sm.regs_per_sm == 32768 and cfg.sm.warps_per_sm == 32     # our parameter list: regs scaled
 
 
 def test_runner_kind_reports_speedup_and_energy_against_its_baseline():
@@ -52,7 +52,7 @@ def test_runner_kind_reports_speedup_and_energy_against_its_baseline():
     assert stats["vs_baseline"]["baseline_cycles"] == base["cycles"]
     assert stats["vs_baseline"]["speedup"] == pytest.approx(base["cycles"] / stats["cycles"])
     assert stats["issue_stage"]["kind"] == "socgpu" and stats["setup"]["N"] == 8
-    # §6 item 21: energy = static + issue power × time + dynamic events
+    # our choice: energy = static + issue power × time + dynamic events
     cfg = with_overrides(get_preset("tiny"), ["sm.issue=socgpu", "sm.ib_entries=8",
                                               "sm.dual_issue=true"])
     e, n_sm, t = cfg.energy, cfg.sm.count, stats["cycles"] / (cfg.core_clock_mhz * 1e6)
@@ -86,7 +86,7 @@ def test_headline_is_the_arithmetic_mean_of_per_workload_ratios():
 
 
 def test_program_grids_name_the_papers_22_benchmarks_from_the_suite():
-    """§7: 14 Rodinia applications and 8 DeepBench layers (4 kinds × train/inference); every
+    """[SOCGPU]: 14 Rodinia applications and 8 DeepBench layers (4 kinds × train/inference); every
     suite program that names socgpu is used, and only those."""
     from experiments.socgpu import PROGRAMS, PROGRAM_QUICK
     from sim.workload.program import split_options

@@ -1,6 +1,6 @@
 """kernel_sched bounded proofs (formal/props_kernel_sched.py): the row invariants hold with a free
 environment (``gpusched verify`` proves depth 20), and each policy's mutant is caught by the
-invariant it breaks ([SRTF §8] mutation list)."""
+invariant it breaks (a mutant our test plan for [SRTF] lists)."""
 
 import pytest
 

@@ -159,7 +159,7 @@ def test_sector_miss_fetches_only_missing_sectors():
 
 
 def test_denovo_launch_keeps_owned_and_readonly_data():
-    """[IKRA §2.8]: at a launch, owned (dirty) and read-only-region data stay valid in the L1;
+    """[IKRA DeNovo]: at a launch, owned (dirty) and read-only-region data stay valid in the L1;
     other clean data is self-invalidated."""
     from sim.workload.kernel import Kernel
     cfg = config("tiny", l1={"keep_across_kernels": True, "self_invalidate": True,

@@ -1,4 +1,4 @@
-"""Unloaded latencies equal the configured path sums (hierarchy.py docstring, [OWL §2.2])."""
+"""Unloaded latencies equal the configured path sums (hierarchy.py docstring, [OWL §4.3])."""
 
 import math
 
@@ -119,7 +119,7 @@ def measured(cfg, sm_addr_pairs):
 
 
 def test_gp102_unloaded_latency_targets():
-    """[SOCGPU §3]: L1 hit 82, L2 hit ≈ 220, DRAM ≈ 400 core cycles (bypassed L1 for loads)."""
+    """[SOCGPU]: L1 hit 82, L2 hit ≈ 220, DRAM ≈ 400 core cycles (bypassed L1 for loads)."""
     cfg = config("gp102", l1={"bypass_global_loads": False})
     dram, l1_hit, l2_hit = measured(cfg, [(0, 0), (0, 0), (1, 0)])
     assert l1_hit == 82
@@ -127,7 +127,7 @@ def test_gp102_unloaded_latency_targets():
 
 
 def test_ikra_unloaded_latencies_inside_documented_ranges():
-    """[IKRA §3]: L2 hit 29–61, memory 197–261 cycles; the preset aims at the middle (45, 229,
+    """[IKRA]: L2 hit 29–61, memory 197–261 cycles; the preset aims at the middle (45, 229,
     presets.py)."""
     cfg = config("ikra_15cu")
     dram, l1_hit, l2_hit = measured(cfg, [(0, 0), (0, 0), (1, 0)])

@@ -1,5 +1,5 @@
-"""The ``owl`` preset ([OWL §2] Table 1) and the Perfect-L1 / Perfect-L2 memory modes
-([OWL §13.3]): unloaded latencies from the Table 1 numbers, and what each mode removes."""
+"""The ``owl`` preset ([OWL Table 1]) and the Perfect-L1 / Perfect-L2 memory modes
+([OWL §3, §5]): unloaded latencies from the Table 1 numbers, and what each mode removes."""
 
 from __future__ import annotations
 
@@ -35,7 +35,8 @@ def _latencies(cfg) -> tuple[int, int, int]:
 
 
 def test_unloaded_owl_miss_is_the_papers_minimum_l2_miss_latency():
-    """§2.1: minimum L2 miss latency 120 core cycles (closed row: tRCD + tCL + one burst)."""
+    """[OWL Table 1]: minimum L2 miss latency 120 core cycles (closed row: tRCD + tCL + one
+    burst)."""
     (dram, l1_hit, l2_hit), _ = _latencies(config("owl"))
     assert abs(dram - 120) <= 2 and l1_hit == 4
     # request packet (8 B header: 1 flit) + slice + reply (8 + 64 B: 5 flits of 16 B)
@@ -67,8 +68,8 @@ def test_perfect_modes_refuse_the_fixed_memory_stand_in():
 
 
 def test_under_load_a_core_issues_at_most_every_4_cycles_with_at_most_32_misses_in_flight():
-    """§2.1 / Table 1 under a memory-bound run: one warp instruction per core every 4 cycles
-    at most (peak 0.25 per core-cycle) and the 32 MSHRs of a core fill but never overflow."""
+    """[OWL Table 1] / Table 1 under a memory-bound run: one warp instruction per core every 4
+    cycles at most (peak 0.25 per core-cycle) and the 32 MSHRs of a core fill but never overflow."""
     from gpusched.config import with_overrides
     from sim.run import load_workload, simulate
     cfg = with_overrides(get_preset("owl"), ["sm.count=4", "dram.channels=2", "l2.slices=2",

@@ -1,5 +1,5 @@
 """OWL's opportunistic memory-side prefetcher in the GPU model (sim/memory/prefetch.py): the row
-map, the §7.6 properties checked on every engine decision of a GPU run, statistics, the option's
+map, the prefetch-engine properties checked on every engine decision of a GPU run, statistics, the option's
 default and validation, and compiled = plain Python with it on."""
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def test_row_map_is_a_bijection_per_bank_row(preset):
 
 
 class Checked(OwlPrefetchTwin):
-    """The twin with the §7.6 properties asserted on every decision the controller acts on."""
+    """The twin with the prefetch-engine properties asserted on every decision the controller acts on."""
 
     made: list["Checked"] = []
 

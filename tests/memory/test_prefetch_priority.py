@@ -1,5 +1,5 @@
 """The prefetch-priority ablation (``dram.prefetch_priority``): lowest (default) against
-[OWL §7.6]'s order, demand row hit > prefetch > row-miss demand."""
+our reproduction plan's order, demand row hit > prefetch > row-miss demand."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def test_lowest_is_the_default_and_the_spec_order_changes_the_run(monkeypatch):
     low = _run("lowest")
     Checked.made.clear()
     spec = _run("above_misses", monkeypatch)
-    assert Checked.made, "the checked engine ran (the §7.6 properties held on every decision)"
+    assert Checked.made, "the checked engine ran (the prefetch-engine properties held on every decision)"
     pl, ps = low["memory"]["prefetch"], spec["memory"]["prefetch"]
     assert pl["issued"] > 100 and ps["issued"] > 100
     assert (pl["issued"], low["cycles"]) != (ps["issued"], spec["cycles"])

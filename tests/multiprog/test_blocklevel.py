@@ -1,5 +1,5 @@
-"""Block-level timing mode ([SRTF §7.3, §8] "Staircase"): Eq. 1 for a lone constant-t kernel,
-t(r) with the knee and co-runner weighting, deterministic per seed."""
+"""Block-level timing mode (our choice where [SRTF] is silent; [SRTF Staircase model]): Eq. 1 for a
+lone constant-t kernel, t(r) with the knee and co-runner weighting, deterministic per seed."""
 
 import dataclasses
 

@@ -1,5 +1,5 @@
-"""Calibration of the block-level mode on the cycle-level model ([SRTF §6] item 21): knees from
-t(1)/t(R), t_R fitted to the standalone runtime, and the cross-check on a pair."""
+"""Calibration of the block-level mode on the cycle-level model (our choice where [SRTF] is silent):
+knees from t(1)/t(R), t_R fitted to the standalone runtime, and the cross-check on a pair."""
 
 import dataclasses
 

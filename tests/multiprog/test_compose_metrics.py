@@ -1,5 +1,5 @@
 """Pair composer (same blocks alone and together), ordered pairs, metrics on hand-computed cases
-and the analytic SJF/LJF references ([SRTF §7.1, §2.9])."""
+and the analytic SJF/LJF references ([SRTF STP, ANTT, SJF])."""
 
 import math
 

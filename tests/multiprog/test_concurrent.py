@@ -1,4 +1,4 @@
-"""sim/multiprog/concurrent.py: Table 5.2's metrics ([THESIS §4.7]), pair runs on the ch.5
+"""sim/multiprog/concurrent.py: Table 5.2's metrics ([THESIS §5.5.1]), pair runs on the ch.5
 machine under the ck_dispatch kernel schedulers, utilisations, bad input."""
 
 import pytest

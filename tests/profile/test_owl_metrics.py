@@ -1,4 +1,4 @@
-"""OWL's metrics profiler (sim/profile/owl_metrics.py, [OWL §10]): CINV, MemoryBlockCycles,
+"""OWL's metrics profiler (sim/profile/owl_metrics.py, [OWL]): CINV, MemoryBlockCycles,
 NoWarpCycles and per-bank RBL on hand-computed tiny runs; exact under idle-cycle skipping;
 every other statistic unchanged with it on."""
 

@@ -1,4 +1,4 @@
-"""The runtime decomposition of [THESIS §1.11] (idle / compute / memory / overlap cycles per SM),
+"""The runtime decomposition of [THESIS §3.5] (idle / compute / memory / overlap cycles per SM),
 kept by the warp-state profiler (sim/profile/warp_states.py)."""
 
 from types import SimpleNamespace

@@ -1,4 +1,4 @@
-"""The warp-state profiler (sim/profile/warp_states.py, [THESIS §4.2]): one state per warp per
+"""The warp-state profiler (sim/profile/warp_states.py, [THESIS §5.3]): one state per warp per
 cycle, exact under idle-cycle skipping, costless to results when on or off."""
 
 import json

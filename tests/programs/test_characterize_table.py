@@ -35,3 +35,18 @@ def test_unknown_paper_is_one_line():
                         "--characterize", "paper:nosuch"], capture_output=True, text=True)
     assert r.returncode == 2
     assert r.stderr.strip().count("\n") == 0 and "paper:nosuch" in r.stderr
+
+
+def test_thesis_ch3_compares_cores_ctas_and_phases_of_the_first_kernel():
+    """ch.3's Table 3.2 is per kernel: the program's first labelled kernel is compared."""
+    infos = {"km": {"papers": {"thesis_ch3": "KM"},
+                    "paper_values": {"thesis_ch3": {"KM": {"ctas_per_core": 6, "phases": 2}}}}}
+    row = {**_row("km", 1.0, 0.1), "ctas_per_sm": 3, "main_phases": 5}
+    text = markdown("thesis_ch3", [row], infos)
+    head = [c.strip() for c in text.splitlines()[0].strip("|").split("|")]
+    km = [c.strip() for c in text.splitlines()[2].strip("|").split("|")]
+    assert head.count("CTAs/SM") == 1 and km[head.index("CTAs/SM")] == "3"
+    assert km[head.index("CTAs/SM (paper)")] == "6" and km[head.index("phases")] == "5"
+    # |3-6|/6 = 50 %; |5-2|/2 = 150 %
+    assert "ctas_per_sm: mean |ours − paper| / paper = 50 % over 1 programs" in text
+    assert "main_phases: mean |ours − paper| / paper = 150 % over 1 programs" in text

@@ -1,4 +1,4 @@
-"""The thesis's phase pass (ch.3 §1.4) over a real kernel's code from its PTX: every
+"""The thesis's phase pass (ch.3 [THESIS §3.4.2.1]) over a real kernel's code from its PTX: every
 instruction of the control-flow graph, executed or not, with exact branch targets."""
 
 from __future__ import annotations

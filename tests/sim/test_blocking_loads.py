@@ -1,4 +1,4 @@
-"""The blocking-load warp model of [OWL §2.3] (``sm.blocking_loads``): a warp with a global load
+"""The blocking-load warp model of [OWL §2.1] (``sm.blocking_loads``): a warp with a global load
 in flight issues nothing until the data returns; by default it stalls only at the first use
 (scoreboard). Stores do not block."""
 

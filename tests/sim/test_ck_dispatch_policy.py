@@ -1,5 +1,5 @@
 """The ck_dispatch twin as the GPU model's kernel scheduler (sim/policies/ck_dispatch.py,
-[THESIS §4.4-§4.5]): each policy's placement seen in the CTA table."""
+[THESIS §5.4]): each policy's placement seen in the CTA table."""
 
 from __future__ import annotations
 
@@ -90,8 +90,8 @@ def test_needs_concurrent_sms():
 
 
 def test_table_5_1_machine():
-    """[THESIS §4.6]: Table 3.1's machine (16 cores, 1300 MHz, 8 CTAs, 48 warps, 2 schedulers at one
-    instruction per 2 cycles, 177 GB/s) plus 16 LD/ST units per core, a 16-row KSB."""
+    """[THESIS Table 5.1]: Table 3.1's machine (16 cores, 1300 MHz, 8 CTAs, 48 warps, 2 schedulers
+    at one instruction per 2 cycles, 177 GB/s) plus 16 LD/ST units per core, a 16-row KSB."""
     cfg = get_preset("thesis_ch5")
     sm, d = cfg.sm, cfg.dram
     assert (sm.count, cfg.core_clock_mhz, sm.max_ctas_per_sm, sm.warps_per_sm, sm.subcores,
@@ -119,7 +119,7 @@ def test_interleaved_share_is_a_parameter():
 
 def test_a_kernels_launch_side_share_takes_precedence():
     """``kernel.meta["ck_share"]`` (the offline-optimal CTA count of a Rodinia pair, [THESIS
-    §4.5]) caps that kernel's CTAs per SM while another kernel has CTAs to issue; the other
+    §5.4]) caps that kernel's CTAs per SM while another kernel has CTAs to issue; the other
     kernel keeps the scheduler's share (half of its 8)."""
     from dataclasses import replace
     from sim.multiprog.compose import Member, compose

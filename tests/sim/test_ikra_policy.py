@@ -1,4 +1,4 @@
-"""IKRA CTA schedulers in the GPU model ([IKRA §2.2–§2.5, §2.8]): sim/policies/ikra_cta.py."""
+"""IKRA CTA schedulers in the GPU model ([IKRA Chunk, Steal, DeNovo]): sim/policies/ikra_cta.py."""
 
 import json
 
@@ -65,7 +65,7 @@ def test_every_cta_runs_exactly_once(policy):
 @pytest.mark.parametrize("id_w", [16, 32])
 def test_one_kernel_at_a_time_with_launch_initialisation(id_w):
     """tiny admits 8 kernels at once, but the twin takes the next only when the previous fully
-    retired (launch_ready), and offers nothing for ID_W + 2 init cycles (§2.5)."""
+    retired (launch_ready), and offers nothing for ID_W + 2 init cycles (our cycle contract)."""
     result, _ = run_ikra(iterative(3), "reset", id_w=id_w)
     ks = result["kernels"]
     # launched in cycle 0; init edges 1..ID_W+2; first transfer at ID_W+3
@@ -97,7 +97,7 @@ def test_reset_and_flip_keep_the_chunk_mapping(policy):
     n = wl.kernels[0].n_ctas
     for k in got:
         for cta, (sm, _) in got[k].items():
-            lo, hi = chunk_bounds(sm, n, n_sms, 0)                         # §2.2, s = 0
+            lo, hi = chunk_bounds(sm, n, n_sms, 0)                         # [IKRA Chunk], s = 0
             assert lo <= cta < hi, (k, cta, sm)
     for k in range(1, len(got)):
         assert {c: s for c, (s, _) in got[k].items()} == {c: s for c, (s, _) in got[k - 1].items()}
@@ -130,13 +130,13 @@ def test_chunk_gives_each_sm_the_rotated_contiguous_range():
                        for sm in range(n_sms))]
         assert fits, (k, owned)
         rotations.append(fits[0])
-    assert rotations[0] == 0                 # last_cu starts at P − 1 (§6 item 3)
+    assert rotations[0] == 0                 # last_cu starts at P − 1 (our choice)
     assert len(set(rotations)) > 1           # s = last_cu + 1 moves between launches
 
 
 def test_steal_keeps_the_mapping_except_for_new_thefts():
     """Rising work per CTA makes the low SMs steal; a stolen CTA stays with its thief in the
-    next launch (§2.4 step 4), every other CTA runs where it ran before."""
+    next launch ([IKRA Steal]), every other CTA runs where it ran before."""
     n_sms, wl = 3, iterative(5, grid=(15, 1, 1), skew=12)
     result, sched = run_ikra(wl, "steal", f"sm.count={n_sms}")
     got = placements(result)
@@ -150,7 +150,7 @@ def test_steal_keeps_the_mapping_except_for_new_thefts():
             else:
                 assert sm == got[k - 1][cta][0], (k, cta)
     assert moved > 0
-    # kernel 0 starts from the §2.2 chunks; thefts show up as stolen sources
+    # kernel 0 starts from the [IKRA Chunk] chunks; thefts show up as stolen sources
     for cta, (sm, _) in got[0].items():
         lo, hi = chunk_bounds(sm, 15, n_sms, 0)
         assert lo <= cta < hi or cta in sched.steal_log[0]
@@ -162,7 +162,7 @@ def test_steal_keeps_the_mapping_except_for_new_thefts():
 def test_config_sets_the_first_victim(first, victim):
     """kernels.ikra_victim_first reaches the block: SM 0 (the shortest CTAs under rising work)
     runs dry first and steals its first CTA from its right neighbour SM 1 (Fig 3, the default)
-    or, with ``left``, from SM 2 (§2.4 step 2)."""
+    or, with ``left``, from SM 2 ([IKRA Steal])."""
     n_sms, wl = 3, iterative(2, grid=(15, 1, 1), skew=12)
     order = [] if first == "right" else ["kernels.ikra_victim_first=left"]    # right: default
     result, sched = run_ikra(wl, "steal", f"sm.count={n_sms}", *order)
@@ -173,7 +173,8 @@ def test_config_sets_the_first_victim(first, victim):
     assert lo <= min(stolen_by_0, key=lambda c: got[0][c][1]) < hi
 
 
-# -- (c) inter-kernel L1 reuse (§2.8) -------------------------------------------------------------
+# -- (c) inter-kernel L1 reuse ([IKRA DeNovo])
+# -------------------------------------------------------------
 
 def test_stable_mapping_reuses_the_previous_kernels_l1_data():
     wl = get_workload("ikra_hotspot", scale=0.4)                     # 4 launches × 26 TBs
@@ -223,7 +224,7 @@ def test_deterministic_and_skipping_is_exact(policy):
 
 
 def test_twin_rr_places_like_the_baseline_round_robin():
-    """G (§2.3, §5) is GPGPU-Sim's round robin: with one SM per cluster and one kernel at a time
+    """G ([IKRA]) is GPGPU-Sim's round robin: with one SM per cluster and one kernel at a time
     (ikra_15cu) every CTA lands where the baseline puts it; each launch costs ID_W + 3 cycles."""
     cfg = config("ikra_15cu", "sm.count=3")
     wl = skewed_loads(3)

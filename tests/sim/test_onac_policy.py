@@ -1,10 +1,10 @@
 """ONAC / Seq-Det active-SM controller and the Perf-Sat CTA limit in the GPU model
-([THESIS §2.5–2.6, §3.2]–3.4, §9.2–9.3), on a scaled-down ``thesis`` preset.
+([THESIS §4.3.2.2, §4.4], with our choices where it is silent), on a scaled-down ``thesis`` preset.
 
 8 SMs with half the DRAM clock (so the transpose-like kernel saturates well below 8 SMs on the
 fixed-bandwidth memory) and 1-wave sampling windows, so detection fits the small grids. Detection
-starts after one ramp-up wave (§9.3, the controller's default): an all-SM sample taken from the
-kernel's first cycle reads the ramp-up, not the kernel's steady rate.
+starts after one ramp-up wave (our choice, the controller's default): an all-SM sample taken from
+the kernel's first cycle reads the ramp-up, not the kernel's steady rate.
 """
 
 import json
@@ -154,7 +154,7 @@ def test_perf_sat_reaches_a_decision_and_keeps_it():
 
 
 def test_ramp_up_variants_start_detection_after_k_waves():
-    """The registered ramp-up variants (§9.3's flagged choice) are the detectors with
+    """The registered ramp-up variants (our flagged choice) are the detectors with
     ``skip_waves`` = k, k waves of CTA completions before the start pulse."""
     from sim.policies import make_policy
     cfg = get_preset("thesis")

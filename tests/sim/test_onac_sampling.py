@@ -1,17 +1,18 @@
-"""ONAC / Seq-Det samples read the kernel's steady-state IPC ([THESIS §3.2–3.3, §9.3]).
+"""ONAC / Seq-Det samples read the kernel's steady-state IPC ([THESIS §4.4.2], with our choices
+where it is silent).
 
 A quarter of the ``thesis`` chip (8 SMs, 3 memory partitions: the bandwidth per SM of the full
 chip, as the quick ONAC experiment) with the full memory hierarchy, running the bandwidth-bound
 TP-like kernel, which saturates near 3 of these 8 SMs: every count Seq-Det samples first (8, 7,
 6 SMs) is on the plateau, so each sample should read the all-SM steady-state IPC. ONAC accepts a
-count within 2 % of IPC_all (§3.2), so a sampling bias of a few percent moves its choice.
+count within 2 % of IPC_all ([THESIS §4.4.2]), so a sampling bias of a few percent moves its choice.
 
 The bias this guards against: the quiesce before a sample used to wait for the SM's memory
 requests as well as its pipeline. All sampled SMs quiesce at once, so that drained the whole
 memory system while the window's counters stood still, and the window opened on empty DRAM
 queues with every warp's loads back: samples read 4–5 % above steady state here (7 % for
-IPC_all on the full chip), which put 0.98 × IPC_all above the plateau. §9.3 quiesces "until the
-pipeline is empty"; the pause acknowledge still waits for everything in flight (§3.3).
+IPC_all on the full chip), which put 0.98 × IPC_all above the plateau. Our choice quiesces "until the
+pipeline is empty"; the pause acknowledge still waits for everything in flight ([THESIS §4.4.2.3]).
 """
 
 import pytest
@@ -81,8 +82,9 @@ def test_samples_on_the_plateau_read_the_steady_state_ipc(steady, seq_det):
 
 
 def test_sample_quiesce_waits_for_the_pipeline_and_pause_for_everything(seq_det):
-    # the window opens while loads are still out in the memory system (§9.3) ...
+    # the window opens while loads are still out in the memory system (our choice) ...
     assert len(seq_det.window_opened) >= 3 * 6
     assert sum(seq_det.window_opened) > len(seq_det.window_opened) // 2
-    # ... but a paused SM acknowledges only once nothing is in flight (§3.3 "Core pausing")
+    # ... but a paused SM acknowledges only once nothing is in flight ([THESIS §4.4.2.3] "Core
+    # pausing")
     assert seq_det.acked_busy and not any(seq_det.acked_busy)

@@ -1,4 +1,4 @@
-"""Phase-aware warp schedulers in the GPU model ([THESIS §1.7-§1.8]): the port's phase inputs,
+"""Phase-aware warp schedulers in the GPU model ([THESIS §3.4.2.2]): the port's phase inputs,
 the policies' visible behaviour, the CLI names."""
 
 from __future__ import annotations

@@ -23,8 +23,9 @@ def test_dependent_chain_takes_latency_per_op(preset, op, field):
 
 
 def test_first_issue_two_cycles_after_cta_placement():
-    # CTA placed at the end of cycle 0, fetch/decode in cycle 1, issue in cycle 2 (§1.4); the
-    # single ALU op writes back alu_latency later, then the warp (already exited) finishes.
+    # CTA placed at the end of cycle 0, fetch/decode in cycle 1, issue in cycle 2
+    # ([GPGPU-Sim scoreboard.cc]); the single ALU op writes back alu_latency later, then the warp
+    # (already exited) finishes.
     lat = config().units.alu_latency
     assert cycles(lambda c, w: [Instr(Op.ALU, dst=(1,), src=(0,))]) == 2 + lat + 1
 

@@ -1,4 +1,5 @@
-"""Warp-arbiter order, CTA placement, occupancy limits and kernel order ([GPGPU-Sim §1.2, §1.5])."""
+"""Warp-arbiter order, CTA placement, occupancy limits and kernel order ([GPGPU-Sim
+scheduler_unit::cycle(), issue_block2core()])."""
 
 import math
 
@@ -28,7 +29,8 @@ def grants_of_scheduler0(policy: str, body) -> list[int]:
 
 def test_lrr_rotates_over_ready_warps():
     g = grants_of_scheduler0("lrr", lambda c, w: independent(12))
-    # all four warps stay ready: strict rotation starting at the lowest slot (§1.2 LRR)
+    # all four warps stay ready: strict rotation starting at the lowest slot
+    # ([GPGPU-Sim scheduler_unit::cycle()] LRR)
     assert g[:12] == [0, 1, 2, 3] * 3
 
 
@@ -107,7 +109,7 @@ def two_kernels(**kw):
 
 def test_fifo_kernels_in_order_and_sm_holds_one_kernel():
     # kernel a's even CTAs (all on SM 0) run long: SM 1 drains first and moves on to kernel b
-    # while SM 0 still finishes a (§1.5 default mode)
+    # while SM 0 still finishes a ([GPGPU-Sim issue_block2core()] default mode)
     a = make_kernel("a", lambda c, w: independent(300 if c % 2 == 0 else 30), grid=(8, 1, 1), block=(64, 1, 1))
     b = make_kernel("b", lambda c, w: independent(10), grid=(8, 1, 1), block=(64, 1, 1))
     r = run(workload(a, b))

@@ -1,4 +1,5 @@
-"""SOCGPU issue stage in the GPU model ([SOCGPU §2, §8]).
+"""SOCGPU issue stage in the GPU model ([SOCGPU instruction buffer, dependence matrix]; the checks
+are ours).
 
 - The model's per-warp block (``FastSocgpuIssue``) against the twin: the block benches' random
   streams through the twin API, and the model API (event calls, skipped cycles, lazy counters
@@ -154,8 +155,8 @@ class TwinBlock:
 
 
 class Checked:
-    """Wraps a block; checks the §8 ordering and exactly-once properties on every event with
-    its own program-order record (no dependence matrix)."""
+    """Wraps a block; checks the ordering and exactly-once properties of our test plan on every
+    event with its own program-order record (no dependence matrix)."""
 
     log: list = []
 
@@ -272,7 +273,7 @@ def test_model_with_twin_on_a_catalogue_workload(monkeypatch):
 
 def test_inorder_block_matches_twin_unbounded():
     """``FastInorderIssue`` (tokens) against ``InorderIssueTwin`` with unbounded scoreboards
-    (§6 item 10): same candidates every cycle on a random stream with WAR-heavy reuse."""
+    (our choice): same candidates every cycle on a random stream with WAR-heavy reuse."""
     from sim.blocks.inorder_issue import InorderIssueTwin
     from sim.issue.inorder_block import FastInorderIssue
     rng = random.Random(7)

@@ -1,6 +1,7 @@
-"""SOCGPU issue-stage timing in the GPU model ([SOCGPU §2, §8]): what out-of-order issue
-inside a warp must (ILP behind a long load, low TLP) and must not (a dependent chain) gain over
-the in-order baseline, dual issue, and the default stage's fetch count."""
+"""SOCGPU issue-stage timing in the GPU model ([SOCGPU instruction buffer, dependence matrix]; the
+checks are ours): what out-of-order issue inside a warp must (ILP behind a long load, low TLP) and
+must not (a dependent chain) gain over the in-order baseline, dual issue, and the default stage's
+fetch count."""
 
 from __future__ import annotations
 
@@ -87,13 +88,14 @@ def test_dependent_chain_is_no_faster_out_of_order():
     chain = lambda c, w: [Instr(Op.ALU, (1,), (1,)) for _ in range(30)]
     base = _cycles(chain, "sm.issue=inorder_issue")["cycles"]
     got = {n: _cycles(chain, "sm.issue=socgpu", f"sm.ib_entries={n}")["cycles"] for n in (2, 8, 32)}
-    # §8: no faster on a fully dependent chain; N = 2 is slower (entries held to write-back
-    # and a fetch needs two free entries), larger N keeps pace exactly
+    # our test plan: no faster on a fully dependent chain; N = 2 is slower (entries held to
+    # write-back and a fetch needs two free entries), larger N keeps pace exactly
     assert got[8] == got[32] == base < got[2]
 
 
 def test_dual_issue_pairs_different_units():
-    """Independent ALU/SFU pairs: dual issue sends two per cycle (§2.6); smart mode too."""
+    """Independent ALU/SFU pairs: dual issue sends two per cycle ([SOCGPU dual issue]); smart mode
+    too."""
     n = 40
     pairs = lambda c, w: [Instr(Op.ALU if i % 2 == 0 else Op.SFU, dst=(1 + i % 60,), src=(0,))
                           for i in range(n)]

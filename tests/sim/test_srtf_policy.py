@@ -1,5 +1,5 @@
-"""SRTF-family kernel schedulers in the GPU model (sim/policies/srtf.py; [SRTF §2.5-§2.7, §8]):
-the controller's rows as dispatched, sampling on SM0, switching, FIFO order, MPMax caps."""
+"""SRTF-family kernel schedulers in the GPU model (sim/policies/srtf.py; [SRTF FIFO, MPMax] (checks
+ours)): the controller's rows as dispatched, sampling on SM0, switching, FIFO order, MPMax caps."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def long_then_short(len_long=400, len_short=60, arrival=100, block_long=64, grid
 
 class Watch:
     """Wraps a registered SRTF-family scheduler; records every placement with the controller's
-    state at that moment and checks the §8 properties."""
+    state at that moment and checks the properties of our test plan."""
 
     def __init__(self, name, controller=None):
         self.name, self.rows, self.controller = name, [], controller
@@ -81,7 +81,7 @@ def check_fifo_rows(rows):
 
 
 class Sm0KeepsRun(KernelSchedTwin):
-    """Mutant (§8): SM0 still dispatches ``run`` (first) while sampling."""
+    """Mutant (our test plan): SM0 still dispatches ``run`` (first) while sampling."""
 
     def row(self, sm):
         out = super().row(sm)
@@ -91,7 +91,7 @@ class Sm0KeepsRun(KernelSchedTwin):
 
 
 class FifoBypass(KernelSchedTwin):
-    """Mutant (§8): FIFO lets a newer kernel take blocks the older one cannot."""
+    """Mutant (our test plan): FIFO lets a newer kernel take blocks the older one cannot."""
 
     def row(self, sm):
         if self.policy == "fifo":
@@ -168,7 +168,7 @@ def test_zero_sampling_srtf_switches_without_a_sample():
             kernel_scheduler=lambda cfg: ZeroSamplingKernelScheduler(cfg, {"long": 1}))
 
 
-# -- knobs through scheduler names ([SRTF §3]: srtf[:h_pct[:sample_sm[:samples[:resident]]]]) -----
+# -- knobs through scheduler names ([SRTF]: srtf[:h_pct[:sample_sm[:samples[:resident]]]]) -----
 
 def test_knob_names_build_the_scheduler_with_its_knobs():
     from gpusched.config import get_preset, with_overrides
@@ -205,7 +205,7 @@ def test_free_sampling_sm_samples_on_the_first_sm_with_room():
 
 
 def test_hysteresis_knob_cuts_switches_between_near_equal_kernels():
-    """h = 10 %: a switch back needs a 10 % shorter remaining time ([SRTF §2.7])."""
+    """h = 10 %: a switch back needs a 10 % shorter remaining time ([SRTF])."""
     tw = KernelSchedTwin(8, 15, "srtf", hysteresis=0.1)
     tw.arrive(0, 3000, 8)
     tw.arrive(1, 200, 8)

@@ -1,5 +1,5 @@
-"""The dispatcher contract ``tb_dispatch`` ([SRTF §2.4, §8] "Dispatcher"): allow rows, caps,
-priority with fallback, per-(SM, kernel) resident counts."""
+"""The dispatcher contract ``tb_dispatch`` (our contract for [SRTF]'s thread-block scheduler): allow
+rows, caps, priority with fallback, per-(SM, kernel) resident counts."""
 
 from collections import Counter
 
@@ -67,7 +67,7 @@ def test_cap_priority_and_fallback():
 
 
 def test_allow_row_excludes_a_kernel_until_the_other_is_dispatched():
-    # b is allowed only once a has no undispatched block (the FIFO rule of §2.5)
+    # b is allowed only once a has no undispatched block (the FIFO rule of [SRTF FIFO])
     def rows(runs, sm):
         a, b = runs[0], runs[1] if len(runs) > 1 else None
         if b is None or not TBDispatch.all_dispatched(a):

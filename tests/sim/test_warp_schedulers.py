@@ -1,5 +1,5 @@
 """Warp schedulers in the GPU model: the registry's names, oldest and two-level behaviour,
-every-cycle stepping, and the model without Amaranth ([GPGPU-Sim §1.1-§1.3])."""
+every-cycle stepping, and the model without Amaranth ([GPGPU-Sim shader.cc])."""
 
 from __future__ import annotations
 

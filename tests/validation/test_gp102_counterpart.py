@@ -1,4 +1,4 @@
-"""gp102's Accel-Sim counterpart (data/accelsim/configs/gp102.json): SM6_TITANX with [SOCGPU §3]'s
+"""gp102's Accel-Sim counterpart (data/accelsim/configs/gp102.json): SM6_TITANX with [SOCGPU]'s
 changes. The committed option files are what the recorder writes, and imported they carry
 gp102's own figures: its clock, memory partitions and the unloaded latencies it models."""
 

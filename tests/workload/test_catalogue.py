@@ -57,8 +57,8 @@ def test_scale_shrinks_and_seed_reproduces():
 
 def test_small_scale_makes_every_entry_quick():
     for name in NAMES:
-        scale = 0.003 if name.startswith("ercb_") else 0.03   # [SRTF §7.2]: up to 22 M cycles
-        if name.startswith("add_"):     # [THESIS §4.3]: x (the loop count) is never scaled
+        scale = 0.003 if name.startswith("ercb_") else 0.03   # [SRTF ERCBench]: up to 22 M cycles
+        if name.startswith("add_"):     # [THESIS §5.3.1]: x (the loop count) is never scaled
             scale = 0.005
         total = sum(estimate_warp_instructions(k) for k in get_workload(name, scale=scale).kernels)
         assert total <= 30_000, (name, total)
@@ -92,7 +92,7 @@ def test_iterative_buffers_are_swapped_between_launches():
     k0, k1 = wl.kernels[:2]
     out0 = cta_lines(k0, 3, ops=(Op.STG,))
     in1 = cta_lines(k1, 3, ops=(Op.LDG,))
-    assert out0 <= in1                                       # self dependence ([IKRA §2.1])
+    assert out0 <= in1                                       # self dependence ([IKRA])
     assert cta_lines(k1, 3, ops=(Op.STG,)) & cta_lines(k0, 3, ops=(Op.LDG,))
     assert k0.readonly_regions and all(a < b for a, b in k0.readonly_regions)
 
@@ -109,7 +109,7 @@ def test_parametric_names():
     assert get_workload("stream_7_words", scale=0.1).kernels[0].name == "stream_7_words"
     s5 = warp(get_workload("add_5_loops").kernels[0])
     s9 = warp(get_workload("add_9_loops").kernels[0])
-    assert len(s9) - len(s5) == 4 * 41         # the calibrated iteration ([THESIS §10.2])
+    assert len(s9) - len(s5) == 4 * 41         # the calibrated iteration (ours, for [THESIS])
 
 
 def test_cli_workloads_json():

@@ -1,4 +1,5 @@
-"""Phase analysis ([THESIS §1.2-§1.4]): the hand-worked example, blocks, traces, the CLI table."""
+"""Phase analysis ([THESIS §3.3.1–§3.4.2.1]): the hand-worked example, blocks, traces, the CLI
+table."""
 
 import json
 
@@ -45,7 +46,7 @@ def test_a_branch_target_and_the_instruction_after_a_branch_begin_phases():
 def test_overhead_of_the_hints():
     info = analyse(_vector_add())
     o = code_size_overhead(info)
-    assert o["single_byte"] == 12.5                        # §1.4: one byte per 8-byte instr
+    assert o["single_byte"] == 12.5                        # [THESIS §3.4.2.1]: one byte per 8-byte instr
     assert abs(o["single_9bit"] - 100 * 9 / 64) < 1e-9
     assert abs(o["two_level_9bit"] - 100 * 9 * 2 / (64 * 10)) < 1e-9
     many = [Instr(Op.DIV, (1,), (0,), pc=8 * i) for i in range(20)]     # 20 × 39 = 780 > 511
@@ -80,7 +81,8 @@ def test_workloads_phases_prints_the_table(cli):
     assert r.returncode == 2 and "workload" in r.stderr
 
 
-# Tables 3.2/3.3 ([THESIS §1.10]): entry → (threads/CTA, CTAs/core, phases, longest, shortest)
+# Tables 3.2/3.3 ([THESIS Table 3.2, Table 3.3]): entry → (threads/CTA, CTAs/core, phases, longest,
+# shortest)
 TABLES = {"bp_k1_like": (256, 6, 5, 206, 26), "bp_k2_like": (256, 5, 5, 99, 14),
           "heartwall_like": (256, 4, 45, 212, 41), "km_like": (256, 6, 2, 48, 14),
           "lud_like": (256, 6, 3, 150, 7), "srad_like": (256, 6, 4, 218, 31),

@@ -1,4 +1,4 @@
-"""Table 4's row metrics ([OWL §10]) on hand-made layouts and on the OWL archetypes."""
+"""[OWL Table 4]'s row metrics on hand-made layouts and on the OWL archetypes."""
 
 from __future__ import annotations
 
@@ -50,10 +50,10 @@ def test_owl_stream_archetypes_are_the_two_ends_of_table_4():
 
 
 def test_owl_mixed_windows_share_rows_between_two_grid_rows():
-    """T-MIXED ([OWL §13.2]: CTAs/Row ≈ 32): a row of the 16-block image is one DRAM row, read
-    by the 16 CTAs of a grid row and (its window reaching one block row down) by the 16 above;
-    every loaded line is read by exactly two CTAs, and each CTA's lines are dense (no half-used
-    64 B line for the prefetcher to fetch in vain)."""
+    """T-MIXED (our archetype, CTAs/Row ≈ 32 as SAD and KMN in [OWL Table 4]): a row of the 16-block
+    image is one DRAM row, read by the 16 CTAs of a grid row and (its window reaching one block row
+    down) by the 16 above; every loaded line is read by exactly two CTAs, and each CTA's lines are
+    dense (no half-used 64 B line for the prefetcher to fetch in vain)."""
     from sim.workload.kernel import Op
     wl = load_workload("owl_t_mixed")
     mixed = row_sharing(wl, DRAM)
@@ -72,7 +72,7 @@ def test_owl_mixed_windows_share_rows_between_two_grid_rows():
 
 
 def test_owl_reuse_tiles_share_each_row_with_one_partner():
-    """T-REUSE ([OWL §13.2]: low sharing (~36 %), CTAs/Row ≈ 2): each row holds pieces of two
+    """T-REUSE (our archetype: low sharing (~36 %), CTAs/Row ≈ 2): each row holds pieces of two
     CTAs' tiles, consecutive ones for 2 of the 8 pieces (the stores' rows add a little)."""
     reuse = row_sharing(load_workload("owl_t_reuse"), DRAM)
     assert 0.25 <= reuse["cons_cta_row_sharing"] <= 0.45

@@ -123,7 +123,7 @@ def test_split_group_shares_dram_rows_not_lines():
 
 
 def test_ghost_zone_overlaps_only_neighbours():
-    # TB b reads [b·T − h, (b+1)·T + h) with T = 1 KB, h = 128 B ([IKRA §7.2])
+    # TB b reads [b·T − h, (b+1)·T + h) with T = 1 KB, h = 128 B ([IKRA])
     ld = Stream(REGION, footprint=1024 + 256, unit_stride=1024, halo=128, step=128,
                 warp_offset=128)
     k = build_kernel(KernelSpec("ghost", 6, 32, (Loop((Ins(Op.LDG, 1, ld),), trips=10),)))
@@ -159,7 +159,7 @@ def test_cta_work_variation_kinds():
 
 
 def test_phase_structure_matches_thesis_definition():
-    # [THESIS §1.4] forward pass on the dynamic stream: a phase ends at the first consumer
+    # [THESIS §3.4.2.1] forward pass on the dynamic stream: a phase ends at the first consumer
     k = build_kernel(KernelSpec("ph", 1, 32, (Phase(2, 5, Stream(REGION)),
                                               Phase(3, 12, Stream(REGION * 2)),
                                               Phase(1, 2, Stream(REGION * 3)))))

@@ -1,1 +1,2 @@
-"""Helpers around the ``cta_sched`` twin: the per-cycle property checker ([IKRA §8])."""
+"""Helpers around the ``cta_sched`` twin: the per-cycle property checker (our test plan for
+[IKRA])."""

@@ -1,4 +1,4 @@
-"""Per-cycle properties of ``cta_sched`` checked from port values only ([IKRA §8]).
+"""Per-cycle properties of ``cta_sched`` checked from port values only (our test plan for [IKRA]).
 
 ``CtaSchedChecker.check(inputs, outputs)`` is called once per cycle with the inputs and the
 outputs of that cycle, from the twin or from the RTL. It raises ``PropertyViolation`` naming the
@@ -6,16 +6,16 @@ cycle, the property and the values. Checked:
 
 - no offer while idle or before initialisation ends (ID_W + 2 cycles after the handshake);
 - every id of ``[0, N)`` transferred exactly once per kernel; ``kernel_done`` exactly in the
-  cycle after the retirements reach N; ``nowork`` as §2.5 defines it;
+  cycle after the retirements reach N; ``nowork`` as our cycle contract defines it;
 - G: each cycle's transfers are the next ids, dealt in circular order from last served + 1;
-- C / R / F: CU i is offered exactly its §2.2 chunk (C rotated from last served + 1), ascending,
-  or descending in F's odd launches (so R / F keep TB i on the same CU for equal dims and F's
+- C / R / F: CU i is offered exactly its [IKRA Chunk] chunk (C rotated from last served + 1),
+  ascending, or descending in F's odd launches (so R / F keep TB i on the same CU for equal dims and F's
   per-CU order flips on alternate launches);
 - S at every launch: chunks disjoint, chunk + live queue sizes = N, and a full re-chunk with empty
   queues after the first kernel, an overflow or a dims change; every cycle, each thief (free slot,
-  no offer) aims at the first available region in §2.4 order (queues first), the lowest thief
-  per region wins unless the victim dispatches that region's last TB, and a winner offers in the
-  next cycle the victim's last-to-run TB (checked by value for chunks) with matching src/victim.
+  no offer) aims at the first available region in [IKRA Steal] order (queues first), the lowest
+  thief per region wins unless the victim dispatches that region's last TB, and a winner offers in
+  the next cycle the victim's last-to-run TB (checked by value for chunks) with matching src/victim.
 """
 
 from __future__ import annotations
@@ -192,7 +192,7 @@ class CtaSchedChecker:
                 want = (1, rest[0]) if rest else (0, 0)
                 if (valid >> i & 1, ids[i]) != want:
                     self.fail(f"CU {i}: offer (valid, id) = ({valid >> i & 1}, {ids[i]}), "
-                              f"its §2.2 chunk order wants {want}")
+                              f"its [IKRA Chunk] chunk order wants {want}")
 
     def _check_nowork(self, valid, srcs, out) -> None:
         p, nw = self.p, out["nowork"]
@@ -222,7 +222,8 @@ class CtaSchedChecker:
         return res
 
     def _plan_steals(self, valid, free, xfer, srcs, out) -> None:
-        """Which thief must succeed against which region at this edge (§2.4, §2.5)."""
+        """Which thief must succeed against which region at this edge ([IKRA Steal], our cycle
+        contract)."""
         p, idw, ph = self.p, self.sh.id_w, out["st_phase"]
         av = self._avail(out)
         lo, hi = self._status(out, "st_lo", idw), self._status(out, "st_hi", idw)
@@ -262,7 +263,7 @@ class CtaSchedChecker:
                           f"{'chunk' if kind else 'queue'} but offers nothing")
             if srcs[i] != SRC_STOLEN_QUEUE + kind or victims[i] != v:
                 self.fail(f"thief CU {i}: src {srcs[i]} victim {victims[i]}, expected src "
-                          f"{SRC_STOLEN_QUEUE + kind} victim {v} (§2.4 victim order)")
+                          f"{SRC_STOLEN_QUEUE + kind} victim {v} ([IKRA Steal] victim order)")
             if want_id is not None and ids[i] != want_id:
                 self.fail(f"thief CU {i} took id {ids[i]} from CU {v}'s chunk; the victim's "
                           f"last-to-run TB is {want_id}")

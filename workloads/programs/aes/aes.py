@@ -12,7 +12,7 @@ from workloads.programs.aes import cipher
 from workloads.programs.common import images
 
 THREADS = 256
-BLOCKS_AT_SCALE_1 = 1429           # SRTF §7.2: 1,429 CTAs of 256 threads
+BLOCKS_AT_SCALE_1 = 1429           # [SRTF ERCBench]: 1,429 CTAs of 256 threads
 BYTES_PER_CTA = 4 * THREADS        # 64 AES blocks
 
 INFO = {

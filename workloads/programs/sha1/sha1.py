@@ -12,7 +12,7 @@ import numpy as np
 from workloads.programs.common import images
 
 THREADS = 64
-BLOCKS_AT_SCALE_1 = 1539           # SRTF §7.2: 1,539 CTAs of 64 threads
+BLOCKS_AT_SCALE_1 = 1539           # [SRTF ERCBench]: 1,539 CTAs of 64 threads
 MESSAGE_BYTES = 183                # padded to three 64-byte chunks
 
 INFO = {
