@@ -7,14 +7,14 @@ from hdl.socgpu import pack, pack_record
 from sim.issue.inorder_block import FastInorderIssue
 from sim.warp import ALU, DIV, FP64, LDST, NONE, SFU
 
-# the block's 2-bit unit class ([SOCGPU §2.8]: SP, SFU, MEM, CTRL) of each model unit kind
+# the block's 2-bit unit class ([SOCGPU dual issue]: SP, SFU, MEM, CTRL) of each model unit kind
 UNIT_CLASS = {ALU: 0, FP64: 0, SFU: 1, DIV: 1, LDST: 2, NONE: 3}
 
 
 def block_params(cfg) -> dict:
     """The ``inorder_issue`` block parameters of a GPU run: the dual mode, W = the model's
     write-back ports per warp, RW wide enough for every model register id, the scoreboard
-    tables at their largest (the model's are unbounded, [SOCGPU §6] item 10)."""
+    tables at their largest (the model's are unbounded, [SOCGPU baseline])."""
     from sim.issue.socgpu import MODEL_REG_IDS, WB_PORTS
     return {"dual": "on" if cfg.sm.dual_issue else "off", "W": WB_PORTS,
             "RW": (MODEL_REG_IDS - 1).bit_length(), "sb_write": 64, "sb_read": 64}
