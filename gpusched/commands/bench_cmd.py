@@ -122,11 +122,13 @@ def rtl(as_json: bool = typer.Option(False, "--json", help="print one JSON objec
         from rich.table import Table
         table = Table(title="one Verilator block in a GPU run (CPU seconds; build not timed)")
         for col in ("scenario", "RTL at", "GPU cycles", "block cycles", "block s",
-                    "block cycles/s", "twin run s", "RTL run s", "slowdown", "stats equal"):
+                    "block cycles/s", "per CPU s", "twin run s", "RTL run s", "slowdown",
+                    "stats equal"):
             table.add_column(col, justify="right")
         for r in rows:
             table.add_row(r["scenario"], r["rtl"], f"{r['gpu_cycles']:,}", f"{r['block_cycles']:,}",
                           f"{r['block_s']:.3f}", f"{r['block_cycles_per_s'] or 0:,}",
+                          f"{r['block_cycles_per_cpu_s'] or 0:,}",
                           f"{r['twin_cpu_s']:.2f}", f"{r['rtl_cpu_s']:.2f}", f"{r['slowdown']}x",
                           str(r["equal"]))
         stdout_console().print(table)

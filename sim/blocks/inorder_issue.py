@@ -34,6 +34,10 @@ class InorderIssueTwin:
             raise ValueError(f"dual = {dual!r}: allowed: off, on")
         self.flat = _Flat(S, D, RW, PW)
         self.W, self.sb_write, self.sb_read, self.dual = W, sb_write, sb_read, dual
+        self.reset()
+
+    def reset(self) -> None:
+        """The synchronous reset: an empty IB and empty scoreboard tables."""
         self.ib: list[IssueInstr] = []
         self.pending_dst: Counter = Counter()
         self.pending_src: Counter = Counter()

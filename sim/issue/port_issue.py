@@ -96,6 +96,10 @@ class PortIssue:
         return out
 
     # ---- model API ----
+    def start(self) -> None:
+        """A new warp in this slot: nothing to reset (the last one's entries all wrote back by
+        its EXIT, and the stateless policies keep no other state)."""
+
     def cand(self, now: int) -> int:
         return self._pick(self.rdy)
 

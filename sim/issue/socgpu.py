@@ -35,6 +35,7 @@ from __future__ import annotations
 
 
 from sim.issue.block import VOLATILE, FastSocgpuIssue
+from sim.issue.inorder_block import FastInorderIssue
 from sim.issue.decode import decode, placeholder
 from sim.issue.warp_state import MemReq, SocgpuFetch, WarpIssue
 from sim.subcore import SubCore
@@ -65,6 +66,28 @@ def block_params(cfg, slot: int) -> dict:
             "W": WB_PORTS, "RW": (MODEL_REG_IDS - 1).bit_length()}
 
 
+def port_blocks(sm, index: int, blocks, baseline: bool) -> dict:
+    """The warp slots of sub-core ``index`` whose issue block the provider ``blocks`` replaces,
+    each block behind its port driver: ``PortInorderIssue`` for the baseline's
+    ``inorder_issue``, ``PortIssue`` for ``socgpu_issue``."""
+    name = "inorder_issue" if baseline else "socgpu_issue"
+    drivers = {}
+    for slot in range(index, sm.n_slots, sm.n_sub):
+        inst = f"sm{sm.sm_id}.w{slot}"
+        if not blocks.replaces(name, inst):
+            continue
+        if baseline:
+            from sim.issue.port_inorder import PortInorderIssue
+            from sim.issue.port_inorder import block_params as inorder_params
+            p, driver = inorder_params(sm.gpu.cfg), PortInorderIssue
+        else:
+            from sim.issue.port_issue import PortIssue
+            p, driver = block_params(sm.gpu.cfg, slot), PortIssue
+        drivers[slot] = driver(blocks.block(name, inst, lambda: p, lambda: None), p,
+                               f"{name}[{inst}]")
+    return drivers
+
+
 class SocgpuSubCore(SubCore):
     """Warp arbiter + SOCGPU issue blocks + units for one sub-core."""
 
@@ -76,22 +99,16 @@ class SocgpuSubCore(SubCore):
                  issue_interval: int, fetcher: SocgpuFetch, n_entries: int = 8,
                  policy: str = "first", dual_mode: str = "on", make_block=None, blocks=None):
         """``make_block``: the model's per-warp block class (``FastSocgpuIssue`` when None);
-        ``blocks``: the run's provider, asked for ``socgpu_issue`` at ``sm<i>.w<slot>``: a
-        block it replaces stands behind ``PortIssue`` for every warp of that slot."""
+        ``blocks``: the run's provider, asked for the issue block (``socgpu_issue``, or
+        ``inorder_issue`` for the baseline ``FastInorderIssue``) at ``sm<i>.w<slot>``: a block it
+        replaces stands behind its port driver for every warp of that slot."""
         super().__init__(sm, index, scheduler, n_slots, units, issue_interval, dual_mode != "off")
         self.n_entries, self.policy, self.dual_mode = n_entries, policy, dual_mode
         self.volatile = policy in VOLATILE and make_block is None
         self.make_block = make_block or FastSocgpuIssue
-        self.port_blocks: dict = {}         # SM warp slot -> PortIssue (provider-replaced)
-        if blocks is not None and make_block is None:
-            from sim.issue.port_issue import PortIssue
-            for slot in range(index, sm.n_slots, sm.n_sub):
-                inst = f"sm{sm.sm_id}.w{slot}"
-                if blocks.replaces("socgpu_issue", inst):
-                    p = block_params(sm.gpu.cfg, slot)
-                    self.port_blocks[slot] = PortIssue(
-                        blocks.block("socgpu_issue", inst, lambda: p, lambda: None), p,
-                        f"socgpu_issue[{inst}]")
+        # SM warp slot -> port driver of its provider-replaced block
+        self.port_blocks: dict = {} if blocks is None else \
+            port_blocks(sm, index, blocks, self.make_block is FastInorderIssue)
         self.fetcher = fetcher
         # ``multi`` (SubCore): volatile policies' warps with ≥ 2 ready entries
         self.stage_counts = [0] * len(COUNTERS)
@@ -120,6 +137,8 @@ class SocgpuSubCore(SubCore):
         if blk is None:
             blk = self.make_block(N=self.n_entries, policy=self.policy, dual=self.dual_mode,
                                   slot=w.slot)
+        else:
+            blk.start()
         w.soc = WarpIssue(blk)
         self._level(self.sm.gpu.now + 1, 3, 1)
 

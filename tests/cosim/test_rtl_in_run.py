@@ -3,8 +3,8 @@ CLI's ``--rtl BLOCK[@INSTANCE] [--rtl-sim …] [--lockstep]``: the statistics eq
 on every backend, a mutant twin is caught by ``--lockstep`` (exit 1, first differing cycle), a
 selection that matches nothing is one line and exit 2.
 
-Default suite: every block of the README's table that has a point (all but ``inorder_issue``)
-on the twin and Amaranth backends, the warp scheduler on Verilator (its library is cached, so a
+Default suite: every block of the README's table at its point on the twin and Amaranth
+backends, the warp scheduler on Verilator (its library is cached, so a
 second run costs seconds) and the CLI checks. ``--runslow``: every block on Verilator too."""
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from cosim.lockstep import LockstepMismatch
 from cosim.provider import RtlProvider, parse_selection
 from cosim.simulators import available
 from gpusched.config import ConfigError, get_preset, with_overrides
+from sim.blocks.inorder_issue import InorderIssueTwin
 from sim.blocks.warp_sched import WarpSchedTwin
 from sim.run import load_workload, simulate
 
@@ -47,6 +48,8 @@ POINTS = {
                      ("sm.issue=socgpu", "sm.ib_entries=8"), {}),
     "kernel_sched": ("kernel_sched", "tiny", "mixed_like", 0.1, ("kernels.concurrent_sm=true",),
                      {"kernel_scheduler": "srtf"}),
+    "inorder_issue": ("inorder_issue@sm0.w0", "tiny", "mixed_like", 0.1,
+                      ("sm.issue=inorder_issue", "sm.dual_issue=true"), {}),
 }
 # points whose model default is a method-level path with its own timing: their RTL runs equal
 # the registry twin behind the same ports (``--rtl-sim twin``), docs/architecture.md
@@ -246,3 +249,52 @@ def test_a_sweep_accepts_rtl_and_gives_the_twin_statistics(tmp_path):
     cycles = {r.get("params.rtl", r.get("rtl")): r.get("cycles") for r in rows}
     assert len(rows) == 2 and len(set(cycles.values())) == 1, cycles
     assert all(isinstance(c, int) and c > 0 for c in cycles.values()), cycles
+
+
+class NeverDual(InorderIssueTwin):
+    """Mutant baseline issue block: never offers the second entry."""
+
+    def outputs(self) -> dict:
+        out = super().outputs()
+        self._c2 = False
+        return {**out, "cand2_valid": 0, "cand2_idx": 0, "cand2_unit": 0}
+
+
+MUTANT_ISSUE_CLI = """
+import sim.blocks.inorder_issue as ii
+from test_rtl_in_run import NeverDual
+ii.InorderIssueTwin = NeverDual
+from gpusched.cli import main
+main()
+"""
+
+ISSUE_BASE = ("run", "--preset", "tiny", "--workload", "mixed_like", "--scale", "0.1",
+              "--set", "sm.issue=inorder_issue", "--set", "sm.dual_issue=true", "--json")
+
+
+@pytest.mark.cosim
+def test_the_cli_lockstep_catches_a_mutant_at_an_issue_block():
+    """``--rtl inorder_issue@sm0.w0 --lockstep`` (Amaranth RTL) against a mutant twin that never
+    offers dual issue: exit 1 naming the instance, the cycle, the inputs and both outputs."""
+    from pathlib import Path
+    out = subprocess.run([sys.executable, "-c", MUTANT_ISSUE_CLI, *ISSUE_BASE, "--rtl",
+                          "inorder_issue@sm0.w0", "--rtl-sim", "amaranth", "--lockstep"],
+                         capture_output=True, text=True, timeout=600,
+                         env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).parent)})
+    assert out.returncode == 1, out.stderr
+    err = out.stderr
+    assert "mismatch at cycle" in err and "inorder_issue@sm0.w0" in err and "cand2_valid" in err
+    assert "inputs:" in err and "twin:" in err and "rtl:" in err, err
+
+
+def test_an_issue_block_alone_is_checked_against_the_model_view():
+    """Without lockstep, the issue point checks every clock of the block against its own view
+    of the IB: a block that never offers dual issue stops the run naming the output."""
+    from sim.blocks.provider import GivenBlocks
+    from sim.issue.port_inorder import block_params
+    _, preset, wl, scale, over, _ = POINTS["inorder_issue"]
+    cfg = with_overrides(get_preset(preset), list(over))
+    p = block_params(cfg)
+    given = GivenBlocks({("inorder_issue", "sm0.w0"): NeverDual(**p)})
+    with pytest.raises(AssertionError, match=r"inorder_issue\[sm0.w0\] step \d+: cand2_valid"):
+        simulate(cfg, load_workload(wl, seed=0, scale=scale), memory="hierarchy", blocks=given)
