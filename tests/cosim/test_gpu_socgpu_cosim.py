@@ -105,7 +105,8 @@ def twin_only():
 
 @cosim
 @needs_verilator
-@pytest.mark.parametrize("mode", ["rtl", "lockstep"])
+# lockstep compares the RTL with the twin every cycle, so the RTL-only run is the slow suite's
+@pytest.mark.parametrize("mode", [pytest.param("rtl", marks=pytest.mark.slow), "lockstep"])
 def test_rtl_issue_blocks_of_one_sm_give_the_twin_only_stats(mode, twin_only):
     got = run("socgpu_issue", kwargs_for(), mode)
     assert got["mismatch"] is None
