@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from hdl.socgpu import pack, pack_record
 from sim.issue.inorder_block import FastInorderIssue
+from sim.issue.port_issue import insert_ports
 from sim.warp import ALU, DIV, FP64, LDST, NONE, SFU
 
 # the block's 2-bit unit class ([SOCGPU dual issue]: SP, SFU, MEM, CTRL) of each model unit kind
@@ -134,20 +135,6 @@ class PortInorderIssue:
 
     def insert(self, now: int, entries) -> None:
         entries = list(entries)[:2]
-        pcs, npcs, srcs, dsts, serial, units = [], [], [], [], 0, []
-        for k, e in enumerate(entries):
-            regs = [r for r, _ in e.src + e.dst]
-            if (len(e.src) > self.S or len(e.dst) > self.D or any(r >> self.RW for r in regs)
-                    or (e.pc | e.npc) >> self.PW):
-                raise ValueError(f"{self.label}: {e!r} does not fit S={self.S} D={self.D} "
-                                 f"RW={self.RW} PW={self.PW}")
-            pcs.append(e.pc)
-            npcs.append(e.npc)
-            srcs += self._records(e.src, self.S)
-            dsts += self._records(e.dst, self.D)
-            serial |= int(e.serial) << k
-            units.append(UNIT_CLASS[e.unit])
-        self._step(ins_valid=(1 << len(entries)) - 1, ins_pc=pack(pcs, self.PW),
-                   ins_npc=pack(npcs, self.PW), ins_src=pack(srcs, self.RB),
-                   ins_dst=pack(dsts, self.RB), ins_serial=serial, ins_unit=pack(units, 2))
+        self._step(**insert_ports(self.label, entries, self.S, self.D, self.RW, self.PW, self.RB,
+                                  UNIT_CLASS.__getitem__))
         self.view.insert(now, entries)

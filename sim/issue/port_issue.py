@@ -143,25 +143,10 @@ class PortIssue:
         self._refresh()
 
     def insert(self, now: int, entries) -> None:
-        from hdl.socgpu import pack, pack_record
         p = self.p
         entries = list(entries)[:2]
-        pcs, npcs, srcs, dsts, serial, units = [], [], [], [], 0, []
-        for k, e in enumerate(entries):
-            regs = [r for r, _ in e.src + e.dst]
-            if (len(e.src) > p.S or len(e.dst) > p.D or any(r >> p.RW for r in regs)
-                    or (e.pc | e.npc) >> p.PW):
-                raise ValueError(f"{self.label}: {e!r} does not fit S={p.S} D={p.D} RW={p.RW} "
-                                 f"PW={p.PW}")
-            pcs.append(e.pc)
-            npcs.append(e.npc)
-            srcs += [pack_record(r, s, p.RW) for r, s in e.src] + [0] * (p.S - len(e.src))
-            dsts += [pack_record(r, s, p.RW) for r, s in e.dst] + [0] * (p.D - len(e.dst))
-            serial |= int(e.serial) << k
-            units.append(min(e.unit, 3))     # 2-bit class: only reported (dual off/on)
-        self._step(ins_valid=(1 << len(entries)) - 1, ins_pc=pack(pcs, p.PW),
-                   ins_npc=pack(npcs, p.PW), ins_src=pack(srcs, p.RB), ins_dst=pack(dsts, p.RB),
-                   ins_serial=serial, ins_unit=pack(units, 2))
+        self._step(**insert_ports(self.label, entries, p.S, p.D, p.RW, p.PW, p.RB,
+                                  lambda unit: min(unit, 3)))   # 2-bit class: only reported
         free = ~self.valid & self.full
         for e in entries:
             if not free:
@@ -173,3 +158,25 @@ class PortIssue:
             self.valid |= 1 << k
             self.issued &= ~(1 << k)
         self._refresh()
+
+
+def insert_ports(label: str, entries: list, S: int, D: int, RW: int, PW: int, RB: int,
+                 unit_class) -> dict[str, int]:
+    """The insert ports of an issue block (socgpu_issue and inorder_issue share the record
+    format, hdl/socgpu/__init__.py) for up to two entries; ValueError naming the block when an
+    entry does not fit its widths."""
+    from hdl.socgpu import pack, pack_record
+    pcs, npcs, srcs, dsts, serial, units = [], [], [], [], 0, []
+    for k, e in enumerate(entries):
+        regs = [r for r, _ in e.src + e.dst]
+        if len(e.src) > S or len(e.dst) > D or any(r >> RW for r in regs) or (e.pc | e.npc) >> PW:
+            raise ValueError(f"{label}: {e!r} does not fit S={S} D={D} RW={RW} PW={PW}")
+        pcs.append(e.pc)
+        npcs.append(e.npc)
+        srcs += [pack_record(r, s, RW) for r, s in e.src] + [0] * (S - len(e.src))
+        dsts += [pack_record(r, s, RW) for r, s in e.dst] + [0] * (D - len(e.dst))
+        serial |= int(e.serial) << k
+        units.append(unit_class(e.unit))
+    return dict(ins_valid=(1 << len(entries)) - 1, ins_pc=pack(pcs, PW), ins_npc=pack(npcs, PW),
+                ins_src=pack(srcs, RB), ins_dst=pack(dsts, RB), ins_serial=serial,
+                ins_unit=pack(units, 2))
