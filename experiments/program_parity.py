@@ -49,13 +49,6 @@ CASES: dict[str, tuple[str, str, float, int]] = {
     "nn": ("program", "nn", 0.01, 0),
     "lud": ("program", "lud", 0.0044, 0),
 }
-# what the example kernels exercise (the table's "kind" column; suite programs: their scale)
-WHAT = {"matmul_tiled": "tiled matmul, shared memory + barriers",
-        "reduce_shfl": "tree reduction with shfl", "histogram256": "histogram, shared atomics",
-        "bfs_level": "BFS level loop driven from the host",
-        "collatz_steps": "lane-divergent while loop", "stencil5": "2-D stencil with boundaries",
-        "black_scholes": "math-heavy Black-Scholes", "local_window": "per-thread local arrays",
-        "divide64": "64-bit integer division", "compact_positive": "warp vote + atomics"}
 # not recorded: spmv (scale 0.02) stops Accel-Sim in its third launch at its deadlock detector
 # (no instruction issued in 50 000 cycles, 32 threads of core 4 waiting, memory partition 7
 # busy); ours runs it (docs/validation.md)
@@ -119,6 +112,7 @@ def table(cases: list[str]) -> str:
     from gpusched.config import resolve_config
     from sim.run import simulate
     from sim.workload.accelsim import read_trace_dir
+    from workloads.kernels.examples import KIND       # what each example kernel exercises
     ref = json.loads(DATA.read_text())["cases"]
     cfg = resolve_config("titanx", [])
     lines = ["| case | kind | launches | warp instructions | Accel-Sim cycles | ours | "
@@ -132,7 +126,7 @@ def table(cases: list[str]) -> str:
             ratio = r["cycles"] / a["cycles"]
             mark = "" if trace_digest(d) == a["trace_sha256"] else " (trace differs)"
             bold = f"**{ratio:.3f}**" if abs(ratio - 1) > 0.10 else f"{ratio:.3f}"
-            kind = WHAT.get(case, f"scale {CASES[case][2]}")
+            kind = KIND.get(case, f"scale {CASES[case][2]}")   # suite programs: their scale
             lines.append(f"| `{case}`{mark} | {kind} | {len(wl.kernels)} | {r['warp_insts']:,} | "
                          f"{a['cycles']:,} | {r['cycles']:,} | {bold} |")
             print(lines[-1], file=sys.stderr, flush=True)
